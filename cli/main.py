@@ -1,0 +1,34 @@
+"""``einauge`` entry point: argparse sub-commands, each defined in its own module.
+
+A sub-command module exposes ``register(subparsers)``, which adds its parser and sets
+``func`` (``args -> exit code``) as the parser default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ("cli.selfplay", "cli.record")
+"""Modules that register a sub-command; a module that fails to import is a bug, not hidden."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser with every sub-command registered."""
+    parser = argparse.ArgumentParser(
+        prog="einauge", description="Einauge sei wachsam! online: engine tools and service.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in COMMANDS:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

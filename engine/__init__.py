@@ -1,0 +1,15 @@
+"""Pure rules engines of the service: the generic game interface and the games."""
+
+from engine.game import Codec, Game, IllegalAction, Message, Viewer
+
+__all__ = ["Codec", "Game", "IllegalAction", "Message", "Viewer", "get_game", "GAMES"]
+
+
+def get_game(name: str) -> Game:
+    """The game registered under ``name``; raises ``KeyError`` for an unknown game."""
+    return GAMES[name]
+
+
+from engine.einauge import EINAUGE  # noqa: E402  (the registry needs the interface first)
+
+GAMES: dict[str, Game] = {EINAUGE.name: EINAUGE}

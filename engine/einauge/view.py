@@ -1,0 +1,71 @@
+"""What clients see: the public view of CONTRACT section 3 and events as clients get them.
+
+Everything in Einauge is public except the deck order (RULES "What is public"), so every
+viewer, seat or spectator, gets the same view; a seat's view only adds its legal actions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.einauge import events as ev
+from engine.einauge.cards import CARDS, COLORS, SHIPS
+from engine.einauge.evolve import DISPLAY_SIZE
+from engine.einauge.scoring import chests
+from engine.einauge.state import State
+from engine.game import Message, Viewer
+
+
+def public_view(s: State) -> dict[str, Any]:
+    """Exactly the fields of CONTRACT section 3, in its order; no secret in it."""
+    return {
+        "game": "einauge",
+        "seq": s.seq,
+        "phase": s.phase,
+        "step": s.step,
+        "current_seat": s.current_seat,
+        "end_triggered": s.end_triggered,
+        "display": list(s.display),
+        "pirate_table": list(s.pirate_table),
+        "deck_count": s.deck_count,
+        "players": [
+            {"seat": i, "name": p.name, "sabres": p.sabres, "ducats": p.ducats,
+             "jewels": p.jewels,
+             "rows": {c: list(p.rows[c]) for c in COLORS if c in p.rows},
+             "lone_ships": list(p.lone_ships)}
+            for i, p in enumerate(s.players)
+        ],
+        "result": s.result,
+    }
+
+
+def client_view(s: State, viewer: Viewer) -> dict[str, Any]:
+    """The public view plus what a thin client shows without knowing a rule.
+
+    Added: ``options``, ``colors`` (in play), ``islands_in_deck`` (island cards before the
+    ships), per player ``chests`` (treasure chests per row) and ``turns`` (normal turns
+    begun), and the fight cost of every card on the pirate table and display.
+    """
+    v = public_view(s)
+    v["options"] = dict(s.options)
+    v["colors"] = list(s.colors)
+    v["islands_in_deck"] = sum(1 for c in s.deck[s.deck_pos:] if CARDS[c].color)
+    v["fight_costs"] = {c: CARDS[c].fight_cost for c in (*s.pirate_table, *s.display)}
+    for entry, p in zip(v["players"], s.players, strict=True):
+        entry["chests"] = chests(p)
+        entry["turns"] = p.turns
+    return v
+
+
+def project(event: Message, viewer: Viewer) -> dict[str, Any]:
+    """The wire form of ``event`` for any viewer: ``game_started`` loses its deck and shows
+    the setup a client sees (display, pirate table, deck count, colors in play)."""
+    d = event.to_dict()
+    if type(event) is ev.GameStarted:
+        deck = d.pop("deck")
+        d["display"] = deck[:DISPLAY_SIZE]
+        d["pirate_table"] = deck[DISPLAY_SIZE:DISPLAY_SIZE + 1]
+        d["deck_count"] = len(deck) + len(SHIPS) - DISPLAY_SIZE - 1
+        colors = {CARDS[c].color for c in deck}
+        d["colors"] = [c for c in COLORS if c in colors]
+    return d

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One idempotent set-up for a fresh Debian machine: system packages, the Python virtual
+# environment with the project installed, and the built web client. Both README commands
+# (make serve, make test) run it first, so neither needs anything installed by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+if [ "${#need_apt[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  echo "setup: installing Debian packages: ${need_apt[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e '.[dev]'
+  touch "$stamp"
+fi
+
+if [ -f client-web/package.json ]; then
+  (
+    cd client-web
+    if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+      npm ci --no-audit --no-fund --loglevel=error
+    fi
+    npm run --silent build
+  )
+fi
