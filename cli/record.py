@@ -26,7 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_play(args: argparse.Namespace) -> int:
     """Replay ``args.file``; returns 0, or 1 for an illegal or malformed record."""
     try:
-        text = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
         record = json.loads(text)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         print(f"einauge: cannot read record {args.file}: {e}", file=sys.stderr)

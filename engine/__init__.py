@@ -2,7 +2,7 @@
 
 from engine.game import Codec, Game, IllegalAction, Message, Viewer
 
-__all__ = ["Codec", "Game", "IllegalAction", "Message", "Viewer", "get_game", "GAMES"]
+__all__ = ["GAMES", "Codec", "Game", "IllegalAction", "Message", "Viewer", "get_game"]
 
 
 def get_game(name: str) -> Game:

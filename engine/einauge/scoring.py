@@ -13,7 +13,7 @@ CHEST_AWARDS = (7, 4, 1)
 
 def color_bonus(rows: int) -> int:
     """Variant ``color_bonus``: triangular jewels for 3+ color rows (3→3, 4→6 … 8→28)."""
-    return rows * (rows + 1) // 2 if rows >= 3 else 0
+    return (rows - 1) * rows // 2 if rows >= 3 else 0
 
 
 def chests(player: Player) -> dict[str, int]:

@@ -6,6 +6,7 @@ viewer, seat or spectator, gets the same view; a seat's view only adds its legal
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from engine.einauge import events as ev
@@ -35,7 +36,7 @@ def public_view(s: State) -> dict[str, Any]:
              "lone_ships": list(p.lone_ships)}
             for i, p in enumerate(s.players)
         ],
-        "result": s.result,
+        "result": copy.deepcopy(s.result),  # the event keeps its own
     }
 
 
