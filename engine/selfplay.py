@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -50,3 +51,33 @@ def play_game(game: Game, players: Sequence[str], options: Mapping[str, Any], se
         actions.append(action)
         events.extend(play(state, action))
     raise RuntimeError(f"game with seed {seed!r} did not end within {MAX_ACTIONS} actions")
+
+
+def random_playout(game: Game, state: Any, rng: random.Random,
+                   actions: list[Message] | None = None, events: list[Message] | None = None,
+                   max_actions: int = MAX_ACTIONS) -> int:
+    """Play ``state`` (updated in place) to the end, every seat choosing uniformly among
+    its legal actions with ``rng``: the playout of a tree search, and the benchmark loop.
+
+    Picks ``legal[rng.randrange(len(legal))]``, the same choice a ``RandomBot`` holding
+    ``rng`` makes. (It builds the list: with the engine's interned actions one walk that
+    lists them is cheaper than ``legal_count`` plus ``legal_action``, two walks.) Appends
+    to ``actions``/``events`` when given. Returns the number of actions played; raises
+    ``RuntimeError`` after ``max_actions``.
+    """
+    to_move = game.to_move
+    legal_actions = game.legal_actions
+    play = game.play  # type: ignore[attr-defined]
+    randrange = rng.randrange
+    for n in range(max_actions):
+        seats = to_move(state)
+        if not seats:
+            return n
+        legal = legal_actions(state, seats[0])
+        action = legal[randrange(len(legal))]
+        new = play(state, action)
+        if actions is not None:
+            actions.append(action)
+        if events is not None:
+            events.extend(new)
+    raise RuntimeError(f"game did not end within {max_actions} actions")

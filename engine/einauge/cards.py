@@ -1,6 +1,6 @@
 """The cards of Einauge sei wachsam!, loaded once from ``cards.toml``.
 
-Island cards are ``<color>-<price>`` (8 colors × prices 2–8), ship cards ``ship-1`` …
+Island cards are ``<color>-<price>`` (8 colors x prices 2-8), ship cards ``ship-1`` …
 ``ship-8`` (RULES-einauge.md, "Components and card ids"). Card data is plain module-level
 tables keyed by card id, so the rules read a card's values with one dict lookup.
 """
@@ -59,3 +59,16 @@ COLORS_IN_PLAY = {2: 5, 3: 6, 4: 7, 5: 8}
 
 if {c.color for c in CARDS.values() if c.color} != set(COLORS):
     raise ValueError("cards.toml: every color needs its cards and no card another color")
+
+# Flat per-card tables for the hot paths of the rules (one dict lookup, no attribute access).
+PRICE: dict[str, int] = {c.id: c.price for c in CARDS.values()}
+"""Price in ducats by card id."""
+COLOR: dict[str, str | None] = {c.id: c.color for c in CARDS.values()}
+"""Color by card id (``None`` for a ship)."""
+FIGHT_COST: dict[str, int] = {c.id: c.fight_cost for c in CARDS.values()}
+"""Sabres needed to win a card: 4 if it shows a sabre, else 3."""
+YIELDS: dict[str, tuple[int, int, int]] = {c.id: (c.sabres, c.ducats, c.jewels)
+                                           for c in CARDS.values()}
+"""``(sabres, ducats, jewels)`` a card adds to its row's payout."""
+ISLAND_SET: frozenset[str] = frozenset(ISLAND_CARDS)
+"""Every island card id (ships excluded), for fast membership tests."""

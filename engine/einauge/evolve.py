@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.einauge import events as ev
-from engine.einauge.cards import CARDS, COLORS, SHIPS
+from engine.einauge.cards import COLOR, COLORS, ISLAND_SET, SHIPS
 from engine.einauge.state import Player, State
 
 ROW_LIMIT = 7
@@ -68,7 +68,7 @@ def _end_final_turn(s: State) -> None:
 def _game_started(s: State, e: ev.GameStarted) -> None:
     s.players = [Player(name) for name in e.players]
     s.options = dict(e.options)
-    colors = {CARDS[c].color for c in e.deck}
+    colors = {COLOR[c] for c in e.deck}
     s.colors = tuple(c for c in COLORS if c in colors)
     s.deck = [*e.deck, *SHIPS]
     s.display = s.deck[:DISPLAY_SIZE]
@@ -88,11 +88,11 @@ def _jewel_sold(s: State, e: ev.JewelSold) -> None:
 
 def _card_sold(s: State, e: ev.CardSold) -> None:
     p = s.players[e.seat]
-    color = CARDS[e.card].color
+    color = COLOR[e.card]
     row = p.rows[color]  # type: ignore[index]
     row.remove(e.card)
     p.ducats += e.ducats
-    if not any(CARDS[c].color for c in row):
+    if not any(c in ISLAND_SET for c in row):
         # The row's last island card is gone: its ships become lone (RULES "Selling").
         del p.rows[color]  # type: ignore[arg-type]
         p.lone_ships.extend(row)

@@ -59,6 +59,14 @@ class Einauge:
         """Exactly the actions ``decide`` accepts from ``seat`` now."""
         return rules.legal_actions(state, seat)
 
+    # For callers that need only the number of legal actions or one of them (bound
+    # directly, no wrapper call):
+    # ``legal_count(state, seat)`` is ``len(legal_actions(state, seat))`` and
+    # ``legal_action(state, seat, i)`` is ``legal_actions(state, seat)[i]`` (``IndexError``
+    # out of range), without building the list.
+    legal_count = staticmethod(rules.legal_count)
+    legal_action = staticmethod(rules.legal_action)
+
     def is_over(self, state: State) -> bool:
         """True once ``game_ended`` has been applied."""
         return state.phase == "ended"

@@ -4,13 +4,34 @@
 event after it (skipped steps, refills, ship reveals, the final round, final scoring) up
 to the next choice a player must make, applying each event with ``evolve`` as it goes, so
 decide and replay can never disagree. ``decide`` runs ``play`` on a copy.
+
+Speed (bench/engine.py, docs/benchmarks.md): actions and events without a per-game payload
+are immutable, so each distinct one is built once at import and shared (``_SELL_CARD[seat]
+[card]`` …); card data comes from flat tables (``cards.PRICE`` …). The legal actions are
+walked by one function, ``_menu``, in one fixed order: it lists them all
+(``legal_actions``), counts them (``legal_count``) or picks the n-th (``legal_action``), so
+the three can never disagree. (Listing interned actions is cheap: a random playout that
+builds the list beats counting and then picking, which walks twice.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import chain
+
 from engine.einauge import actions as ac
 from engine.einauge import events as ev
-from engine.einauge.cards import CARDS, COLORS
+from engine.einauge.cards import (
+    CARDS,
+    COLOR,
+    COLORS,
+    FIGHT_COST,
+    ISLAND_CARDS,
+    ISLAND_SET,
+    PRICE,
+    SHIPS,
+    YIELDS,
+)
 from engine.einauge.evolve import PIRATE_TABLE_SIZE, ROW_LIMIT, evolve
 from engine.einauge.scoring import final_scores
 from engine.einauge.state import Player, State
@@ -18,6 +39,41 @@ from engine.game import IllegalAction, Message
 
 JEWEL_PRICE = 3
 CARD_PRICE = 5
+MAX_SEATS = 5
+"""Seats the interned messages below cover (setup allows 2 to 5 players)."""
+
+_SEATS = range(MAX_SEATS)
+_IS_ISLAND = ISLAND_SET.__contains__
+_SHIP_ROWS = (*COLORS, "alone")
+
+# Interned actions: the objects ``legal_actions`` returns (equal to freshly built ones).
+_SELL_JEWEL = tuple(ac.SellJewel(i) for i in _SEATS)
+_PASS = tuple(ac.Pass(i) for i in _SEATS)
+_SELL_CARD = tuple({c: ac.SellCard(i, c) for c in ISLAND_CARDS} for i in _SEATS)
+_PLACE = tuple({c: ac.Place(i, c) for c in CARDS} for i in _SEATS)
+_BUY = tuple({c: ac.Buy(i, c) for c in ISLAND_CARDS} for i in _SEATS)
+_BUY_SHIP = tuple({(c, r): ac.Buy(i, c, r) for c in SHIPS for r in _SHIP_ROWS} for i in _SEATS)
+_FIGHT = tuple({c: ac.Fight(i, c) for c in ISLAND_CARDS} for i in _SEATS)
+_FIGHT_SHIP = tuple({(c, r): ac.Fight(i, c, r) for c in SHIPS for r in _SHIP_ROWS}
+                    for i in _SEATS)
+
+# Interned events without a per-game payload.
+_BUY_SKIPPED = tuple(ev.BuySkipped(i) for i in _SEATS)
+_FIGHT_SKIPPED = tuple(ev.FightSkipped(i) for i in _SEATS)
+_FIGHT_DECLINED = tuple(ev.FightDeclined(i) for i in _SEATS)
+_PLACE_SKIPPED = tuple(ev.PlaceSkipped(i) for i in _SEATS)
+_FINAL_ROUND_STARTED = tuple(ev.FinalRoundStarted(i) for i in _SEATS)
+_JEWEL_SOLD = tuple(ev.JewelSold(i, JEWEL_PRICE) for i in _SEATS)
+_CARD_SOLD = tuple({c: ev.CardSold(i, c, CARD_PRICE) for c in ISLAND_CARDS} for i in _SEATS)
+_CARD_PLACED = tuple({c: ev.CardPlaced(i, c) for c in CARDS} for i in _SEATS)
+_CARD_REVEALED = {c: ev.CardRevealed(c) for c in ISLAND_CARDS}
+# Payout events are immutable too but have too many variants to list: they are memoized as
+# they occur (a frozen dataclass costs microseconds to build; a dict lookup far less).
+_MEMO_LIMIT = 100_000
+_BOUGHT: dict[tuple[int, str, str, int, int, int], Message] = {}
+_WON: dict[tuple[int, str, str, str, int, int, int], Message] = {}
+_SHIP_REVEALED = {(c, i, t): ev.ShipRevealed(c, i, t)
+                  for c in SHIPS for i in _SEATS for t in (False, True)}
 
 
 def _payout(player: Player, row: str, joining: str) -> tuple[int, int, int]:
@@ -27,32 +83,35 @@ def _payout(player: Player, row: str, joining: str) -> tuple[int, int, int]:
     """
     if row == "alone":
         return 0, 0, 0
-    sabres = ducats = jewels = 0
-    for c in (*player.rows.get(row, ()), joining):
-        card = CARDS[c]
-        sabres += card.sabres
-        ducats += card.ducats
-        jewels += card.jewels
+    sabres, ducats, jewels = YIELDS[joining]
+    cards = player.rows.get(row)
+    if cards:
+        for c in cards:
+            y = YIELDS[c]
+            sabres += y[0]
+            ducats += y[1]
+            jewels += y[2]
     return sabres, ducats, jewels
 
 
 def _island_count(player: Player) -> int:
-    return sum(1 for row in player.rows.values() for c in row if CARDS[c].color)
+    return sum(map(_IS_ISLAND, chain.from_iterable(player.rows.values())))
 
 
 def _can_buy_any(s: State, p: Player) -> bool:
     # RULES, buy step Decision: what selling everything could raise bounds what is buyable.
-    if not s.display:
+    display = s.display
+    if not display:
         return False
-    cheapest = min(CARDS[c].price for c in s.display)
-    if cheapest <= p.ducats:
-        return True
-    return cheapest <= p.ducats + JEWEL_PRICE * p.jewels + CARD_PRICE * _island_count(p)
-
-
-def _can_take(p: Player, card: str) -> bool:
-    color = CARDS[card].color
-    return color is None or len(p.rows.get(color, ())) < ROW_LIMIT
+    ducats = p.ducats
+    cheapest = ducats + 1
+    for c in display:
+        price = PRICE[c]
+        if price <= ducats:
+            return True
+        if price < cheapest:
+            cheapest = price
+    return cheapest <= ducats + JEWEL_PRICE * p.jewels + CARD_PRICE * _island_count(p)
 
 
 def _fight_sources(s: State) -> list[str]:
@@ -63,50 +122,56 @@ def _can_fight_any(s: State, p: Player) -> bool:
     sabres = p.sabres
     if sabres < 3:
         return False
-    return any(CARDS[c].fight_cost <= sabres and _can_take(p, c) for c in _fight_sources(s))
-
-
-def _emit(s: State, out: list[Message], event: Message) -> None:
-    evolve(s, event)
-    out.append(event)
+    rows = p.rows
+    for c in _fight_sources(s):
+        if FIGHT_COST[c] <= sabres:
+            color = COLOR[c]
+            if color is None or len(rows.get(color, ())) < ROW_LIMIT:
+                return True
+    return False
 
 
 def _advance(s: State, out: list[Message]) -> None:
     """Emit automatic events until a player has a choice or the game has ended."""
     while True:
         step = s.step
-        seat = s.current_seat
-        if s.phase == "turns":
+        seat: int = s.current_seat  # type: ignore[assignment]
+        phase = s.phase
+        if phase == "turns":
             if step == "buy":
-                if _can_buy_any(s, s.players[seat]):  # type: ignore[index]
+                if _can_buy_any(s, s.players[seat]):
                     return
-                _emit(s, out, ev.BuySkipped(seat))  # type: ignore[arg-type]
+                e: Message = _BUY_SKIPPED[seat]
             elif step == "fight":
-                if _can_fight_any(s, s.players[seat]):  # type: ignore[index]
+                if _can_fight_any(s, s.players[seat]):
                     return
-                _emit(s, out, ev.FightSkipped(seat))  # type: ignore[arg-type]
+                e = _FIGHT_SKIPPED[seat]
             elif step == "place":
                 if len(s.pirate_table) < PIRATE_TABLE_SIZE and s.display:
                     return
-                _emit(s, out, ev.PlaceSkipped(seat))  # type: ignore[arg-type]
+                e = _PLACE_SKIPPED[seat]
             elif step == "refill":
                 card = s.deck[s.deck_pos]
-                if CARDS[card].color:
-                    _emit(s, out, ev.CardRevealed(card))
+                if card in ISLAND_SET:
+                    e = _CARD_REVEALED[card]
                 else:
-                    _emit(s, out, ev.ShipRevealed(card, seat, not s.end_triggered))  # type: ignore[arg-type]
+                    e = _SHIP_REVEALED[card, seat, not s.end_triggered]
             else:
-                _emit(s, out, ev.FinalRoundStarted(s.final_start))
-        elif s.phase == "final_round":
+                e = _FINAL_ROUND_STARTED[s.final_start]
+        elif phase == "final_round":
             if step is None:
                 with_bonus = bool(s.options.get("color_bonus", False))
-                _emit(s, out, ev.GameEnded(final_scores(s.players, with_bonus)))
+                e = ev.GameEnded(final_scores(s.players, with_bonus))
+                evolve(s, e)
+                out.append(e)
                 return
-            if _can_fight_any(s, s.players[seat]):  # type: ignore[index]
+            if _can_fight_any(s, s.players[seat]):
                 return
-            _emit(s, out, ev.FightSkipped(seat))  # type: ignore[arg-type]
+            e = _FIGHT_SKIPPED[seat]
         else:
             return
+        evolve(s, e)
+        out.append(e)
 
 
 def _card(card: object) -> str:
@@ -121,7 +186,7 @@ def _row(p: Player, card: str, row: object) -> str:
     """The row a card joins; raises for a row the rules do not allow."""
     if row is not None and not isinstance(row, str):
         raise IllegalAction("bad_action", "row must be a color or 'alone'")
-    color = CARDS[card].color
+    color = COLOR[card]
     if color is not None:
         if row is not None and row != color:
             raise IllegalAction("wrong_row", f"{card} can only join the {color} row")
@@ -140,74 +205,111 @@ def _row(p: Player, card: str, row: object) -> str:
     return row
 
 
-def _need_step(s: State, *steps: str) -> None:
-    if s.step not in steps:
+def _need_step(s: State, step: str) -> None:
+    if s.step != step:
         where = "the final round" if s.phase == "final_round" else f"the {s.step} step"
         raise IllegalAction("wrong_step", f"not allowed in {where}")
 
 
-def _first_events(s: State, a: Message) -> Message:
+def _check_buy(s: State, p: Player, seat: int, a: ac.Buy) -> Message:
+    _need_step(s, "buy")
+    card = _card(a.card)
+    if card not in s.display:
+        raise IllegalAction("card_not_available", f"{card} is not in the display")
+    price = PRICE[card]
+    if price > p.ducats:
+        raise IllegalAction("cannot_afford", f"{card} costs {price} ducats; you have {p.ducats}")
+    row = _row(p, card, a.row)
+    sabres, ducats, jewels = _payout(p, row, card)
+    key = (seat, card, row, sabres, ducats, jewels)
+    e = _BOUGHT.get(key)
+    if e is None:
+        e = _BOUGHT[key] = ev.CardBought(seat, card, row, price, sabres, ducats, jewels)
+        if len(_BOUGHT) > _MEMO_LIMIT:
+            _BOUGHT.clear()
+    return e
+
+
+def _check_fight(s: State, p: Player, seat: int, a: ac.Fight) -> Message:
+    _need_step(s, "fight")
+    card = _card(a.card)
+    if card in s.pirate_table:
+        source = "pirate_table"
+    elif s.phase == "final_round" and card in s.display:
+        source = "display"
+    else:
+        where = "pirate table or the display" if s.phase == "final_round" else "pirate table"
+        raise IllegalAction("card_not_available", f"{card} is not on the {where}")
+    cost = FIGHT_COST[card]
+    if cost > p.sabres:
+        raise IllegalAction("not_enough_sabres", f"{card} costs {cost} sabres; you have {p.sabres}")
+    row = _row(p, card, a.row)
+    sabres, ducats, jewels = _payout(p, row, card)
+    key = (seat, card, row, source, sabres, ducats, jewels)
+    e = _WON.get(key)
+    if e is None:
+        e = _WON[key] = ev.FightWon(seat, card, row, source, cost, sabres, ducats, jewels)
+        if len(_WON) > _MEMO_LIMIT:
+            _WON.clear()
+    return e
+
+
+def _check_pass(s: State, p: Player, seat: int, a: ac.Pass) -> Message:
+    _need_step(s, "fight")
+    return _FIGHT_DECLINED[seat]
+
+
+def _check_place(s: State, p: Player, seat: int, a: ac.Place) -> Message:
+    _need_step(s, "place")
+    card = _card(a.card)
+    if card not in s.display:
+        raise IllegalAction("card_not_available", f"{card} is not in the display")
+    return _CARD_PLACED[seat][card]
+
+
+def _check_sell_jewel(s: State, p: Player, seat: int, a: ac.SellJewel) -> Message:
+    _need_step(s, "buy")
+    if p.jewels < 1:
+        raise IllegalAction("no_jewels", "you have no jewel to sell")
+    return _JEWEL_SOLD[seat]
+
+
+def _check_sell_card(s: State, p: Player, seat: int, a: ac.SellCard) -> Message:
+    _need_step(s, "buy")
+    card = _card(a.card)
+    color = COLOR[card]
+    if color is None:
+        raise IllegalAction("cannot_sell_ship", "ship cards cannot be sold")
+    if card not in p.rows.get(color, ()):
+        raise IllegalAction("card_not_owned", f"{card} is not in your rows")
+    return _CARD_SOLD[seat][card]
+
+
+_CHECKS = {
+    ac.Buy: _check_buy,
+    ac.Fight: _check_fight,
+    ac.Pass: _check_pass,
+    ac.Place: _check_place,
+    ac.SellJewel: _check_sell_jewel,
+    ac.SellCard: _check_sell_card,
+}
+
+
+def _first_event(s: State, a: Message) -> Message:
     """Check ``a`` against the rules and return the event it causes; raises IllegalAction."""
-    if s.phase in ("ended", "setup"):
-        raise IllegalAction("game_over" if s.phase == "ended" else "not_started",
-                            "the game has ended" if s.phase == "ended" else "no game yet")
+    phase = s.phase
+    if phase == "ended" or phase == "setup":
+        raise IllegalAction("game_over" if phase == "ended" else "not_started",
+                            "the game has ended" if phase == "ended" else "no game yet")
     seat = getattr(a, "seat", None)
     if type(seat) is not int:
         raise IllegalAction("bad_action", "seat must be a whole number")
     if seat != s.current_seat:
         raise IllegalAction("not_your_turn", f"it is seat {s.current_seat}'s turn")
-    p = s.players[seat]
-    kind = type(a)
-    if kind is ac.Buy:
-        _need_step(s, "buy")
-        card = _card(a.card)  # type: ignore[attr-defined]
-        if card not in s.display:
-            raise IllegalAction("card_not_available", f"{card} is not in the display")
-        price = CARDS[card].price
-        if price > p.ducats:
-            raise IllegalAction("cannot_afford", f"{card} costs {price} ducats; you have {p.ducats}")
-        row = _row(p, card, a.row)  # type: ignore[attr-defined]
-        return ev.CardBought(seat, card, row, price, *_payout(p, row, card))
-    if kind is ac.Fight:
-        _need_step(s, "fight")
-        card = _card(a.card)  # type: ignore[attr-defined]
-        if card in s.pirate_table:
-            source = "pirate_table"
-        elif card in s.display and s.phase == "final_round":
-            source = "display"
-        else:
-            where = "pirate table or the display" if s.phase == "final_round" else "pirate table"
-            raise IllegalAction("card_not_available", f"{card} is not on the {where}")
-        cost = CARDS[card].fight_cost
-        if cost > p.sabres:
-            raise IllegalAction("not_enough_sabres",
-                                f"{card} costs {cost} sabres; you have {p.sabres}")
-        row = _row(p, card, a.row)  # type: ignore[attr-defined]
-        return ev.FightWon(seat, card, row, source, cost, *_payout(p, row, card))
-    if kind is ac.Pass:
-        _need_step(s, "fight")
-        return ev.FightDeclined(seat)
-    if kind is ac.Place:
-        _need_step(s, "place")
-        card = _card(a.card)  # type: ignore[attr-defined]
-        if card not in s.display:
-            raise IllegalAction("card_not_available", f"{card} is not in the display")
-        return ev.CardPlaced(seat, card)
-    if kind is ac.SellJewel:
-        _need_step(s, "buy")
-        if p.jewels < 1:
-            raise IllegalAction("no_jewels", "you have no jewel to sell")
-        return ev.JewelSold(seat, JEWEL_PRICE)
-    if kind is ac.SellCard:
-        _need_step(s, "buy")
-        card = _card(a.card)  # type: ignore[attr-defined]
-        color = CARDS[card].color
-        if color is None:
-            raise IllegalAction("cannot_sell_ship", "ship cards cannot be sold")
-        if card not in p.rows.get(color, ()):
-            raise IllegalAction("card_not_owned", f"{card} is not in your rows")
-        return ev.CardSold(seat, card, CARD_PRICE)
-    raise IllegalAction("bad_action", f"not an Einauge action: {a!r}")
+    check = _CHECKS.get(type(a))
+    if check is None:
+        raise IllegalAction("bad_action", f"not an Einauge action: {a!r}")
+    return check(s, s.players[seat], seat, a)  # type: ignore[operator]
 
 
 def play(s: State, action: Message) -> list[Message]:
@@ -215,8 +317,9 @@ def play(s: State, action: Message) -> list[Message]:
 
     Raises ``IllegalAction`` before touching ``s`` when the rules forbid the action.
     """
-    out: list[Message] = []
-    _emit(s, out, _first_events(s, action))
+    e = _first_event(s, action)
+    evolve(s, e)
+    out = [e]
     _advance(s, out)
     return out
 
@@ -228,10 +331,93 @@ def decide(s: State, action: Message) -> list[Message]:
 
 def start_events(s: State, started: ev.GameStarted) -> list[Message]:
     """Apply ``game_started`` to an empty state and the automatic events after it."""
-    out: list[Message] = []
-    _emit(s, out, started)
+    evolve(s, started)
+    out: list[Message] = [started]
     _advance(s, out)
     return out
+
+
+def _open_rows(p: Player) -> list[str]:
+    """Where a ship may go: the player's color rows below the limit (color order), then
+    ``alone``."""
+    rows = p.rows
+    return [r for r in COLORS if r in rows and len(rows[r]) < ROW_LIMIT] + ["alone"]
+
+
+def _offers(p: Player, cards: Sequence[str], costs: dict[str, int], budget: int,
+            single: dict[str, Message], ship: dict[tuple[str, str], Message]) -> list[Message]:
+    """The buy or fight offers for ``cards`` with ``costs[card] <= budget``, in order: an
+    island card once if its row has room, a ship once per open row and once ``alone``."""
+    rows = p.rows
+    found: list[Message] = []
+    for c in cards:
+        if costs[c] <= budget:
+            color = COLOR[c]
+            if color is None:
+                found += [ship[c, r] for r in _open_rows(p)]
+            elif len(rows.get(color, ())) < ROW_LIMIT:
+                found.append(single[c])
+    return found
+
+
+def _menu(s: State, seat: int, index: int, out: list[Message] | None) -> int | Message:
+    """Walk the legal actions of ``seat`` in their one fixed order.
+
+    With ``out``: append them all to it. Without: return the action at ``index`` if there
+    is one. Otherwise return how many there are (0 when ``seat`` is not to move).
+    Order: buy step: ``sell_jewel``, ``sell_card`` per island card in the rows, then the
+    buy offers of the display (see ``_offers``); fight step: the fight offers, then
+    ``pass``; place step: ``place`` per display card.
+    """
+    if seat != s.current_seat or (s.phase != "turns" and s.phase != "final_round"):
+        return 0
+    p = s.players[seat]
+    step = s.step
+    k = 0
+    if step == "buy":
+        if p.jewels:
+            if out is not None:
+                out.append(_SELL_JEWEL[seat])
+            elif index == 0:
+                return _SELL_JEWEL[seat]
+            k = 1
+        n = _island_count(p)  # one sell offer per island card (ships are not sold)
+        if out is None and not k <= index < k + n:
+            k += n  # counting, or the wanted action lies beyond the sell offers
+        else:
+            sell = _SELL_CARD[seat]
+            for row in p.rows.values():
+                for c in row:
+                    if c in ISLAND_SET:
+                        if out is not None:
+                            out.append(sell[c])
+                        elif k == index:
+                            return sell[c]
+                        k += 1
+        offers = _offers(p, s.display, PRICE, p.ducats, _BUY[seat], _BUY_SHIP[seat])
+        if out is not None:
+            out += offers
+        elif k <= index < k + len(offers):
+            return offers[index - k]
+        return k + len(offers)
+    if step == "fight":
+        offers = _offers(p, _fight_sources(s), FIGHT_COST, p.sabres, _FIGHT[seat],
+                         _FIGHT_SHIP[seat])
+        offers.append(_PASS[seat])
+        if out is not None:
+            out += offers
+        elif 0 <= index < len(offers):
+            return offers[index]
+        return len(offers)
+    if step == "place":
+        display = s.display
+        place = _PLACE[seat]
+        if out is not None:
+            out.extend([place[c] for c in display])
+        elif 0 <= index < len(display):
+            return place[display[index]]
+        return len(display)
+    return 0
 
 
 def legal_actions(s: State, seat: int) -> list[Message]:
@@ -240,42 +426,24 @@ def legal_actions(s: State, seat: int) -> list[Message]:
     Island cards are listed without ``row`` (they can only join their color row); ships
     once per row they can join and once ``alone``.
     """
-    if seat != s.current_seat or s.phase not in ("turns", "final_round"):
-        return []
-    p = s.players[seat]
-    step = s.step
     out: list[Message] = []
-    if step == "buy":
-        if p.jewels:
-            out.append(ac.SellJewel(seat))
-        for row in p.rows.values():
-            for c in row:
-                if CARDS[c].color:
-                    out.append(ac.SellCard(seat, c))
-        for c in s.display:
-            card = CARDS[c]
-            if card.price <= p.ducats:
-                _targets(out, ac.Buy, seat, p, card.id, card.color)
-    elif step == "fight":
-        sabres = p.sabres
-        for c in _fight_sources(s):
-            card = CARDS[c]
-            if card.fight_cost <= sabres:
-                _targets(out, ac.Fight, seat, p, c, card.color)
-        out.append(ac.Pass(seat))
-    elif step == "place":
-        out.extend(ac.Place(seat, c) for c in s.display)
+    _menu(s, seat, -1, out)
     return out
 
 
-def _targets(out: list[Message], cls: type, seat: int, p: Player, card: str,
-             color: str | None) -> None:
-    if color is not None:
-        if len(p.rows.get(color, ())) < ROW_LIMIT:
-            out.append(cls(seat, card))
-        return
-    for row in COLORS:
-        cards = p.rows.get(row)
-        if cards is not None and len(cards) < ROW_LIMIT:
-            out.append(cls(seat, card, row))
-    out.append(cls(seat, card, "alone"))
+def legal_count(s: State, seat: int) -> int:
+    """``len(legal_actions(s, seat))`` without building the list."""
+    return _menu(s, seat, -1, None)  # type: ignore[return-value]
+
+
+def legal_action(s: State, seat: int, index: int) -> Message:
+    """``legal_actions(s, seat)[index]`` without building the list.
+
+    Raises ``IndexError`` unless ``0 <= index < legal_count(s, seat)``.
+    """
+    if type(index) is not int or index < 0:
+        raise IndexError(f"no legal action number {index!r}")
+    found = _menu(s, seat, index, None)
+    if type(found) is int:
+        raise IndexError(f"no legal action number {index}: seat {seat} has {found}")
+    return found  # type: ignore[return-value]

@@ -14,7 +14,7 @@ class Player:
     """One seat's holdings. ``rows`` maps color → cards in joining order (ships included);
     ``lone_ships`` are ships laid alone, in the order laid. Tokens are counts."""
 
-    __slots__ = ("name", "sabres", "ducats", "jewels", "rows", "lone_ships", "turns")
+    __slots__ = ("ducats", "jewels", "lone_ships", "name", "rows", "sabres", "turns")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -49,9 +49,9 @@ class State:
     ``final_left`` counts the final-round turns still to come.
     """
 
-    __slots__ = ("players", "options", "colors", "deck", "deck_pos", "display",
-                 "pirate_table", "phase", "step", "current_seat", "end_triggered",
-                 "revealer", "turns_left", "final_start", "final_left", "seq", "result")
+    __slots__ = ("colors", "current_seat", "deck", "deck_pos", "display", "end_triggered",
+                 "final_left", "final_start", "options", "phase", "pirate_table", "players",
+                 "result", "revealer", "seq", "step", "turns_left")
 
     def __init__(self) -> None:
         self.players: list[Player] = []
