@@ -122,6 +122,8 @@ class Game(Protocol):
     max_players: int
     events: Codec
     actions: Codec
+    uniform_view: bool
+    """True when ``view`` and ``project`` are the same for every viewer (no hidden hands)."""
 
     def start(self, players: Sequence[str], options: Mapping[str, Any], seed: str) -> list[Message]:
         """The events that set a new game up (the first is ``game_started``).

@@ -21,6 +21,9 @@ class Einauge:
     max_players = 5
     events = EVENTS
     actions = ACTIONS
+    uniform_view = True
+    """Every viewer sees the same view and events (only the deck order is hidden, from all),
+    so a server may compute one view and one projection per event for all sockets."""
 
     def start(self, players: Sequence[str], options: Mapping[str, Any] | None, seed: str,
               deck: Sequence[str] | None = None) -> list[Message]:

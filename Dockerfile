@@ -1,0 +1,27 @@
+# The Einauge online service: Python 3.11, the web client built with Node, redis-server
+# for the embedded default (compose.yaml points REDIS_URL at its own Redis instead).
+FROM node:20-slim AS client
+WORKDIR /src/client-web
+COPY client-web/ ./
+RUN if [ -f package.json ]; then \
+      (npm ci --no-audit --no-fund || npm install --no-audit --no-fund) && npm run build; \
+    fi; mkdir -p dist
+
+FROM python:3.11-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends redis-server \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY engine/ engine/
+COPY server/ server/
+COPY cli/ cli/
+RUN pip install --no-cache-dir .
+COPY --from=client /src/client-web/dist client-web/dist
+RUN useradd --create-home einauge && mkdir -p var/redis && chown -R einauge /app/var
+USER einauge
+ENV EINAUGE_HOST=0.0.0.0 EINAUGE_PORT=8000 EINAUGE_STATIC_DIR=/app/client-web/dist
+EXPOSE 8000
+HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz').status != 200)"
+# Without REDIS_URL the service runs its own redis-server with data in /app/var/redis.
+CMD ["einauge", "serve"]

@@ -1,0 +1,113 @@
+"""``einauge serve``: run the game service (uvicorn, websockets library, Redis).
+
+Without ``--redis-url`` / ``REDIS_URL`` it starts a private ``redis-server`` with its data
+under ``./var/redis`` and stops it on exit. SIGTERM/SIGINT close every socket with 1001
+("going away") first, so clients reconnect to another process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import sys
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``serve``."""
+    p = sub.add_parser("serve", help="run the live game service (HTTP + websockets)")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default 8000)")
+    p.add_argument("--redis-url", help="external Redis (default: REDIS_URL, else embedded)")
+    p.add_argument("--redis-dir", help="data directory of the embedded Redis (var/redis)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start Redis if needed, then the server; returns the exit code."""
+    import warnings
+
+    import uvicorn
+
+    from server import config
+
+    # uvicorn calls its websockets-library protocol "legacy"; it is the one the brief and
+    # the benchmarks use (ws="websockets"), so its deprecation notice is noise here.
+    warnings.filterwarnings("ignore", message=".*websockets.*deprecated", category=Warning)
+    from server.logging import configure
+    from server.redis_embedded import EmbeddedRedis, RedisMissing
+
+    try:
+        settings = config.from_env(host=args.host, port=args.port, redis_url=args.redis_url,
+                                   redis_dir=args.redis_dir)
+    except ValueError as e:
+        print(f"einauge serve: {e}", file=sys.stderr)
+        return 2
+    configure(settings.log_level, settings.log_json)
+    embedded = None
+    if not settings.redis_url:
+        embedded = EmbeddedRedis(settings.redis_dir)
+        try:
+            url = embedded.start()
+        except RedisMissing as e:
+            print(f"einauge serve: {e}", file=sys.stderr)
+            return 1
+        except RuntimeError as e:
+            print(f"einauge serve: embedded Redis failed: {e}", file=sys.stderr)
+            return 1
+        settings = settings.replace(redis_url=url)
+        print(f"einauge serve: embedded Redis at {url} (data in {settings.redis_dir})",
+              file=sys.stderr)
+    try:
+        from server.app import create_app
+
+        app = create_app(settings)
+        cfg = uvicorn.Config(app, host=settings.host, port=settings.port, ws="websockets",
+                             ws_max_size=settings.max_frame, ws_per_message_deflate=False,
+                             backlog=settings.backlog, log_level=settings.log_level,
+                             lifespan="on", timeout_graceful_shutdown=5, access_log=False)
+        server = GracefulServer(cfg)
+        print(f"einauge serve: http://{_shown_host(settings.host)}:{settings.port}",
+              file=sys.stderr)
+        asyncio.run(server.serve())
+        return 0
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+def _shown_host(host: str) -> str:
+    return "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+
+
+def _server_class() -> Any:
+    import uvicorn
+
+    class Graceful(uvicorn.Server):
+        """uvicorn would close sockets with 1012; the service says 1001 (going away)."""
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            svc = _find_svc(self.config.loaded_app)
+            if svc is not None:
+                await svc.close_sockets(1001, "server going away")
+            await super().shutdown(sockets)
+
+    return Graceful
+
+
+def _find_svc(app: Any) -> Any:
+    # uvicorn wraps the app in middleware; walk down to the Starlette app.
+    for _ in range(8):
+        state = getattr(app, "state", None)
+        if state is not None and hasattr(state, "svc"):
+            return state.svc
+        app = getattr(app, "app", None)
+        if app is None:
+            return None
+    return None
+
+
+def GracefulServer(cfg: Any) -> Any:
+    """A uvicorn server whose shutdown closes the service's sockets with 1001 first."""
+    return _server_class()(cfg)

@@ -1,0 +1,325 @@
+"""Offline verification of an exported game record (issue 7, docs/fairness.md).
+
+A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``commitment``,
+``contributions``, ``table_id``, ``head`` and ``result``) is checked by named checks:
+
+- ``fields``: the record is an Einauge record whose fields have the right types; a service
+  record (one carrying any of the trust fields) must carry all of them.
+- ``commitment``: ``SHA-256(server_seed)`` equals ``commitment`` (CONTRACT section 2).
+- ``seed``: ``server_seed`` joined with the contributions rebuilds ``seed``.
+- ``deck``: the shuffle of ``seed`` gives exactly the recorded ``deck``.
+- ``replay``: the actions replay legally (``engine.einauge.record.replay_record``).
+- ``result``: the replayed result equals the recorded ``result``.
+- ``chain``: the hash chain over the replayed events ends at ``head`` (docs/protocol.md §3).
+
+A check whose fields are absent is *not run* (a plain CONTRACT record with ``seed`` or
+``deck`` and ``actions`` can still be replay-checked); a check that needs a failed one
+(the chain needs the replay) is not run either. The record verifies when no check failed.
+Pure: no I/O; the CLI (``cli/verify.py``) reads the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.chain import heads
+from engine.einauge.cards import COLORS_IN_PLAY
+from engine.einauge.record import RecordError, replay_record
+from engine.einauge.setup import shuffled_deck
+from engine.shuffle import combine_seed
+
+PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
+
+CHECKS = ("fields", "commitment", "seed", "deck", "replay", "result", "chain")
+"""Every check, in the order they run and are reported."""
+
+TRUST_FIELDS = ("server_seed", "commitment", "contributions", "table_id", "head")
+"""Fields only a service record carries; one of them present means all are required."""
+
+SERVICE_FIELDS = ("game", "players", "options", "seed", "deck", "actions", *TRUST_FIELDS,
+                  "result")
+"""The fields of a record exported by the service after the end (docs/protocol.md §1)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one named check: ``status`` is ``pass``, ``fail`` or ``not run``;
+    ``detail`` says what was compared, what differed, or why it could not run."""
+
+    name: str
+    status: str
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{"name", "status", "detail"}`` for JSON output."""
+        return {"name": self.name, "status": self.status, "detail": self.detail}
+
+
+@dataclass
+class Report:
+    """Every check of one record, in ``CHECKS`` order. ``ok`` is true when none failed
+    and at least the replay ran (a record nothing could be checked of does not verify)."""
+
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed and the replay passed."""
+        return (all(c.status != FAIL for c in self.checks)
+                and any(c.name == "replay" and c.status == PASS for c in self.checks))
+
+    def failed(self) -> list[Check]:
+        """The checks that failed."""
+        return [c for c in self.checks if c.status == FAIL]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"ok": bool, "checks": [...]}`` for JSON output."""
+        return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks]}
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _is_hex64(value: Any) -> bool:
+    return (isinstance(value, str) and len(value) == 64
+            and all(ch in "0123456789abcdef" for ch in value))
+
+
+def _first_difference(got: list[Any], want: list[Any]) -> str:
+    for i, (a, b) in enumerate(zip(got, want, strict=False)):
+        if a != b:
+            return f"card {i} (top = 0) is {_short(a)} in the record, {_short(b)} by the shuffle"
+    return f"the record lists {len(got)} cards, the shuffle gives {len(want)}"
+
+
+def _dict_difference(got: Any, want: Any, path: str = "result") -> str:
+    """The first path where two JSON values differ, e.g. ``result.scores[1].total``."""
+    if isinstance(got, Mapping) and isinstance(want, Mapping):
+        for key in sorted(set(got) | set(want), key=str):
+            if key not in got:
+                return f"{path}.{key} is missing from the record (replay: {_short(want[key])})"
+            if key not in want:
+                return f"{path}.{key} is in the record but not in the replay"
+            if _json_key(got[key]) != _json_key(want[key]):
+                return _dict_difference(got[key], want[key], f"{path}.{key}")
+    if isinstance(got, list) and isinstance(want, list):
+        if len(got) != len(want):
+            return f"{path} has {len(got)} entries in the record, {len(want)} in the replay"
+        for i, (a, b) in enumerate(zip(got, want, strict=True)):
+            if _json_key(a) != _json_key(b):
+                return _dict_difference(a, b, f"{path}[{i}]")
+    return f"{path} is {_short(got)} in the record, {_short(want)} in the replay"
+
+
+def _json_key(value: Any) -> str:
+    """A type-exact comparison key: Python's ``==`` says ``1 == 1.0 == True``, JSON does not."""
+    return json.dumps(value, sort_keys=True)
+
+
+def _fields(record: Mapping[str, Any]) -> list[str]:
+    """Problems with the record's fields, as sentences (empty: fine)."""
+    problems = []
+    if record.get("game", "einauge") != "einauge":
+        problems.append(f"game is {_short(record.get('game'))}, not 'einauge'")
+    players = record.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        problems.append("players must be a list of names")
+    if "options" in record and not isinstance(record["options"], Mapping):
+        problems.append("options must be an object")
+    if "seed" not in record and "deck" not in record:
+        problems.append("the record has neither seed nor deck")
+    if record.get("seed") is not None and not isinstance(record["seed"], str):
+        problems.append("seed must be a string")
+    if "deck" in record and not isinstance(record["deck"], list):
+        problems.append("deck must be a list of card ids")
+    if not isinstance(record.get("actions", []), list):
+        problems.append("actions must be a list")
+    present = [f for f in TRUST_FIELDS if f in record]
+    if present:
+        # A service record is all or nothing: dropping or renaming one field must not turn
+        # it into a plain record that silently skips the checks that field enables.
+        missing = [f for f in SERVICE_FIELDS if f not in record]
+        if missing:
+            problems.append(f"a service record (it has {', '.join(present)}) lacks "
+                            f"{', '.join(missing)}")
+        # seed may be null in a plain record (deck only), never in a service record.
+        for name in ("server_seed", "table_id", "seed"):
+            if name in record and not isinstance(record[name], str):
+                problems.append(f"{name} must be a string")
+        for name in ("commitment", "head"):
+            if name in record and not _is_hex64(record[name]):
+                problems.append(f"{name} must be 64 lowercase hex characters")
+        contributions = record.get("contributions")
+        if "contributions" in record:
+            if (not isinstance(contributions, list)
+                    or not all(isinstance(c, str) for c in contributions)):
+                problems.append("contributions must be a list of strings")
+            elif isinstance(players, list) and len(contributions) != len(players):
+                problems.append(f"contributions has {len(contributions)} entries for "
+                                f"{len(players)} seats (one per seat, '' for none)")
+    return problems
+
+
+def _check_commitment(record: Mapping[str, Any]) -> Check:
+    server_seed, commitment = record.get("server_seed"), record.get("commitment")
+    if server_seed is None or commitment is None:
+        return Check("commitment", NOT_RUN, "needs server_seed and commitment")
+    if not isinstance(server_seed, str) or not isinstance(commitment, str):
+        return Check("commitment", NOT_RUN, "server_seed and commitment must be strings")
+    got = hashlib.sha256(server_seed.encode("utf-8")).hexdigest()
+    if got != commitment:
+        return Check("commitment", FAIL,
+                     f"SHA-256(server_seed) is {got}, the record's commitment is "
+                     f"{_short(commitment)}")
+    return Check("commitment", PASS, f"SHA-256(server_seed) = {commitment}")
+
+
+def _check_seed(record: Mapping[str, Any]) -> Check:
+    server_seed, contributions = record.get("server_seed"), record.get("contributions")
+    seed = record.get("seed")
+    if server_seed is None or contributions is None or seed is None:
+        return Check("seed", NOT_RUN, "needs server_seed, contributions and seed")
+    if (not isinstance(server_seed, str) or not isinstance(seed, str)
+            or not isinstance(contributions, list)
+            or not all(isinstance(c, str) for c in contributions)):
+        return Check("seed", NOT_RUN, "server_seed, seed and contributions have wrong types")
+    got = combine_seed(server_seed, contributions)
+    if got != seed:
+        return Check("seed", FAIL, f"server_seed and contributions give {_short(got)}, "
+                                   f"the record's seed is {_short(seed)}")
+    return Check("seed", PASS, f"server_seed + {len(contributions)} contribution(s) = seed")
+
+
+def _check_deck(record: Mapping[str, Any]) -> Check:
+    seed, deck, players = record.get("seed"), record.get("deck"), record.get("players")
+    if seed is None or deck is None:
+        return Check("deck", NOT_RUN, "needs seed and deck")
+    if not isinstance(seed, str) or not isinstance(deck, list) or not isinstance(players, list):
+        return Check("deck", NOT_RUN, "seed, deck and players have wrong types")
+    if len(players) not in COLORS_IN_PLAY:
+        return Check("deck", NOT_RUN, f"{len(players)} players: no shuffle is defined")
+    options = record.get("options") or {}
+    removed = options.get("removed_colors") if isinstance(options, Mapping) else None
+    if removed is not None and not (isinstance(removed, list)
+                                    and all(isinstance(c, str) for c in removed)):
+        return Check("deck", FAIL, "options.removed_colors must be a list of colors")
+    want = shuffled_deck(len(players), seed, removed)
+    if deck != want:
+        return Check("deck", FAIL, _first_difference(deck, want))
+    return Check("deck", PASS, f"the shuffle of seed gives the recorded {len(deck)} cards")
+
+
+def _replayable(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The record as ``replay_record`` takes it: with a deck, ``removed_colors`` has done
+    its work in the deck check (CONTRACT §1: the deck decides the colors in play)."""
+    options = record.get("options")
+    if "deck" in record and isinstance(options, Mapping) and "removed_colors" in options:
+        options = {k: v for k, v in options.items() if k != "removed_colors"}
+        return {**record, "options": options}
+    return record
+
+
+def verify_record(record: Any) -> Report:
+    """Run every check on a parsed record (any JSON value); never raises for bad input.
+
+    Returns a ``Report`` with one ``Check`` per name of ``CHECKS``.
+    """
+    report = Report()
+    add = report.checks.append
+    if not isinstance(record, Mapping):
+        add(Check("fields", FAIL, f"a record is a JSON object, not {type(record).__name__}"))
+        for name in CHECKS[1:]:
+            add(Check(name, NOT_RUN, "no record"))
+        return report
+    problems = _fields(record)
+    add(Check("fields", FAIL, "; ".join(problems)) if problems else
+        Check("fields", PASS, "an Einauge record with well-typed fields"))
+    add(_check_commitment(record))
+    add(_check_seed(record))
+    add(_check_deck(record))
+
+    events = None
+    try:
+        state, events = replay_record(_replayable(record))
+    except RecordError as e:
+        add(Check("replay", FAIL, str(e)))
+    except Exception as e:  # an engine bug must not hide behind a crash: report, fail
+        add(Check("replay", FAIL, f"the engine raised {type(e).__name__}: {e}"))
+    else:
+        actions = record.get("actions", [])
+        ended = "the game ended" if state.result is not None else "the game has not ended"
+        add(Check("replay", PASS, f"{len(actions)} actions replay legally; {ended}"))
+
+    if "result" not in record:
+        add(Check("result", NOT_RUN, "the record has no result"))
+    elif events is None:
+        add(Check("result", NOT_RUN, "needs a successful replay"))
+    elif _json_key(record["result"]) != _json_key(state.result):
+        add(Check("result", FAIL, _dict_difference(record["result"], state.result)))
+    else:
+        add(Check("result", PASS, "the replay ends with the recorded result"
+                  if state.result is not None else "no result, and the game has not ended"))
+
+    table_id, commitment, head = (record.get(k) for k in ("table_id", "commitment", "head"))
+    if table_id is None or commitment is None or head is None:
+        add(Check("chain", NOT_RUN, "needs table_id, commitment and head"))
+    elif not all(isinstance(v, str) for v in (table_id, commitment, head)):
+        add(Check("chain", NOT_RUN, "table_id, commitment and head must be strings"))
+    elif events is None:
+        add(Check("chain", NOT_RUN, "needs a successful replay"))
+    else:
+        try:
+            last = heads(table_id, commitment, [e.to_dict() for e in events])[-1].hex()
+        except ValueError as e:
+            add(Check("chain", FAIL, f"an event has no canonical form: {e}"))
+        else:
+            if last != head:
+                add(Check("chain", FAIL, f"the chain over {len(events)} replayed events ends "
+                                         f"at {last}, the record's head is {_short(head)}"))
+            else:
+                add(Check("chain", PASS, f"{len(events)} events chain to head {head}"))
+    return report
+
+
+class RecordFormatError(ValueError):
+    """The bytes are not a JSON record; the message says where and why."""
+
+
+def parse_record(data: bytes) -> Any:
+    """Parse a record file's bytes (UTF-8 JSON); raises ``RecordFormatError``.
+
+    Strict JSON: ``NaN`` and ``Infinity`` are refused, as is anything after the value.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RecordFormatError(f"not UTF-8: byte {e.start} is {data[e.start]:#04x}") from None
+
+    def no_constant(name: str) -> Any:
+        raise RecordFormatError(f"not JSON: {name} is not a JSON value")
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except json.JSONDecodeError as e:
+        raise RecordFormatError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno} "
+                                f"(char {e.pos})") from None
+    except RecursionError:
+        raise RecordFormatError("not a record: nested too deeply") from None
+
+
+def verify_bytes(data: bytes) -> Report:
+    """Parse and verify a record file's bytes; a parse failure is a failed ``fields``
+    check naming the problem, with every other check not run."""
+    try:
+        record = parse_record(data)
+    except RecordFormatError as e:
+        report = Report([Check("fields", FAIL, str(e))])
+        report.checks.extend(Check(n, NOT_RUN, "the file is not a record") for n in CHECKS[1:])
+        return report
+    return verify_record(record)

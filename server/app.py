@@ -1,0 +1,109 @@
+"""The Starlette application: routes, lifespan (Redis, subscription, bots), shutdown.
+
+``create_app(settings)`` needs a reachable Redis at ``settings.redis_url`` (``einauge
+serve`` starts the embedded one first). Static files of ``client-web/dist`` are served at
+``/`` when that folder exists, with ``index.html`` for the single-page routes
+``/table/<id>`` and ``/replay/<id>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from redis.exceptions import RedisError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from server import lobby, metrics, ws
+from server.bots import BotDriver
+from server.config import Settings
+from server.fanout import Connection
+from server.logging import get_logger
+from server.store import Store
+from server.tables import Tables
+
+log = get_logger("app")
+
+
+class Service:
+    """Everything one process shares between requests."""
+
+    def __init__(self, settings: Settings) -> None:
+        if not settings.redis_url:
+            raise ValueError("create_app needs settings.redis_url (einauge serve starts one)")
+        self.settings = settings
+        self.store = Store.from_url(settings.redis_url)
+        self.tables = Tables(settings, self.store)
+        self.bots = BotDriver(self.tables, settings.bot_delay)
+        self.connections: set[Connection] = set()
+        self.addr_count: dict[str, int] = {}
+
+    async def close_sockets(self, code: int = 1001, reason: str = "server going away") -> None:
+        """Close every socket with ``code`` (1001: clients reconnect elsewhere)."""
+        for conn in list(self.connections):
+            conn.shut(code, reason)
+        for _ in range(50):
+            if not self.connections:
+                break
+            await asyncio.sleep(0.02)
+
+
+async def healthz(request: Request) -> Response:
+    try:
+        await request.app.state.svc.store.ping()
+    except (RedisError, OSError):
+        metrics.REDIS_ERRORS.inc()
+        return JSONResponse({"ok": False, "redis": "unavailable"}, status_code=503)
+    return JSONResponse({"ok": True})
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    body, content_type = metrics.render()
+    return Response(body, media_type=content_type)
+
+
+def _spa(index: Path):  # type: ignore[no-untyped-def]
+    async def page(request: Request) -> Response:
+        return FileResponse(index)
+
+    return page
+
+
+def create_app(settings: Settings) -> Starlette:
+    """The app; the service object is ``app.state.svc``."""
+    svc = Service(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await svc.tables.start()
+        log.info("service ready", redis="embedded" if "redis.sock" in (settings.redis_url or "")
+                 else "external")
+        try:
+            yield
+        finally:
+            await svc.close_sockets()
+            await svc.tables.stop()
+            await svc.store.close()
+
+    routes: list = [
+        Route("/healthz", healthz),
+        Route("/metrics", metrics_endpoint),
+        *lobby.ROUTES,
+        WebSocketRoute("/ws/tables/{id}", ws.endpoint),
+    ]
+    dist = Path(settings.static_dir)
+    if not dist.is_absolute() and not dist.is_dir():
+        dist = Path(__file__).resolve().parent.parent / dist  # run from another directory
+    if (dist / "index.html").is_file():
+        page = _spa(dist / "index.html")
+        routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
+                   Mount("/", StaticFiles(directory=dist, html=True))]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.svc = svc
+    return app

@@ -1,0 +1,348 @@
+"""Delivering deltas: per-socket outboxes, per-table rooms, one Redis subscription per table.
+
+- ``Delta``: one stored event as each viewer class sees it, encoded at most once per
+  distinct projection and per encoding (msgpack bytes, JSON text); every socket gets the
+  same frame object.
+- ``Connection``: a socket's small state (seat, encoding, last seq sent, rate bucket) and
+  an outbox drained by a writer task that exists only while frames are queued, so a slow
+  socket never holds up the others.
+- ``Room``: a table's local sockets; a broadcaster task delivers deltas in seq order,
+  players first, then spectators in chunks that yield to the event loop.
+- ``Subscriber``: one sharded pub/sub connection per process; ``SSUBSCRIBE`` per table
+  while anything local watches it; resubscribes and resyncs every table after a Redis
+  outage, so deltas published meanwhile are fetched from the event list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from server import metrics, protocol, store
+from server.logging import get_logger
+
+log = get_logger("fanout")
+
+Frame = bytes | str
+SPECTATOR_CHUNK = 256
+
+
+class Delta:
+    """One event for every viewer class: ``dicts[key]`` is the delta message for a class
+    (``key`` is a seat, or ``None`` for spectators; games whose viewers all see the same
+    have only ``None``). Frames are encoded lazily, once per class and encoding."""
+
+    __slots__ = ("_frames", "dicts", "seq")
+
+    def __init__(self, seq: int, dicts: dict[int | None, dict[str, Any]]) -> None:
+        self.seq = seq
+        self.dicts = dicts
+        self._frames: dict[tuple[int | None, bool], Frame] = {}
+
+    def frame(self, key: int | None, binary: bool) -> Frame:
+        """The encoded frame of viewer class ``key`` (``None`` when the class is absent)."""
+        if key not in self.dicts:
+            key = None
+        cached = self._frames.get((key, binary))
+        if cached is None:
+            cached = self._frames[(key, binary)] = protocol.encode(self.dicts[key], binary)
+        return cached
+
+
+class Connection:
+    """A socket's state: ``seat`` (``None``: spectator), ``binary`` (msgpack or JSON),
+    ``seq`` (last delta sent), a token bucket, and an outbox. ``send`` is the coroutine
+    that writes one frame to the socket; ``close`` closes it with a code."""
+
+    __slots__ = (
+        "addr",
+        "binary",
+        "close_cb",
+        "closed",
+        "closing",
+        "limit",
+        "outbox",
+        "refused",
+        "seat",
+        "send_cb",
+        "seq",
+        "token_hash",
+        "tokens",
+        "touched",
+        "writer",
+    )
+
+    def __init__(self, send: Callable[[Frame], Awaitable[None]],
+                 close: Callable[[int, str], Awaitable[None]], addr: str, binary: bool,
+                 rate_burst: int, outbox_limit: int) -> None:
+        self.send_cb = send
+        self.close_cb = close
+        self.addr = addr
+        self.binary = binary
+        self.seat: int | None = None
+        self.token_hash = ""
+        self.seq = -1
+        self.outbox: deque[Frame] = deque()
+        self.writer: asyncio.Task[None] | None = None
+        self.tokens = float(rate_burst)
+        self.touched = time.monotonic()
+        self.refused = 0
+        self.closed = False
+        self.closing: asyncio.Task[None] | None = None
+        self.limit = outbox_limit
+
+    def push(self, frame: Frame) -> None:
+        """Queue a frame; a socket that falls ``outbox_limit`` frames behind is closed
+        (1008, "too slow") and may reconnect with its last seq."""
+        if self.closed:
+            return
+        if len(self.outbox) >= self.limit:
+            self.shut(1008, "too slow: reconnect with last_seq", flush=False)
+            return
+        self.outbox.append(frame)
+        if self.writer is None:
+            self.writer = asyncio.get_running_loop().create_task(self._drain())
+
+    def message(self, msg: dict[str, Any]) -> None:
+        """Encode and queue a message for this socket only."""
+        self.push(protocol.encode(msg, self.binary))
+
+    async def _drain(self) -> None:
+        try:
+            while self.outbox:
+                await self.send_cb(self.outbox.popleft())
+        except Exception:  # the socket went away; the endpoint cleans up
+            self.closed = True
+            self.outbox.clear()
+        finally:
+            self.writer = None
+
+    def shut(self, code: int, reason: str, flush: bool = True) -> None:
+        """Close the socket (in the background) with ``code``, after the frames already
+        queued unless ``flush`` is False; nothing queued later is sent."""
+        if self.closed:
+            return
+        self.closed = True
+        if not flush:
+            self.outbox.clear()
+        self.closing = asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            if self.writer is not None:
+                await asyncio.wait_for(asyncio.shield(self.writer), 5)
+        with contextlib.suppress(Exception):
+            await self.close_cb(code, reason)
+
+    def allow(self, rate: float, burst: int) -> bool:
+        """Take one token from the bucket; False when the connection is over its rate."""
+        now = time.monotonic()
+        self.tokens = min(float(burst), self.tokens + (now - self.touched) * rate)
+        self.touched = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            self.refused = 0
+            return True
+        self.refused += 1
+        return False
+
+
+class Room:
+    """The local sockets of one table and the broadcaster that feeds them in seq order."""
+
+    def __init__(self, table_id: str) -> None:
+        self.table_id = table_id
+        self.players: dict[int, set[Connection]] = {}
+        self.spectators: dict[Connection, None] = {}
+        self.pending: deque[tuple[str, Any]] = deque()
+        self.task: asyncio.Task[None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.spectators) + sum(len(s) for s in self.players.values())
+
+    def connections(self) -> Iterable[Connection]:
+        """Every local socket, players first."""
+        for conns in self.players.values():
+            yield from conns
+        yield from self.spectators
+
+    def add(self, conn: Connection) -> None:
+        """Start delivering to ``conn`` (its ``seq`` must be the seq its welcome showed)."""
+        if conn.seat is None:
+            self.spectators[conn] = None
+        else:
+            self.players.setdefault(conn.seat, set()).add(conn)
+        metrics.SOCKETS.inc()
+
+    def remove(self, conn: Connection) -> None:
+        """Stop delivering to ``conn``."""
+        if conn.seat is None:
+            found = self.spectators.pop(conn, 0) is None
+        else:
+            conns = self.players.get(conn.seat, set())
+            found = conn in conns
+            conns.discard(conn)
+            if not conns:
+                self.players.pop(conn.seat, None)
+        if found:
+            metrics.SOCKETS.dec()
+
+    def seat_connections(self, seat: int) -> set[Connection]:
+        """The local sockets of ``seat``."""
+        return self.players.get(seat, set())
+
+    def publish(self, kind: str, item: Any) -> None:
+        """Queue ``("delta", Delta)``, ``("prompt", (seat, seq, legal))`` or
+        ``("table", summary)`` for delivery after everything queued before it."""
+        if not len(self):
+            return
+        self.pending.append((kind, item))
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        while self.pending:
+            kind, item = self.pending.popleft()
+            try:
+                await self._handle(kind, item)
+            except Exception:  # a bug must not stop the table's deliveries
+                log.exception("delivery failed", table=self.table_id, kind=kind)
+
+    async def _handle(self, kind: str, item: Any) -> None:
+        if kind == "delta":
+            await self._deliver(item)
+        elif kind == "prompt":
+            seat, seq, legal = item
+            msg = {"t": "prompt", "seq": seq, "legal_actions": legal}
+            frames: dict[bool, Frame] = {}
+            for conn in tuple(self.seat_connections(seat)):
+                if conn.seq == seq:
+                    if conn.binary not in frames:
+                        frames[conn.binary] = protocol.encode(msg, conn.binary)
+                    conn.push(frames[conn.binary])
+        elif kind == "table":
+            msg = {"t": "table", "table": item}
+            frames = {}
+            for i, conn in enumerate(tuple(self.connections())):
+                if conn.binary not in frames:
+                    frames[conn.binary] = protocol.encode(msg, conn.binary)
+                conn.push(frames[conn.binary])
+                if i % SPECTATOR_CHUNK == SPECTATOR_CHUNK - 1:
+                    await asyncio.sleep(0)
+
+    async def _deliver(self, delta: Delta) -> None:
+        seq = delta.seq
+        for seat, conns in tuple(self.players.items()):
+            for conn in tuple(conns):
+                if conn.seq == seq - 1:
+                    conn.push(delta.frame(seat, conn.binary))
+                    conn.seq = seq
+        spectators = tuple(self.spectators)
+        for start in range(0, len(spectators), SPECTATOR_CHUNK):
+            for conn in spectators[start:start + SPECTATOR_CHUNK]:
+                if conn.seq == seq - 1:
+                    conn.push(delta.frame(None, conn.binary))
+                    conn.seq = seq
+            if start + SPECTATOR_CHUNK < len(spectators):
+                await asyncio.sleep(0)
+        metrics.DELIVERIES.inc(len(spectators) + sum(len(c) for c in self.players.values()))
+
+
+Handler = Callable[[str, dict[str, Any]], None]
+
+
+class Subscriber:
+    """One pub/sub connection for the process; ``handler(table_id, message)`` gets every
+    published message of the tables it follows; ``on_reconnect()`` is awaited after a
+    Redis outage (the caller resyncs its tables from the event lists)."""
+
+    def __init__(self, client: aioredis.Redis, handler: Handler,
+                 on_reconnect: Callable[[], Awaitable[None]]) -> None:
+        self.client = client
+        self.handler = handler
+        self.on_reconnect = on_reconnect
+        self.channels: set[str] = set()
+        self.pubsub: Any = None
+        self.task: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+        self.closing = False
+
+    async def start(self) -> None:
+        """Open the subscription connection and start reading."""
+        self.task = asyncio.get_running_loop().create_task(self._run())
+        await asyncio.wait_for(self.ready.wait(), 10)
+
+    async def stop(self) -> None:
+        """Stop reading and close the connection."""
+        self.closing = True
+        if self.task:
+            self.task.cancel()
+            with contextlib.suppress(BaseException):
+                await self.task
+        if self.pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self.pubsub.aclose()
+
+    async def follow(self, table_id: str) -> None:
+        """``SSUBSCRIBE`` the table's channel (idempotent)."""
+        ch = store.channel(table_id)
+        if ch in self.channels:
+            return
+        self.channels.add(ch)
+        if self.pubsub is not None:
+            try:
+                await self.pubsub.ssubscribe(ch)
+            except (RedisError, OSError):
+                metrics.REDIS_ERRORS.inc()  # the reconnect loop subscribes it again
+
+    async def unfollow(self, table_id: str) -> None:
+        """``SUNSUBSCRIBE`` the table's channel."""
+        ch = store.channel(table_id)
+        if ch not in self.channels:
+            return
+        self.channels.discard(ch)
+        if self.pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self.pubsub.sunsubscribe(ch)
+
+    async def _connect(self) -> None:
+        self.pubsub = self.client.pubsub()
+        # A private channel keeps the connection subscribed while no table is followed.
+        await self.pubsub.ssubscribe(f"einauge:{{proc}}:{id(self)}")
+        if self.channels:
+            await self.pubsub.ssubscribe(*self.channels)
+
+    async def _run(self) -> None:
+        first = True
+        while not self.closing:
+            try:
+                await self._connect()
+                if not first:
+                    await self.on_reconnect()
+                first = False
+                self.ready.set()
+                while True:
+                    msg = await self.pubsub.get_message(timeout=None)
+                    if msg is None or msg.get("type") != "smessage":
+                        continue
+                    try:
+                        data = store.unpack(msg["data"])
+                        self.handler(data["table"], data)
+                    except Exception:
+                        log.exception("bad published message")
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as e:
+                metrics.REDIS_ERRORS.inc()
+                log.warning("subscription lost", error=str(e))
+                with contextlib.suppress(Exception):
+                    await self.pubsub.aclose()
+                self.pubsub = None
+                await asyncio.sleep(0.2)

@@ -1,0 +1,333 @@
+"""Lobby HTTP API (docs/protocol.md §1): JSON in, JSON out, errors as
+``{"error": {"code", "message"}}`` with a 4xx/503 status."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from redis.exceptions import RedisError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from server import bots, metrics, protocol
+from server.logging import get_logger
+from server.meta import Seat, TableMeta, token_hash
+from server.tables import LobbyError, Unavailable
+
+log = get_logger("lobby")
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    """The error body of the API."""
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def guarded(handler: Handler) -> Handler:
+    """Turn the service's exceptions into API errors."""
+
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except LobbyError as e:
+            return error(e.status, e.code, e.message)
+        except protocol.BadMessage as e:
+            return error(400, "bad_message", str(e))
+        except Unavailable:
+            return error(503, "unavailable", "the store is unavailable; try again")
+        except Exception:
+            log.exception("request failed", path=request.url.path)
+            return error(500, "internal", "the server failed on this request")
+
+    return run
+
+
+async def body(request: Request, limit: int | None = None) -> Any:
+    """The JSON body (``{}`` when empty); raises ``LobbyError`` 413/400."""
+    limit = limit or request.app.state.svc.settings.max_frame
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise LobbyError(413, "too_large", f"bodies are limited to {limit} bytes")
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise LobbyError(400, "bad_message", "the body is not JSON") from None
+    except RecursionError:
+        raise LobbyError(400, "bad_message", "the body is nested too deeply") from None
+
+
+def bearer(request: Request) -> str | None:
+    """The seat token of ``Authorization: Bearer …``."""
+    auth = request.headers.get("authorization", "")
+    return auth[7:].strip() or None if auth.lower().startswith("bearer ") else None
+
+
+def svc_of(request: Request) -> Any:
+    return request.app.state.svc
+
+
+async def table_or_404(request: Request) -> Any:
+    table = await svc_of(request).tables.get(request.path_params["id"])
+    if table is None:
+        raise LobbyError(404, "no_table", f"no table {request.path_params['id']!r}")
+    return table
+
+
+@guarded
+async def create_table(request: Request) -> Response:
+    svc = svc_of(request)
+    req = protocol.parse_body(protocol.CreateTable, await body(request))
+    options = protocol.parse_body(protocol.EinaugeOptions, req.options).model_dump()
+    addr = request.client.host if request.client else "?"
+    try:
+        count = await svc.store.hit(f"create:{addr}", 3600)
+    except RedisError as e:
+        metrics.REDIS_ERRORS.inc()
+        log.warning("rate counter failed", error=str(e))
+        raise Unavailable("rate counter") from None
+    if count > svc.settings.tables_per_hour:
+        return error(429, "rate_limited",
+                     f"at most {svc.settings.tables_per_hour} new tables per hour per address")
+    meta, owner = await svc.tables.create(req.game, req.seats, options, req.name)
+    return JSONResponse({**meta.summary(), "owner_token": owner}, status_code=201)
+
+
+@guarded
+async def list_tables(request: Request) -> Response:
+    status = request.query_params.get("status")
+    if status is None:
+        statuses = ["open", "running"]
+    elif status in ("open", "running", "ended"):
+        statuses = [status]
+    else:
+        return error(400, "bad_message", "status must be open, running or ended")
+    return JSONResponse({"tables": await svc_of(request).tables.listing(statuses)})
+
+
+@guarded
+async def get_table(request: Request) -> Response:
+    return JSONResponse((await table_or_404(request)).meta.summary())
+
+
+def _seat_index(meta: TableMeta, raw: Any) -> int:
+    try:
+        seat = int(raw)
+    except (TypeError, ValueError):
+        raise LobbyError(400, "bad_message", "seat must be a number") from None
+    if not 0 <= seat < len(meta.seats):
+        raise LobbyError(404, "no_seat", f"seats are 0..{len(meta.seats) - 1}")
+    return seat
+
+
+@guarded
+async def join(request: Request) -> Response:
+    svc = svc_of(request)
+    req = protocol.parse_body(protocol.Join, await body(request))
+    token = secrets.token_urlsafe(16)
+    chosen: dict[str, int] = {}
+
+    def change(meta: TableMeta) -> dict[str, str]:
+        if req.seat is not None:
+            seat = _seat_index(meta, req.seat)
+            if meta.seats[seat].kind is not None:
+                raise LobbyError(409, "seat_taken", f"seat {seat} is taken")
+        else:
+            free = [i for i, s in enumerate(meta.seats) if s.kind is None]
+            if not free:
+                raise LobbyError(409, "table_full", "every seat is taken")
+            seat = free[0]
+        meta.seats[seat] = Seat(name=req.name, kind="human")
+        chosen["seat"] = seat
+        return {"seats": meta.seats_json(), f"tok:{seat}": token_hash(token)}
+
+    await svc.tables.lobby_change(request.path_params["id"], change)
+    return JSONResponse({"seat": chosen["seat"], "token": token})
+
+
+@guarded
+async def leave(request: Request) -> Response:
+    token = bearer(request)
+
+    def change(meta: TableMeta) -> dict[str, str]:
+        seat = meta.seat_of(token)
+        if seat is None:
+            raise LobbyError(401, "bad_token", "this token holds no seat at this table")
+        meta.seats[seat] = Seat()
+        meta.contributions[seat] = ""
+        return {"seats": meta.seats_json(), f"tok:{seat}": "",
+                "contributions": json.dumps(meta.contributions)}
+
+    await svc_of(request).tables.lobby_change(request.path_params["id"], change)
+    return JSONResponse({"ok": True})
+
+
+@guarded
+async def add_bot(request: Request) -> Response:
+    req = protocol.parse_body(protocol.AddBot, await body(request))
+    try:
+        bots.check_kind(req.kind, req.level)
+    except ValueError as e:
+        raise LobbyError(400, "bad_bot", str(e)) from None
+
+    def change(meta: TableMeta) -> dict[str, str]:
+        seat = _seat_index(meta, request.path_params["seat"])
+        if meta.seats[seat].kind is not None:
+            raise LobbyError(409, "seat_taken", f"seat {seat} is taken")
+        meta.seats[seat] = Seat(name=f"{req.kind.capitalize()} bot {seat + 1}", kind="bot",
+                                bot=req.kind, level=req.level)
+        return {"seats": meta.seats_json()}
+
+    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change)
+    return JSONResponse(meta.summary())
+
+
+@guarded
+async def remove_bot(request: Request) -> Response:
+    def change(meta: TableMeta) -> dict[str, str]:
+        seat = _seat_index(meta, request.path_params["seat"])
+        if meta.seats[seat].kind != "bot":
+            raise LobbyError(409, "not_a_bot", f"seat {seat} holds no bot")
+        meta.seats[seat] = Seat()
+        return {"seats": meta.seats_json()}
+
+    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change)
+    return JSONResponse(meta.summary())
+
+
+@guarded
+async def seed(request: Request) -> Response:
+    token = bearer(request)
+    req = protocol.parse_body(protocol.PlayerSeed, await body(request))
+
+    def change(meta: TableMeta) -> dict[str, str]:
+        seat = meta.seat_of(token)
+        if seat is None:
+            raise LobbyError(401, "bad_token", "this token holds no seat at this table")
+        meta.contributions[seat] = req.player_seed
+        return {"contributions": json.dumps(meta.contributions)}
+
+    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change)
+    return JSONResponse(meta.summary())
+
+
+@guarded
+async def start(request: Request) -> Response:
+    meta = await svc_of(request).tables.start_game(request.path_params["id"], bearer(request))
+    return JSONResponse(meta.summary())
+
+
+@guarded
+async def view(request: Request) -> Response:
+    table = await table_or_404(request)
+    return JSONResponse(table.view(None))
+
+
+@guarded
+async def events(request: Request) -> Response:
+    svc = svc_of(request)
+    table = await table_or_404(request)
+    try:
+        after = int(request.query_params.get("from", "0"))
+    except ValueError:
+        return error(400, "bad_message", "from must be a number")
+    after = max(after, 0)
+    try:
+        entries = await svc.store.load_entries(table.id, after)
+    except RedisError as e:
+        metrics.REDIS_ERRORS.inc()
+        raise Unavailable(str(e)) from None
+    game = table.game
+    projected = [game.project(game.events.decode(e["e"]), None) for e in entries]
+    return JSONResponse({"seq": after + len(projected), "events": projected})
+
+
+@guarded
+async def deltas(request: Request) -> Response:
+    svc = svc_of(request)
+    table = await table_or_404(request)
+    try:
+        after = max(int(request.query_params.get("from", "0")), 0)
+    except ValueError:
+        return error(400, "bad_message", "from must be a number")
+    try:
+        entries = await svc.store.load_entries(table.id)
+    except RedisError as e:
+        metrics.REDIS_ERRORS.inc()
+        raise Unavailable(str(e)) from None
+    after = min(after, len(entries))
+    built = table.rebuild_deltas(entries, after)
+    return JSONResponse({"seq": len(entries), "deltas": [d.dicts[None] for d in built]})
+
+
+RECORD_LIMIT = 512 * 1024
+
+
+@guarded
+async def replay(request: Request) -> Response:
+    from engine import get_game
+    from server.records import RecordError
+    from server.records import replay as replay_record
+    from server.tables import replay_deltas, viewer_keys
+
+    data = await body(request, RECORD_LIMIT)
+    try:
+        name, events = replay_record(data)
+    except RecordError as e:
+        return JSONResponse({"error": {"code": "bad_record", "message": str(e),
+                                       "index": e.index}}, status_code=400)
+    game = get_game(name)
+    players = len(getattr(events[0], "players", ())) if events else 0
+    built = replay_deltas(game, viewer_keys(game, players), events, [""] * len(events))
+    return JSONResponse({"seq": len(events), "deltas": [d.dicts[None] for d in built]})
+
+
+async def bot_list(request: Request) -> Response:
+    from engine.bots import MCTS_LEVELS
+
+    return JSONResponse({"bots": [
+        {"kind": k, **({"levels": sorted(MCTS_LEVELS)} if k == "mcts" else {})}
+        for k in bots.bot_kinds()]})
+
+
+@guarded
+async def record(request: Request) -> Response:
+    table = await table_or_404(request)
+    return JSONResponse(await svc_of(request).tables.record(table))
+
+
+async def cards(request: Request) -> Response:
+    from engine.einauge.cards import CARDS, COLORS
+
+    out = {cid: {"color": c.color, "price": c.price, "sabres": c.sabres, "ducats": c.ducats,
+                 "jewels": c.jewels, "chests": c.chests, "fight_cost": c.fight_cost}
+           for cid, c in CARDS.items()}
+    return JSONResponse({"cards": out, "colors": list(COLORS)})
+
+
+ROUTES = [
+    Route("/api/tables", create_table, methods=["POST"]),
+    Route("/api/tables", list_tables, methods=["GET"]),
+    Route("/api/tables/{id}", get_table, methods=["GET"]),
+    Route("/api/tables/{id}/join", join, methods=["POST"]),
+    Route("/api/tables/{id}/leave", leave, methods=["POST"]),
+    Route("/api/tables/{id}/seats/{seat}/bot", add_bot, methods=["POST"]),
+    Route("/api/tables/{id}/seats/{seat}/bot", remove_bot, methods=["DELETE"]),
+    Route("/api/tables/{id}/seed", seed, methods=["POST"]),
+    Route("/api/tables/{id}/start", start, methods=["POST"]),
+    Route("/api/tables/{id}/view", view, methods=["GET"]),
+    Route("/api/tables/{id}/events", events, methods=["GET"]),
+    Route("/api/tables/{id}/deltas", deltas, methods=["GET"]),
+    Route("/api/tables/{id}/record", record, methods=["GET"]),
+    Route("/api/replay", replay, methods=["POST"]),
+    Route("/api/bots", bot_list, methods=["GET"]),
+    Route("/api/games/einauge/cards", cards, methods=["GET"]),
+]

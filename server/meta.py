@@ -1,0 +1,121 @@
+"""A table's lobby record (the ``meta`` hash): seats, options, commitment, status.
+
+Stored as flat string fields; lists and dicts as JSON. ``summary()`` is the public form
+of docs/protocol.md §1 and never holds the server seed or a token hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def token_hash(token: str) -> str:
+    """SHA-256 of a seat token (hex): the only form a token is stored in."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Seat:
+    """One seat in the lobby: empty (``kind`` None), a person or a bot."""
+
+    name: str | None = None
+    kind: str | None = None
+    bot: str | None = None
+    level: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form."""
+        return {"name": self.name, "kind": self.kind, "bot": self.bot, "level": self.level}
+
+
+@dataclass
+class TableMeta:
+    """The parsed meta hash of one table."""
+
+    id: str
+    game: str
+    status: str
+    name: str
+    options: dict[str, Any]
+    seats: list[Seat]
+    contributions: list[str]
+    commitment: str
+    server_seed: str
+    created_at: float
+    seq: int = 0
+    head: str = ""
+    version: str = "0"
+    tokens: list[str] = field(default_factory=list)
+    """Token hash per seat ('' for none)."""
+    owner: str = ""
+    """Hash of the creator's token (may start the game and manage bots)."""
+    winners: list[int] | None = None
+
+    @classmethod
+    def from_fields(cls, table_id: str, f: dict[str, str]) -> TableMeta:
+        """Parse a meta hash; raises ``KeyError``/``ValueError`` if it is not one."""
+        seats = [Seat(**s) for s in json.loads(f["seats"])]
+        return cls(
+            id=table_id, game=f["game"], status=f["status"], name=f.get("name", ""),
+            options=json.loads(f["options"]), seats=seats,
+            contributions=json.loads(f["contributions"]), commitment=f["commitment"],
+            server_seed=f["server_seed"], created_at=float(f["created_at"]),
+            seq=int(f.get("seq", "0")), head=f.get("head", ""), version=f.get("version", "0"),
+            tokens=[f.get(f"tok:{i}", "") for i in range(len(seats))], owner=f.get("owner", ""),
+            winners=json.loads(f["winners"]) if f.get("winners") else None)
+
+    def to_fields(self) -> dict[str, str]:
+        """Every field as stored (including the secrets: only for Redis)."""
+        out = {
+            "game": self.game, "status": self.status, "name": self.name,
+            "options": json.dumps(self.options), "seats": self.seats_json(),
+            "contributions": json.dumps(self.contributions), "commitment": self.commitment,
+            "server_seed": self.server_seed, "created_at": repr(self.created_at),
+            "seq": str(self.seq), "head": self.head, "version": self.version,
+            "owner": self.owner,
+        }
+        out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
+        return out
+
+    def seats_json(self) -> str:
+        """The stored form of ``seats``."""
+        return json.dumps([s.to_dict() for s in self.seats])
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat whose token this is (constant-time compare), else ``None``."""
+        if not token:
+            return None
+        h = token_hash(token)
+        found = None
+        for i, stored in enumerate(self.tokens):
+            if stored and hmac.compare_digest(stored, h):
+                found = i
+        return found
+
+    def is_owner(self, token: str | None) -> bool:
+        """True for the creator's token."""
+        return bool(token and self.owner and hmac.compare_digest(self.owner, token_hash(token)))
+
+    def players(self) -> list[str]:
+        """Display names in seat order (for ``Game.start``)."""
+        return [s.name or f"Seat {i + 1}" for i, s in enumerate(self.seats)]
+
+    def summary(self) -> dict[str, Any]:
+        """The public table summary of docs/protocol.md §1."""
+        out: dict[str, Any] = {
+            "id": self.id, "game": self.game, "status": self.status, "name": self.name,
+            "options": self.options,
+            "seats": [{"seat": i, "name": s.name, "kind": s.kind,
+                       **({"bot": s.bot} if s.kind == "bot" else {}),
+                       "seeded": bool(self.contributions[i])}
+                      for i, s in enumerate(self.seats)],
+            "commitment": self.commitment, "contributions": list(self.contributions),
+            "seq": self.seq, "created_at": self.created_at,
+        }
+        if self.winners is not None:
+            out["winners"] = self.winners
+        return out

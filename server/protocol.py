@@ -1,0 +1,155 @@
+"""Inbound messages (docs/protocol.md §1-2): decoding and pydantic validation.
+
+Websocket frames: binary = msgpack, text = JSON. ``decode_frame`` raises ``Undecodable``
+(close 1003) for bytes that are not a msgpack/JSON object; ``parse_message`` raises
+``BadMessage`` (error ``bad_message``, the socket stays open) for an object that is not a
+valid message. Outbound frames are encoded without pydantic (``encode``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+import msgpack
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+)
+
+MAX_FRAME = 16 * 1024
+
+
+class Undecodable(ValueError):
+    """A frame that is not msgpack (binary) or JSON (text) holding an object."""
+
+
+class BadMessage(ValueError):
+    """A decoded message that does not validate; ``str()`` says what is wrong."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+Scalar = StrictStr | StrictInt | StrictBool | None
+ActionBody = Annotated[dict[Annotated[str, Field(max_length=32)],
+                            Annotated[Scalar, Field()]], Field(max_length=8)]
+
+
+class Hello(_Model):
+    """First frame: a seat token (``None``: spectator) and the last seq the client has."""
+
+    t: Literal["hello"]
+    token: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    last_seq: Annotated[int, Field(ge=0, le=1_000_000)] | None = None
+
+
+class ActionMsg(_Model):
+    """An action of the game, with a client-chosen id for the ack and idempotency."""
+
+    t: Literal["action"]
+    id: Annotated[str, Field(min_length=1, max_length=64)]
+    action: ActionBody
+    seq: Annotated[int, Field(ge=0, le=1_000_000)] | None = None
+    """The seq the client decided at (its prompt's): if the table has moved on, the
+    action is refused with ``stale`` instead of being decided against a newer state."""
+
+
+class Sync(_Model):
+    """Ask for a fresh ``welcome`` with the full view."""
+
+    t: Literal["sync"]
+
+
+Inbound = Annotated[Hello | ActionMsg | Sync, Field(discriminator="t")]
+_INBOUND: TypeAdapter[Hello | ActionMsg | Sync] = TypeAdapter(Inbound)
+
+
+def decode_frame(data: bytes | str, limit: int = MAX_FRAME) -> dict[str, Any]:
+    """A frame's object: msgpack for ``bytes``, JSON for ``str``. Raises ``Undecodable``."""
+    if len(data) > limit:
+        raise Undecodable(f"frame of {len(data)} bytes exceeds {limit}")
+    try:
+        if isinstance(data, bytes):
+            obj = msgpack.unpackb(data, raw=False, strict_map_key=True,
+                                  max_array_len=256, max_map_len=64, max_str_len=limit,
+                                  max_bin_len=0, max_ext_len=0)
+        else:
+            obj = json.loads(data)
+    except Exception as e:  # msgpack and json raise many types for bad input
+        raise Undecodable(f"cannot decode frame: {type(e).__name__}") from None
+    if not isinstance(obj, dict):
+        raise Undecodable("a frame must hold an object")
+    return obj
+
+
+def parse_message(obj: dict[str, Any]) -> Hello | ActionMsg | Sync:
+    """Validate a decoded frame; raises ``BadMessage`` with a short reason."""
+    try:
+        return _INBOUND.validate_python(obj)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "message"
+        raise BadMessage(f"{where}: {first['msg']}") from None
+
+
+def encode(message: dict[str, Any], binary: bool) -> bytes | str:
+    """An outbound frame: msgpack bytes, or compact JSON text."""
+    if binary:
+        return msgpack.packb(message, use_bin_type=True)
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+# ---- HTTP bodies ------------------------------------------------------------------------
+
+class CreateTable(_Model):
+    """``POST /api/tables``."""
+
+    game: Literal["einauge"] = "einauge"
+    seats: Annotated[int, Field(ge=2, le=5)]
+    options: dict[str, Any] = Field(default_factory=dict)
+    name: Annotated[str, Field(max_length=64)] = ""
+
+
+class EinaugeOptions(_Model):
+    """The options of an Einauge table (CONTRACT §1)."""
+
+    end_rule: Literal["round", "one_more_turn"] = "round"
+    color_bonus: StrictBool = False
+
+
+class Join(_Model):
+    """``POST /api/tables/{id}/join``."""
+
+    name: Annotated[str, Field(min_length=1, max_length=32)]
+    seat: Annotated[int, Field(ge=0, le=15)] | None = None
+
+
+class AddBot(_Model):
+    """``POST /api/tables/{id}/seats/{seat}/bot``."""
+
+    kind: Annotated[str, Field(min_length=1, max_length=32)] = "random"
+    level: Annotated[int, Field(ge=0, le=100)] | None = None
+
+
+class PlayerSeed(_Model):
+    """``POST /api/tables/{id}/seed``."""
+
+    player_seed: Annotated[str, Field(max_length=64)]
+
+
+def parse_body(model: type[_Model], obj: Any) -> Any:
+    """Validate an HTTP body; raises ``BadMessage``."""
+    try:
+        return model.model_validate(obj)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise BadMessage(f"{where}: {first['msg']}") from None

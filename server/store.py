@@ -1,0 +1,224 @@
+"""Redis layout of docs/protocol.md §3: keys, the append and meta scripts, loads.
+
+Every key of a table carries the hash tag ``{<table id>}`` so a Redis Cluster keeps it in
+one slot. Appending an action's events is one round trip (``APPEND``): it checks the
+expected seq (and, for the start, the lobby version), the action id for idempotency,
+pushes the entries, sets ``seq``/``head``, and ``SPUBLISH``es them on the table channel.
+Only this module knows key names; everything else calls these functions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+APPEND_LUA = """
+local meta, events, acts, chan = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local expected, want_version, act = tonumber(ARGV[1]), ARGV[2], ARGV[3]
+local head, payload, n = ARGV[4], ARGV[5], tonumber(ARGV[6])
+if redis.call('EXISTS', meta) == 0 then return {'missing', 0} end
+if act ~= '' then
+  local done = redis.call('HGET', acts, act)
+  if done then return {'dup', tonumber(done)} end
+end
+local seq = tonumber(redis.call('HGET', meta, 'seq') or '0')
+if seq ~= expected then return {'stale', seq} end
+if want_version ~= '' and redis.call('HGET', meta, 'version') ~= want_version then
+  return {'stale', seq}
+end
+if n > 0 then redis.call('RPUSH', events, unpack(ARGV, 7, 6 + n)) end
+local new = seq + n
+redis.call('HSET', meta, 'seq', new, 'head', head)
+for i = 7 + n, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
+if want_version ~= '' then redis.call('HINCRBY', meta, 'version', 1) end
+if act ~= '' then redis.call('HSET', acts, act, new) end
+redis.call('PERSIST', meta)
+redis.call('SPUBLISH', chan, payload)
+return {'ok', new}
+"""
+
+UPDATE_META_LUA = """
+local meta, chan = KEYS[1], KEYS[2]
+local want, ttl, payload = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+if redis.call('EXISTS', meta) == 0 then return -1 end
+if want ~= '' and redis.call('HGET', meta, 'version') ~= want then return -2 end
+for i = 4, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
+local v = redis.call('HINCRBY', meta, 'version', 1)
+if ttl > 0 then redis.call('EXPIRE', meta, ttl) elseif ttl < 0 then redis.call('PERSIST', meta) end
+if payload ~= '' then redis.call('SPUBLISH', chan, payload) end
+return v
+"""
+
+STATUSES = ("open", "running", "ended")
+
+
+def meta_key(table_id: str) -> str:
+    """The table's metadata hash."""
+    return f"t:{{{table_id}}}:meta"
+
+
+def events_key(table_id: str) -> str:
+    """The table's event list (index ``seq - 1``)."""
+    return f"t:{{{table_id}}}:events"
+
+
+def acts_key(table_id: str) -> str:
+    """The table's action-id hash (idempotency)."""
+    return f"t:{{{table_id}}}:acts"
+
+
+def channel(table_id: str) -> str:
+    """The table's sharded pub/sub channel."""
+    return f"t:{{{table_id}}}:deltas"
+
+
+def index_key(status: str) -> str:
+    """The lobby list (sorted set by creation time) of tables with ``status``."""
+    return f"tables:{status}"
+
+
+def pack(obj: Any) -> bytes:
+    """msgpack bytes of a plain value."""
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    """The value of msgpack ``data`` (strings as ``str``)."""
+    return msgpack.unpackb(data, raw=False)
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """``status``: ``ok`` (stored; ``seq`` is the new seq), ``dup`` (the action id was
+    stored before; ``seq`` is the seq after it), ``stale`` (``seq`` is the stored seq, not
+    the expected one, or the lobby changed), ``missing`` (no such table)."""
+
+    status: str
+    seq: int
+
+
+class Store:
+    """Typed access to one Redis (``redis.asyncio.Redis`` with bytes responses)."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis = client
+        self._append = client.register_script(APPEND_LUA)
+        self._update = client.register_script(UPDATE_META_LUA)
+
+    @classmethod
+    def from_url(cls, url: str) -> Store:
+        """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``)."""
+        # A restarted Redis closes every pooled connection: retry on a fresh one. Retrying
+        # is safe: the append script deduplicates by action id and checks the seq.
+        retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), 4)
+        return cls(aioredis.Redis.from_url(
+            url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30,
+            retry=retry, retry_on_error=[RedisConnectionError, RedisTimeoutError]))
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        """True when Redis answers."""
+        return bool(await self.redis.ping())
+
+    async def create(self, table_id: str, fields: dict[str, str], ttl: int, score: float) -> None:
+        """Store a new table's meta (expiring after ``ttl`` s) and list it as open."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(meta_key(table_id), mapping=fields)
+        pipe.expire(meta_key(table_id), ttl)
+        pipe.zadd(index_key("open"), {table_id: score})
+        await pipe.execute()
+
+    async def load_meta(self, table_id: str) -> dict[str, str]:
+        """The meta hash as ``str → str`` (empty when the table does not exist)."""
+        raw = await self.redis.hgetall(meta_key(table_id))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def load_entries(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
+        """Stored entries ``{"e", "h", "a"?}`` for seqs ``after+1 …`` in order."""
+        raw = await self.redis.lrange(events_key(table_id), after, -1)
+        return [unpack(b) for b in raw]
+
+    async def append(self, table_id: str, expected_seq: int, entries: list[dict[str, Any]],
+                     head: str, act_key: str = "", expected_version: str = "",
+                     meta_fields: dict[str, str] | None = None,
+                     meta_changed: bool = False) -> AppendResult:
+        """Append ``entries`` after ``expected_seq`` in one round trip (the APPEND script).
+
+        Publishes ``{"table", "from", "entries", "meta"}`` on the table channel when
+        stored. Raises ``redis.RedisError`` when Redis fails (then nothing is known to be
+        stored; a retry with the same ``act_key`` is safe).
+        """
+        payload = pack({"table": table_id, "from": expected_seq + 1, "entries": entries,
+                        "meta": meta_changed})
+        args: list[Any] = [expected_seq, expected_version, act_key, head, payload, len(entries)]
+        args += [pack(e) for e in entries]
+        for k, v in (meta_fields or {}).items():
+            args += [k, v]
+        keys = [meta_key(table_id), events_key(table_id), acts_key(table_id), channel(table_id)]
+        status, seq = await self._append(keys=keys, args=args)
+        return AppendResult(status.decode() if isinstance(status, bytes) else status, int(seq))
+
+    async def update_meta(self, table_id: str, fields: dict[str, str],
+                          expected_version: str = "", ttl: int = 0) -> int | None:
+        """Set meta ``fields`` if the version is still ``expected_version`` ('' = any),
+        bump the version, set the expiry (``ttl`` > 0; < 0 removes it), and publish a
+        meta notice. Returns the new version, or ``None`` when the table is gone or changed.
+        """
+        args: list[Any] = [expected_version, ttl,
+                           pack({"table": table_id, "from": 0, "entries": [], "meta": True})]
+        for k, v in fields.items():
+            args += [k, v]
+        result = await self._update(keys=[meta_key(table_id), channel(table_id)], args=args)
+        return None if int(result) < 0 else int(result)
+
+    async def act_seq(self, table_id: str, act_key: str) -> int | None:
+        """The seq stored for an action id, if that action was applied."""
+        raw = await self.redis.hget(acts_key(table_id), act_key)
+        return None if raw is None else int(raw)
+
+    async def move_index(self, table_id: str, to_status: str, score: float) -> None:
+        """List the table under ``to_status`` only (lobby lists are an index, not state)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for status in STATUSES:
+            if status != to_status:
+                pipe.zrem(index_key(status), table_id)
+        pipe.zadd(index_key(to_status), {table_id: score})
+        await pipe.execute()
+
+    async def list_ids(self, status: str, limit: int) -> list[str]:
+        """Up to ``limit`` table ids with ``status``, newest first."""
+        raw = await self.redis.zrevrange(index_key(status), 0, limit - 1)
+        return [r.decode() for r in raw]
+
+    async def metas(self, table_ids: list[str]) -> list[dict[str, str]]:
+        """The meta hashes of several tables in one round trip (empty for gone ones)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for t in table_ids:
+            pipe.hgetall(meta_key(t))
+        rows = await pipe.execute()
+        return [{k.decode(): v.decode() for k, v in r.items()} for r in rows]
+
+    async def drop_from_index(self, status: str, table_ids: list[str]) -> None:
+        """Forget expired tables in a lobby list."""
+        if table_ids:
+            await self.redis.zrem(index_key(status), *table_ids)
+
+    async def hit(self, key: str, window: int) -> int:
+        """Count one event in a fixed window of ``window`` seconds; returns the count."""
+        bucket = f"rl:{key}:{int(time.time()) // window}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.incr(bucket)
+        pipe.expire(bucket, window)
+        count, _ = await pipe.execute()
+        return int(count)

@@ -1,0 +1,619 @@
+"""Live tables: the cached engine state of each table, and every change to a table.
+
+A ``LiveTable`` holds the fold of its stored events (``state``), its seq and chain head,
+the last view per viewer class (to compute patches), a short ring of recent deltas (for
+reconnects) and its ``Room``. It changes only by applying stored entries, in seq order,
+whether this process appended them or another one did (pub/sub). Actions go through
+``act``: the engine decides, one Redis script appends (expected seq + idempotency), the
+entries are applied; on ``stale`` the table syncs and decides once more.
+
+``Tables`` is the process's registry: loads (rebuild by replay), subscriptions while
+sockets or bots watch, the lobby operations, and the record after the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from engine import get_game
+from engine.chain import genesis, link
+from engine.game import Game, IllegalAction, Message
+from engine.shuffle import combine_seed, commitment
+from server import metrics
+from server.config import Settings
+from server.fanout import Delta, Room, Subscriber
+from server.logging import get_logger
+from server.meta import Seat, TableMeta, token_hash
+from server.records import make_record
+from server.store import Store
+
+log = get_logger("tables")
+
+
+class Unavailable(Exception):
+    """Redis did not confirm: nothing is acknowledged (error ``unavailable``, HTTP 503)."""
+
+
+class LobbyError(Exception):
+    """A lobby request that cannot be done: ``status`` (HTTP), ``code``, ``message``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def viewer_keys(game: Game, seats: int) -> list[int | None]:
+    """The viewer classes deltas are computed for: only ``None`` when the game declares
+    ``uniform_view`` (every viewer sees the same), else ``None`` and every seat."""
+    if getattr(game, "uniform_view", False):
+        return [None]
+    return [None, *range(seats)]
+
+
+def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
+                  heads: list[str], after: int = 0) -> list[Delta]:
+    """The deltas of ``events`` after seq ``after``, computed exactly as live (``heads``:
+    the chain head after each event, or '' each when unknown)."""
+    shadow = LiveTable.__new__(LiveTable)
+    shadow.game, shadow.keys = game, keys
+    shadow.state = game.initial_state()
+    shadow.seq = 0
+    for event in events[:after]:
+        shadow.state = game.evolve(shadow.state, event)
+        shadow.seq += 1
+    shadow.views = {k: game.view(shadow.state, k) for k in keys}
+    out = []
+    for event, head in zip(events[after:], heads[after:], strict=True):
+        shadow.state = game.evolve(shadow.state, event)
+        shadow.seq += 1
+        shadow.head = bytes.fromhex(head)
+        out.append(shadow._delta(event))
+    return out
+
+
+class LiveTable:
+    """One table's cached state in this process (see the module docstring)."""
+
+    def __init__(self, meta: TableMeta, ring_size: int) -> None:
+        self.id = meta.id
+        self.meta = meta
+        self.game: Game = get_game(meta.game)
+        self.keys = viewer_keys(self.game, len(meta.seats))
+        self.state: Any = self.game.initial_state()
+        self.seq = 0
+        self.head = genesis(meta.id, meta.commitment)
+        self.views: dict[int | None, dict[str, Any]] = {}
+        self.ring: deque[Delta] = deque(maxlen=max(ring_size, 1))
+        self.room = Room(meta.id)
+        self.lock = asyncio.Lock()
+        self.sync_lock = asyncio.Lock()
+        self.bot_tasks: dict[int, asyncio.Task[None]] = {}
+        self.turn: dict[int, asyncio.Event] = {}
+        self.subscribed = False
+        self.suspect = False
+        self.on_over: Callable[[LiveTable], None] | None = None
+        self._reset_views()
+
+    def _reset_views(self) -> None:
+        self.views = {k: self.game.view(self.state, k) for k in self.keys}
+
+    # ---- applying stored entries ---------------------------------------------------------
+
+    def replay(self, entries: list[dict[str, Any]]) -> None:
+        """Fold stored entries into the state without building deltas (rebuild on load)."""
+        for entry in entries:
+            self.state = self.game.evolve(self.state, self.game.events.decode(entry["e"]))
+            self.seq += 1
+            self.head = bytes.fromhex(entry["h"])
+        self._reset_views()
+
+    def apply(self, entries: list[dict[str, Any]], first_seq: int) -> bool:
+        """Apply entries whose first has seq ``first_seq``; already applied ones are
+        skipped. Returns False (and applies nothing) when entries are missing before them.
+        Queues one delta per event, then the prompts, to the room."""
+        if first_seq > self.seq + 1:
+            return False
+        fresh = entries[self.seq + 1 - first_seq:]
+        if not fresh:
+            return True
+        for entry in fresh:
+            event = self.game.events.decode(entry["e"])
+            self.state = self.game.evolve(self.state, event)
+            self.seq += 1
+            self.head = bytes.fromhex(entry["h"])
+            delta = self._delta(event)
+            self.ring.append(delta)
+            self.room.publish("delta", delta)
+        self.meta.seq, self.meta.head = self.seq, self.head.hex()
+        self._after_change()
+        return True
+
+    def _delta(self, event: Message) -> Delta:
+        dicts: dict[int | None, dict[str, Any]] = {}
+        head = self.head.hex()
+        for k in self.keys:
+            view = self.game.view(self.state, k)
+            # The first event's patch is the whole view: folding patches 1…k from {}
+            # gives the view at k (the replay viewer relies on it).
+            before = self.views.get(k, {}) if self.seq > 1 else {}
+            patch = {key: value for key, value in view.items() if before.get(key) != value}
+            self.views[k] = view
+            msg = {"t": "delta", "seq": self.seq, "event": self.game.project(event, k),
+                   "patch": patch, "head": head}
+            if k is not None and msg == dicts.get(None):
+                continue  # same as the spectators': share their frame
+            dicts[k] = msg
+        return Delta(self.seq, dicts)
+
+    def _after_change(self) -> None:
+        for seat in self.game.to_move(self.state):
+            if self.room.seat_connections(seat):
+                self.room.publish("prompt", (seat, self.seq, self.legal(seat)))
+            event = self.turn.get(seat)
+            if event is not None:
+                event.set()
+        if self.game.is_over(self.state):
+            for event in self.turn.values():
+                event.set()
+            if self.on_over is not None:
+                self.on_over(self)
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        """The wire form of ``seat``'s legal actions now."""
+        return [a.to_dict() for a in self.game.legal_actions(self.state, seat)]
+
+    def view(self, viewer: int | None) -> dict[str, Any]:
+        """The current view for ``viewer``."""
+        return self.views.get(viewer) or self.views[None]
+
+    # ---- deltas for a reconnect ----------------------------------------------------------
+
+    def recent(self, after: int) -> list[Delta] | None:
+        """The deltas after seq ``after`` from the ring, or ``None`` if it lacks some."""
+        if after >= self.seq:
+            return []
+        if not self.ring or self.ring[0].seq > after + 1:
+            return None
+        return [d for d in self.ring if d.seq > after]
+
+    def rebuild_deltas(self, entries: list[dict[str, Any]], after: int) -> list[Delta]:
+        """Deltas ``after+1 … len(entries)`` recomputed by replaying ``entries`` (all the
+        stored entries from seq 1), identical to the ones sent live."""
+        events = [self.game.events.decode(e["e"]) for e in entries]
+        return replay_deltas(self.game, self.keys, events, [e["h"] for e in entries], after)
+
+    # ---- building entries ----------------------------------------------------------------
+
+    def chain(self, events: list[Message], action: Message | None
+              ) -> tuple[list[dict[str, Any]], str]:
+        """Stored entries for ``events`` (each with its chain head; the first also with the
+        action) and the new head (hex)."""
+        head = self.head
+        entries = []
+        for e in events:
+            d = e.to_dict()
+            head = link(head, d)
+            entries.append({"e": d, "h": head.hex()})
+        if action is not None and entries:
+            entries[0]["a"] = action.to_dict()
+        return entries, head.hex()
+
+
+class Tables:
+    """The tables of this process, and every operation on a table."""
+
+    def __init__(self, settings: Settings, store: Store) -> None:
+        self.settings = settings
+        self.store = store
+        self.cache: OrderedDict[str, LiveTable] = OrderedDict()
+        self.loading: dict[str, asyncio.Future[LiveTable | None]] = {}
+        self.subscriber = Subscriber(store.redis, self._published, self._resync_all)
+        self.max_cached = 20_000
+        self.bot_runner: Callable[[LiveTable, int], asyncio.Task[None]] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self.closing = False
+
+    async def start(self) -> None:
+        """Open the subscription."""
+        await self.subscriber.start()
+
+    async def stop(self) -> None:
+        """Stop bots and the subscription."""
+        self.closing = True
+        for table in self.cache.values():
+            for task in table.bot_tasks.values():
+                task.cancel()
+        await self.subscriber.stop()
+
+    def spawn(self, coro: Any) -> None:
+        """Run ``coro`` in the background, keeping a reference until it ends; its failure
+        is logged (background work is best effort: a later sync repairs it)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task[Any]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None and not self.closing:
+            log.warning("background task failed", error=repr(task.exception()))
+
+    # ---- loading and following ---------------------------------------------------------
+
+    async def get(self, table_id: str, watch: bool = False) -> LiveTable | None:
+        """The table, loaded (by replay) if needed and synced with Redis; ``watch``: keep it
+        subscribed. ``None`` for an unknown table. Raises ``Unavailable``."""
+        try:
+            table = self.cache.get(table_id)
+            if table is None:
+                table = await self._load(table_id)
+                if table is None:
+                    return None
+            elif not table.subscribed and not await self.sync(table):
+                self.cache.pop(table_id, None)  # expired (an unstarted table) meanwhile
+                metrics.TABLES.set(len(self.cache))
+                return None
+            if watch or table.bot_tasks:
+                await self._follow(table)
+            return table
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            raise Unavailable(str(e)) from None
+
+    async def _load(self, table_id: str) -> LiveTable | None:
+        pending = self.loading.get(table_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future[LiveTable | None] = asyncio.get_running_loop().create_future()
+        self.loading[table_id] = fut
+        try:
+            fields = await self.store.load_meta(table_id)
+            if not fields:
+                fut.set_result(None)
+                return None
+            meta = TableMeta.from_fields(table_id, fields)
+            table = LiveTable(meta, self.settings.recent_deltas)
+            table.on_over = self._on_over
+            if meta.seq:
+                table.replay(await self.store.load_entries(table_id))
+            self.cache[table_id] = table
+            self._evict()
+            metrics.TABLES.set(len(self.cache))
+            self._ensure_bots(table)
+            if table.bot_tasks:
+                await self._follow(table)
+            if self.game_over(table) and meta.status != "ended":
+                self.spawn(self._finish(table))  # the ending process died before marking it
+            fut.set_result(table)
+            return table
+        except BaseException as e:
+            fut.set_exception(e)
+            fut.exception()  # mark retrieved: waiters re-raise it
+            raise
+        finally:
+            self.loading.pop(table_id, None)
+
+    def _evict(self) -> None:
+        while len(self.cache) > self.max_cached:
+            for tid, t in self.cache.items():
+                if not t.subscribed:
+                    del self.cache[tid]
+                    break
+            else:
+                return
+
+    async def _follow(self, table: LiveTable) -> None:
+        if table.subscribed:
+            return
+        table.subscribed = True
+        await self.subscriber.follow(table.id)
+        await self.sync(table)  # events stored between the load and the subscription
+
+    async def unwatch(self, table: LiveTable) -> None:
+        """Drop the subscription when no local socket or bot watches the table any more."""
+        if table.subscribed and not len(table.room) and not table.bot_tasks:
+            table.subscribed = False
+            await self.subscriber.unfollow(table.id)
+
+    async def sync(self, table: LiveTable) -> bool:
+        """Fetch and apply the entries this process has not seen (and reload the meta).
+        Returns False when the table no longer exists in Redis."""
+        async with table.sync_lock:
+            fields = await self.store.load_meta(table.id)
+            if not fields:
+                return False
+            self._set_meta(table, TableMeta.from_fields(table.id, fields))
+            if table.meta.seq > table.seq:
+                # Pub/sub may apply entries while we wait: place the loaded ones by the
+                # seq they were loaded after, and apply skips what is already applied.
+                after = table.seq
+                entries = await self.store.load_entries(table.id, after)
+                table.apply(entries, after + 1)
+            self._ensure_bots(table)  # the game may have started meanwhile
+            return True
+
+    def _set_meta(self, table: LiveTable, meta: TableMeta) -> None:
+        old = table.meta
+        table.meta = meta
+        meta.seq, meta.head = max(meta.seq, table.seq), meta.head or table.head.hex()
+        if (old.version, old.status) != (meta.version, meta.status):
+            # A seat given to someone else drops the sockets of the old token.
+            for seat, conns in tuple(table.room.players.items()):
+                for conn in tuple(conns):
+                    if seat >= len(meta.tokens) or meta.tokens[seat] != conn.token_hash:
+                        conn.shut(1008, "seat token no longer valid")
+            table.room.publish("table", meta.summary())
+            self._ensure_bots(table)
+
+    def _published(self, table_id: str, msg: dict[str, Any]) -> None:
+        table = self.cache.get(table_id)
+        if table is None:
+            return
+        entries = msg.get("entries") or []
+        if entries and not table.apply(entries, int(msg["from"])):
+            self.spawn(self._safe_sync(table))  # a gap: fill it from the event list
+        if msg.get("meta"):
+            self.spawn(self._safe_sync(table))
+
+    async def _safe_sync(self, table: LiveTable) -> None:
+        try:
+            await self.sync(table)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("sync failed", table=table.id, error=str(e))
+
+    async def _resync_all(self) -> None:
+        for table in list(self.cache.values()):
+            if table.subscribed:
+                await self._safe_sync(table)
+
+    # ---- actions -------------------------------------------------------------------------
+
+    def game_over(self, table: LiveTable) -> bool:
+        """True once the table's game has ended."""
+        return table.seq > 0 and table.game.is_over(table.state)
+
+    async def act(self, table: LiveTable, seat: int, action_id: str,
+                  body: dict[str, Any], expected_seq: int | None = None) -> int:
+        """Validate, decide, store and apply one action of ``seat``; returns the seq after
+        it (the original seq for a repeated ``action_id``). With ``expected_seq`` the
+        action is only decided at that seq (else ``stale``); without it, a conflict with
+        another process re-decides once on the newer state. Raises ``IllegalAction`` (the
+        engine's code, or ``not_started``, ``not_your_seat``, ``stale``) or
+        ``Unavailable``; neither changes anything."""
+        if table.seq == 0:
+            raise IllegalAction("not_started", "the game has not started yet")
+        data = dict(body)
+        if data.setdefault("seat", seat) != seat:
+            raise IllegalAction("not_your_seat", f"you hold seat {seat}, not {data['seat']!r}")
+        action = table.game.actions.decode(data)
+        act_key = f"{seat}:{action_id}"
+        async with table.lock:
+            try:
+                if table.suspect:
+                    await self.sync(table)  # an earlier append may have been stored unseen
+                    table.suspect = False
+                for _ in range(2):
+                    if expected_seq is not None and table.seq < expected_seq:
+                        await self.sync(table)  # the client saw events we have not yet
+                    if expected_seq is not None and table.seq != expected_seq:
+                        done = await self.store.act_seq(table.id, act_key)
+                        if done is not None:
+                            return await self._caught_up(table, done)
+                        raise IllegalAction("stale", f"the table is at seq {table.seq}, "
+                                                     f"not {expected_seq}; look and try again")
+                    try:
+                        events = table.game.decide(table.state, action)
+                    except IllegalAction:
+                        done = await self.store.act_seq(table.id, act_key)
+                        if done is not None:
+                            return await self._caught_up(table, done)
+                        raise
+                    except (TypeError, ValueError, KeyError, AttributeError) as e:
+                        raise IllegalAction("bad_message", f"malformed action: {e}") from None
+                    entries, head = table.chain(list(events), action)
+                    result = await self.store.append(table.id, table.seq, entries, head, act_key)
+                    if result.status == "ok":
+                        table.apply(entries, result.seq - len(entries) + 1)
+                        return result.seq
+                    if result.status == "dup":
+                        # Stored before (a resend, or a retry after a lost reply): make
+                        # sure this process has applied it before the ack goes out.
+                        return await self._caught_up(table, result.seq)
+                    if result.status == "missing":
+                        raise IllegalAction("no_table", "the table no longer exists")
+                    await self.sync(table)  # stale: another process appended first
+                raise IllegalAction("stale", "the table changed meanwhile; look and try again")
+            except RedisError as e:
+                metrics.REDIS_ERRORS.inc()
+                table.suspect = True
+                raise Unavailable(str(e)) from None
+
+    async def _caught_up(self, table: LiveTable, seq: int) -> int:
+        if table.seq < seq:
+            await self.sync(table)
+        return seq
+
+    def _on_over(self, table: LiveTable) -> None:
+        if table.meta.status != "ended":
+            self.spawn(self._finish(table))
+
+    async def _finish(self, table: LiveTable) -> None:
+        view = table.game.view(table.state, None)
+        result = view.get("result") if isinstance(view, dict) else None
+        winners = result.get("winners") if isinstance(result, dict) else None
+        fields = {"status": "ended", "ended_at": repr(time.time())}
+        if winners is not None:
+            fields["winners"] = json.dumps(winners)
+        try:
+            await self.store.update_meta(table.id, fields)
+            await self.store.move_index(table.id, "ended", table.meta.created_at)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("could not mark ended", table=table.id, error=str(e))
+        log.info("game ended", table=table.id, seq=table.seq)
+
+    # ---- bots ----------------------------------------------------------------------------
+
+    def _ensure_bots(self, table: LiveTable) -> None:
+        if self.bot_runner is None or table.seq == 0 or self.game_over(table):
+            return
+        for seat, s in enumerate(table.meta.seats):
+            if s.kind == "bot" and seat not in table.bot_tasks:
+                table.turn[seat] = asyncio.Event()
+                table.bot_tasks[seat] = self.bot_runner(table, seat)
+
+    def bots_done(self, table: LiveTable, seat: int) -> None:
+        """A bot task ended (game over or cancelled)."""
+        table.bot_tasks.pop(seat, None)
+        table.turn.pop(seat, None)
+        if not table.bot_tasks and not self.closing:
+            self.spawn(self.unwatch(table))
+
+    # ---- lobby ---------------------------------------------------------------------------
+
+    async def create(self, game_name: str, seats: int, options: dict[str, Any], name: str,
+                     ) -> tuple[TableMeta, str]:
+        """A new open table with its server seed drawn and committed; returns its meta and
+        the creator's token (which may start the game and manage bots)."""
+        game = get_game(game_name)
+        if not game.min_players <= seats <= game.max_players:
+            raise LobbyError(400, "bad_message",
+                             f"{game_name} takes {game.min_players}-{game.max_players} seats")
+        server_seed = secrets.token_bytes(32).hex()
+        owner = secrets.token_urlsafe(16)
+        meta = TableMeta(
+            id=secrets.token_urlsafe(9), game=game_name, status="open", name=name,
+            options=options, seats=[Seat() for _ in range(seats)],
+            contributions=[""] * seats, commitment=commitment(server_seed),
+            server_seed=server_seed, created_at=time.time(), tokens=[""] * seats,
+            owner=token_hash(owner))
+        meta.head = genesis(meta.id, meta.commitment).hex()
+        await self._redis(self.store.create(meta.id, meta.to_fields(), self.settings.idle_expiry,
+                                            meta.created_at))
+        log.info("table created", table=meta.id, seats=seats)
+        return meta, owner
+
+    async def _redis(self, coro: Any) -> Any:
+        try:
+            return await coro
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("redis failed", error=str(e))
+            raise Unavailable(str(e)) from None
+
+    async def _fresh_meta(self, table_id: str) -> TableMeta:
+        fields = await self._redis(self.store.load_meta(table_id))
+        if not fields:
+            raise LobbyError(404, "no_table", f"no table {table_id!r}")
+        return TableMeta.from_fields(table_id, fields)
+
+    async def lobby_change(self, table_id: str,
+                           change: Callable[[TableMeta], dict[str, str] | Any]) -> TableMeta:
+        """Apply ``change(meta)`` (which validates, edits ``meta`` and returns the fields
+        to store) to the current meta with an optimistic version check; retried on a
+        concurrent change. Only before the start."""
+        for _ in range(8):
+            meta = await self._fresh_meta(table_id)
+            if meta.status != "open":
+                raise LobbyError(409, "started", "the game has already started")
+            fields = change(meta)
+            version = await self._redis(self.store.update_meta(
+                table_id, fields, expected_version=meta.version, ttl=self.settings.idle_expiry))
+            if version is not None:
+                meta.version = str(version)
+                return meta
+        raise LobbyError(409, "stale", "the table changed meanwhile; try again")
+
+    async def start_game(self, table_id: str, token: str | None) -> TableMeta:
+        """Start: every seat filled; seed = combine_seed(server_seed, contributions);
+        store the game's first events in one append. Returns the meta."""
+        for _ in range(4):
+            meta = await self._fresh_meta(table_id)
+            if meta.status != "open":
+                raise LobbyError(409, "started", "the game has already started")
+            if meta.seat_of(token) is None and not meta.is_owner(token):
+                raise LobbyError(401, "bad_token", "only a seated player or the creator may start")
+            empty = [i for i, s in enumerate(meta.seats) if s.kind is None]
+            if empty:
+                raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
+            game = get_game(meta.game)
+            seed = combine_seed(meta.server_seed, meta.contributions)
+            try:
+                events = list(game.start(meta.players(), meta.options, seed))
+            except ValueError as e:
+                raise LobbyError(400, "bad_options", str(e)) from None
+            shadow = LiveTable(meta, 1)
+            entries, head = shadow.chain(events, None)
+            result = await self._redis(self.store.append(
+                table_id, 0, entries, head, expected_version=meta.version,
+                meta_fields={"status": "running", "started_at": repr(time.time())},
+                meta_changed=True))
+            if result.status == "ok":
+                await self._redis(self.store.move_index(table_id, "running", meta.created_at))
+                meta.status, meta.seq, meta.head = "running", result.seq, head
+                table = self.cache.get(table_id)
+                if table is not None:
+                    table.apply(entries, 1)
+                    with contextlib.suppress(Unavailable, RedisError):
+                        await self.sync(table)
+                elif any(s.kind == "bot" for s in meta.seats):
+                    with contextlib.suppress(Unavailable):
+                        await self.get(table_id)  # load it here so that its bots play
+                log.info("game started", table=table_id, seq=result.seq)
+                return meta
+            if result.status == "missing":
+                raise LobbyError(404, "no_table", f"no table {table_id!r}")
+        raise LobbyError(409, "stale", "the table changed meanwhile; try again")
+
+    async def listing(self, statuses: list[str], limit: int = 100) -> list[dict[str, Any]]:
+        """Summaries of the tables with those statuses, newest first; expired ids are
+        dropped from the lists."""
+        out = []
+        for status in statuses:
+            ids = await self._redis(self.store.list_ids(status, limit))
+            rows = await self._redis(self.store.metas(ids)) if ids else []
+            gone = []
+            for tid, fields in zip(ids, rows, strict=True):
+                if not fields:
+                    gone.append(tid)
+                    continue
+                meta = TableMeta.from_fields(tid, fields)
+                if meta.status == status:
+                    out.append(meta.summary())
+            if gone:
+                await self._redis(self.store.drop_from_index(status, gone))
+        out.sort(key=lambda s: s["created_at"], reverse=True)
+        return out[:limit]
+
+    async def record(self, table: LiveTable) -> dict[str, Any]:
+        """The game record (CONTRACT §1 with ``seed`` and ``deck``) plus ``server_seed``,
+        ``commitment``, ``contributions``, ``table_id``, the final ``head`` and the
+        ``result`` (CONTRACT §3, as the replay must end). Raises
+        ``LobbyError`` (409) before the end."""
+        if not self.game_over(table):
+            raise LobbyError(409, "not_ended", "the record is published when the game has ended")
+        entries = await self._redis(self.store.load_entries(table.id))
+        game = table.game
+        events = [game.events.decode(e["e"]) for e in entries]
+        actions = [e["a"] for e in entries if "a" in e]
+        meta = table.meta
+        seed = combine_seed(meta.server_seed, meta.contributions)
+        setup_deck = getattr(game, "setup_deck", None)
+        deck = setup_deck(events) if setup_deck else []
+        final = table.game.view(table.state, None)
+        return make_record(meta.game, meta.players(), meta.options, seed, deck, actions,
+                           server_seed=meta.server_seed, commitment=meta.commitment,
+                           contributions=list(meta.contributions), table_id=table.id,
+                           head=entries[-1]["h"] if entries else meta.head,
+                           result=final.get("result"))

@@ -1,0 +1,256 @@
+"""The websocket endpoint ``/ws/tables/{id}`` (docs/protocol.md §2).
+
+Order of a connection: Origin check (1008), per-address limit (4029), accept, ``hello``
+within ``hello_timeout`` (1008), token → seat (1008 for a token that is no seat's),
+``welcome`` (full view, or the missed deltas after ``last_seq``), then frames both ways.
+Every inbound frame is decoded (1003 if it cannot be), validated (error ``bad_message``),
+rate limited (error ``rate_limited``; a flood closes with 1008) and then handled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from engine.game import IllegalAction
+from server import metrics, protocol
+from server.fanout import Connection
+from server.logging import get_logger
+from server.meta import token_hash
+from server.tables import LiveTable, Unavailable
+
+log = get_logger("ws")
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """No Origin (non-browser client), the page's own host, or a listed origin (``*``)."""
+    if origin is None:
+        return True
+    if "*" in allowed or origin in allowed:
+        return True
+    return bool(host) and urlsplit(origin).netloc == host
+
+
+async def endpoint(ws: WebSocket) -> None:
+    """Serve one client socket of one table."""
+    svc = ws.app.state.svc
+    settings = svc.settings
+    addr = ws.client.host if ws.client else "?"
+    if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
+                          settings.allowed_origins):
+        metrics.REJECTED_SOCKETS.labels("origin").inc()
+        await ws.accept()
+        await ws.close(1008, "origin not allowed")
+        return
+    if svc.addr_count.get(addr, 0) >= settings.conns_per_addr:
+        metrics.REJECTED_SOCKETS.labels("per_address").inc()
+        await ws.accept()
+        await ws.close(4029, "too many connections from your address")
+        return
+    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
+    try:
+        await ws.accept()
+        await _serve(ws, svc, addr)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        left = svc.addr_count.get(addr, 1) - 1
+        if left > 0:
+            svc.addr_count[addr] = left
+        else:
+            svc.addr_count.pop(addr, None)
+
+
+async def _receive(ws: WebSocket) -> bytes | str | None:
+    msg = await ws.receive()
+    if msg["type"] == "websocket.disconnect":
+        return None
+    data = msg.get("bytes")
+    return data if data is not None else msg.get("text", "")
+
+
+async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
+    settings = svc.settings
+    table_id = ws.path_params["id"]
+    try:
+        first = await asyncio.wait_for(_receive(ws), settings.hello_timeout)
+    except TimeoutError:
+        await ws.close(1008, "no hello in time")
+        return
+    if first is None:
+        return
+    binary = isinstance(first, bytes)
+    try:
+        hello = protocol.parse_message(protocol.decode_frame(first, settings.max_frame))
+    except protocol.Undecodable:
+        await ws.close(1003, "undecodable frame")
+        return
+    except protocol.BadMessage as e:
+        await ws.send(_frame({"t": "error", "id": None, "code": "bad_message",
+                              "message": str(e)}, binary))
+        await ws.close(1008, "the first frame must be a valid hello")
+        return
+    if not isinstance(hello, protocol.Hello):
+        await ws.close(1008, "the first frame must be hello")
+        return
+    try:
+        table = await svc.tables.get(table_id, watch=True)
+    except Unavailable:
+        await ws.close(1013, "store unavailable, try again")
+        return
+    if table is None:
+        await ws.close(4004, "no such table")
+        return
+    seat = table.meta.seat_of(hello.token)
+    if hello.token is not None and seat is None:
+        # The seat may have been taken a moment ago (the meta notice is still on its way).
+        with contextlib.suppress(Exception):
+            await svc.tables.sync(table)
+        seat = table.meta.seat_of(hello.token)
+    if hello.token is not None and seat is None:
+        metrics.REJECTED_SOCKETS.labels("token").inc()
+        await ws.close(1008, "this token holds no seat at this table")
+        return
+
+    async def send(frame: protocol.Frame) -> None:
+        await ws.send(_raw(frame))
+
+    async def close(code: int, reason: str) -> None:
+        await ws.close(code, reason)
+
+    conn = Connection(send, close, addr, binary, settings.rate_burst, settings.outbox_limit)
+    conn.seat = seat
+    conn.token_hash = token_hash(hello.token) if hello.token else ""
+    svc.connections.add(conn)
+    try:
+        await welcome(svc, table, conn, hello.last_seq)
+        await _loop(ws, svc, table, conn)
+    finally:
+        svc.connections.discard(conn)
+        table.room.remove(conn)
+        if conn.closing is not None:
+            await _finish_close(ws, conn.closing)
+        conn.closed = True
+        svc.tables.spawn(svc.tables.unwatch(table))
+
+
+async def _finish_close(ws: WebSocket, closing: asyncio.Task[None]) -> None:
+    """Wait for our close to complete while discarding what the client still sends: the
+    websockets library finishes the closing handshake only once its incoming queue (full,
+    after a flood) has room again."""
+
+    async def discard() -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                msg = await ws._receive()  # raw ASGI receive: Starlette's refuses after close
+                if msg["type"] == "websocket.disconnect":
+                    return
+
+    drain = asyncio.get_running_loop().create_task(discard())
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.shield(closing), 15)
+    drain.cancel()
+
+
+def _raw(frame: protocol.Frame) -> dict[str, Any]:
+    if isinstance(frame, bytes):
+        return {"type": "websocket.send", "bytes": frame}
+    return {"type": "websocket.send", "text": frame}
+
+
+def _frame(msg: dict[str, Any], binary: bool) -> dict[str, Any]:
+    return _raw(protocol.encode(msg, binary))
+
+
+async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | None) -> None:
+    """Send ``welcome`` and the deltas ``conn`` misses, then deliver to it live.
+
+    The last step runs without awaiting, so no delta can slip between the welcome and
+    the live ones."""
+    table.room.remove(conn)
+    deltas = None
+    if last_seq is not None and last_seq <= table.seq:
+        deltas = table.recent(last_seq)
+        while deltas is None:
+            try:
+                entries = await svc.tables.store.load_entries(table.id)
+            except Exception:
+                last_seq = None  # cannot rebuild now: fall back to the full view
+                break
+            if len(entries) >= table.seq:
+                deltas = table.rebuild_deltas(entries[:table.seq], last_seq)
+    msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
+           "head": table.head.hex(), "view": None if deltas is not None else table.view(conn.seat)}
+    conn.message(msg)
+    key = conn.seat if conn.seat is not None else None
+    for d in deltas or ():
+        conn.push(d.frame(key, conn.binary))
+    conn.seq = table.seq
+    table.room.add(conn)
+    if conn.seat is not None and conn.seat in table.game.to_move(table.state):
+        conn.message({"t": "prompt", "seq": table.seq, "legal_actions": table.legal(conn.seat)})
+
+
+async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection) -> None:
+    settings = svc.settings
+    while not conn.closed:
+        data = await _receive(ws)
+        if data is None:
+            return
+        if not conn.allow(settings.rate_per_s, settings.rate_burst):
+            if conn.refused >= settings.flood_close:
+                metrics.REJECTED_SOCKETS.labels("flood").inc()
+                conn.shut(1008, "flooding")
+                return
+            conn.message({"t": "error", "id": None, "code": "rate_limited",
+                          "message": f"more than {settings.rate_per_s:g} messages per second"})
+            continue
+        try:
+            msg = protocol.parse_message(protocol.decode_frame(data, settings.max_frame))
+        except protocol.Undecodable:
+            conn.shut(1003, "undecodable frame")
+            return
+        except protocol.BadMessage as e:
+            conn.message({"t": "error", "id": None, "code": "bad_message", "message": str(e)})
+            continue
+        if isinstance(msg, protocol.Sync):
+            await welcome(svc, table, conn, None)
+        elif isinstance(msg, protocol.Hello):
+            conn.message({"t": "error", "id": None, "code": "bad_message",
+                          "message": "hello was already received; send sync for a new view"})
+        else:
+            await _act(svc, table, conn, msg)
+
+
+async def _act(svc: Any, table: LiveTable, conn: Connection, msg: protocol.ActionMsg) -> None:
+    started = time.perf_counter()
+    if conn.seat is None:
+        conn.message({"t": "error", "id": msg.id, "code": "spectator",
+                      "message": "spectators cannot act; join a seat to play"})
+        metrics.ACTIONS.labels("refused").inc()
+        return
+    try:
+        seq = await svc.tables.act(table, conn.seat, msg.id, dict(msg.action), msg.seq)
+    except IllegalAction as e:
+        metrics.ACTIONS.labels("refused").inc()
+        conn.message({"t": "error", "id": msg.id, "code": e.code, "message": e.message})
+        return
+    except Unavailable:
+        metrics.ACTIONS.labels("unavailable").inc()
+        conn.message({"t": "error", "id": msg.id, "code": "unavailable",
+                      "message": "the store did not confirm; the action may be resent"})
+        return
+    except Exception:
+        log.exception("action failed", table=table.id, seq=table.seq, seat=conn.seat)
+        metrics.ACTIONS.labels("failed").inc()
+        conn.message({"t": "error", "id": msg.id, "code": "internal",
+                      "message": "the server failed on this action; nothing was acknowledged"})
+        return
+    metrics.ACTIONS.labels("accepted").inc()
+    conn.message({"t": "ack", "id": msg.id, "seq": seq})
+    metrics.ACTION_LATENCY.observe(time.perf_counter() - started)

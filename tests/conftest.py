@@ -1,0 +1,138 @@
+"""Shared fixtures: a real ``redis-server`` on a free port, and real server processes.
+
+``redis_url``: one Redis for the session (tests use fresh table ids, so they do not
+collide). ``server``: one ``einauge serve`` subprocess on that Redis for the session, bots
+without think delay and limits raised for tests. ``ServerProcess`` and ``RedisProcess``
+let a test run its own (to kill or restart them).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from server.redis_embedded import EmbeddedRedis, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TEST_ENV = {
+    "EINAUGE_BOT_DELAY": "0",
+    "EINAUGE_TABLES_PER_HOUR": "100000",
+    "EINAUGE_CONNS_PER_ADDR": "1000",
+    "EINAUGE_RATE_PER_S": "1000",
+    "EINAUGE_RATE_BURST": "1000",
+    "EINAUGE_LOG_LEVEL": "warning",
+    "EINAUGE_STATIC_DIR": "/nonexistent",
+}
+
+
+class RedisProcess(EmbeddedRedis):
+    """A test's own redis-server (append-only file on) in ``directory`` on a fixed port,
+    so it can be killed and restarted at the same URL with its data."""
+
+    def __init__(self, directory: Path) -> None:
+        # Not tied to the starting thread's life (PR_SET_PDEATHSIG follows the thread, and
+        # a test restarts it from a worker thread); the fixture stops it.
+        super().__init__(directory, port=free_port(), tie_to_parent=False)
+
+    def restart(self) -> None:
+        """Stop (SIGTERM: flushes the append-only file) and start again on the same port."""
+        self.stop()
+        self.start()
+
+
+class ServerProcess:
+    """``python -m cli serve`` on a free port; ``url``/``ws_url`` once started."""
+
+    def __init__(self, redis_url: str, env: dict[str, str] | None = None,
+                 port: int | None = None) -> None:
+        self.redis_url = redis_url
+        self.port = port or free_port()
+        self.env = {**os.environ, **TEST_ENV, **(env or {})}
+        self.env.pop("REDIS_URL", None)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        self.log_file: Any = None
+
+    def start(self, timeout: float = 60.0) -> ServerProcess:
+        """Start and wait until ``/healthz`` answers 200."""
+        # Logs go to a file: a full pipe would block the server.
+        self.log_file = tempfile.NamedTemporaryFile(  # noqa: SIM115 (the server keeps it)
+            prefix="einauge-serve-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "serve", "--port", str(self.port),
+             "--redis-url", self.redis_url],
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log_file)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server exited: " + self.read_log())
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("server did not answer /healthz in time")
+
+    def kill(self) -> None:
+        """SIGKILL: a crash, no goodbye to anyone."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def stop(self) -> int | None:
+        """SIGTERM and wait; returns the exit code."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        return code
+
+    def read_log(self) -> str:
+        """What the server wrote to stderr so far."""
+        return Path(self.log_file.name).read_text(errors="replace")
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server on a free port for the whole session."""
+    r = EmbeddedRedis(tmp_path_factory.mktemp("redis"), port=free_port())
+    yield r.start()
+    r.stop()
+
+
+@pytest.fixture(scope="session")
+def server(redis_url: str) -> Iterator[ServerProcess]:
+    """One server process on ``redis_url`` for the session (a ring of only 4 recent
+    deltas, so reconnects exercise both the ring and the rebuild by replay)."""
+    s = ServerProcess(redis_url, env={"EINAUGE_RECENT_DELTAS": "4"}).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A test's own Redis (to restart or kill)."""
+    r = RedisProcess(tmp_path / "redis")
+    r.start()
+    yield r
+    r.stop()

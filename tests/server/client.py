@@ -1,0 +1,279 @@
+"""Test clients: the lobby over httpx and websocket clients (the ``websockets`` library)
+that record every frame they receive, and a player loop that survives reconnects."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+from typing import Any
+
+import httpx
+import msgpack
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+
+def pack(msg: Any) -> bytes:
+    return msgpack.packb(msg, use_bin_type=True)
+
+
+def unpack(data: bytes | str) -> Any:
+    return msgpack.unpackb(data, raw=False) if isinstance(data, bytes) else json.loads(data)
+
+
+class Lobby:
+    """The HTTP API of one server."""
+
+    def __init__(self, base: str) -> None:
+        self.http = httpx.AsyncClient(base_url=base, timeout=10)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def create(self, seats: int = 4, **options: Any) -> dict[str, Any]:
+        r = await self.http.post("/api/tables", json={"seats": seats, "options": options})
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    async def join(self, table_id: str, name: str, seat: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": name}
+        if seat is not None:
+            body["seat"] = seat
+        r = await self.http.post(f"/api/tables/{table_id}/join", json=body)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    async def bot(self, table_id: str, seat: int, kind: str = "random") -> dict[str, Any]:
+        r = await self.http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"kind": kind})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    async def start(self, table_id: str, token: str) -> dict[str, Any]:
+        r = await self.http.post(f"/api/tables/{table_id}/start",
+                                 headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    async def get(self, path: str) -> httpx.Response:
+        return await self.http.get(path)
+
+
+class Socket:
+    """One websocket client that keeps every decoded frame (and its raw bytes)."""
+
+    def __init__(self, ws_base: str, table_id: str, binary: bool = True) -> None:
+        self.url = f"{ws_base}/ws/tables/{table_id}"
+        self.binary = binary
+        self.ws: Any = None
+        self.frames: list[dict[str, Any]] = []
+        self.raw: list[bytes | str] = []
+        self.reader: asyncio.Task[None] | None = None
+        self.closed: asyncio.Event = asyncio.Event()
+        self.close_code: int | None = None
+        self.new = asyncio.Event()
+
+    async def connect(self, token: str | None = None, last_seq: int | None = None,
+                      **headers: str) -> Socket:
+        self.ws = await websockets.connect(self.url, max_size=2**22, compression=None,
+                                           additional_headers=headers or None)
+        self.closed.clear()
+        self.reader = asyncio.create_task(self._read())
+        with contextlib.suppress(ConnectionClosed):  # refused at once: the test reads the code
+            await self.send({"t": "hello", "token": token, "last_seq": last_seq})
+        return self
+
+    async def send(self, msg: Any) -> None:
+        await self.ws.send(pack(msg) if self.binary else json.dumps(msg))
+
+    async def send_raw(self, data: bytes | str) -> None:
+        await self.ws.send(data)
+
+    async def _read(self) -> None:
+        try:
+            async for data in self.ws:
+                self.raw.append(data)
+                self.frames.append(unpack(data))
+                self.new.set()
+        except ConnectionClosed:
+            pass
+        finally:
+            rcvd = self.ws.protocol.close_rcvd
+            self.close_code = rcvd.code if rcvd is not None else 1006
+            self.closed.set()
+            self.new.set()
+
+    async def wait(self, pred: Any, timeout: float = 20.0) -> dict[str, Any]:
+        """The first frame (from the start) for which ``pred`` holds."""
+        async def scan() -> dict[str, Any]:
+            i = 0
+            while True:
+                while i < len(self.frames):
+                    if pred(self.frames[i]):
+                        return self.frames[i]
+                    i += 1
+                if self.closed.is_set():
+                    raise ConnectionError(f"closed with {self.close_code}")
+                self.new.clear()
+                await self.new.wait()
+        return await asyncio.wait_for(scan(), timeout)
+
+    async def wait_closed(self, timeout: float = 10.0) -> int | None:
+        await asyncio.wait_for(self.closed.wait(), timeout)
+        return self.close_code
+
+    def deltas(self) -> list[dict[str, Any]]:
+        return [f for f in self.frames if f.get("t") == "delta"]
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            await self.reader
+
+
+def ended(frame: dict[str, Any]) -> bool:
+    return frame.get("t") == "delta" and frame["event"]["type"] == "game_ended"
+
+
+def apply_deltas(view: dict[str, Any], deltas: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a thin client does: a shallow merge of every patch."""
+    view = dict(view)
+    for d in deltas:
+        view.update(d["patch"])
+    return view
+
+
+class Player:
+    """Plays one seat with random legal actions until the game ends, reconnecting with
+    its last seq whenever the socket drops (``base()`` gives the current ws URL base).
+    Records every delta it applied, every ack, and every error code."""
+
+    def __init__(self, base: Any, table_id: str, token: str, seed: int,
+                 delay: float = 0.0) -> None:
+        self.base = base
+        self.delay = delay
+        self.table_id = table_id
+        self.token = token
+        self.rng = random.Random(seed)
+        self.seq: int | None = None
+        self.deltas: list[dict[str, Any]] = []
+        self.acks: list[dict[str, Any]] = []
+        self.sent: dict[str, dict[str, Any]] = {}
+        self.errors: list[str] = []
+        self.reconnects = 0
+        self.done = False
+        self.n = 0
+
+    async def run(self, timeout: float = 60.0) -> None:
+        await asyncio.wait_for(self._run(), timeout)
+
+    async def _run(self) -> None:
+        while not self.done:
+            try:
+                async with websockets.connect(f"{self.base()}/ws/tables/{self.table_id}",
+                                              compression=None, open_timeout=2) as ws:
+                    await ws.send(pack({"t": "hello", "token": self.token,
+                                        "last_seq": self.seq}))
+                    await self._session(ws)
+            except (ConnectionClosed, OSError, InvalidHandshake, TimeoutError):
+                pass
+            if not self.done:
+                self.reconnects += 1
+                await asyncio.sleep(0.1)
+
+    async def _session(self, ws: Any) -> None:
+        pending: str | None = None
+        prompt: dict[str, Any] | None = None
+        async for data in ws:
+            m = unpack(data)
+            t = m["t"]
+            if t == "welcome":
+                if m["view"] is not None:
+                    self.seq = m["seq"]
+            elif t == "delta":
+                assert self.seq is not None and m["seq"] == self.seq + 1, (self.seq, m["seq"])
+                self.seq = m["seq"]
+                self.deltas.append(m)
+                if m["event"]["type"] == "game_ended":
+                    self.done = True
+                    return
+            elif t == "prompt":
+                prompt = m
+            elif t == "ack":
+                self.acks.append(m)
+                pending = None
+            elif t == "error":
+                self.errors.append(m["code"])
+                if m["code"] == "unavailable" and pending is not None:
+                    await asyncio.sleep(0.2)  # the store is back soon: resend the same id
+                    await ws.send(pack({"t": "action", "id": pending,
+                                        "action": self.sent[pending]}))
+                    continue
+                pending = None
+            if pending is None and prompt is not None and prompt["seq"] == self.seq:
+                if self.delay:
+                    await asyncio.sleep(self.delay)
+                action = self.rng.choice(prompt["legal_actions"])
+                prompt = None
+                self.n += 1
+                pending = f"a{self.n}"
+                self.sent[pending] = action
+                await ws.send(pack({"t": "action", "id": pending, "action": action}))
+
+
+class Seats:
+    """Sockets of every seat of a table, moved one action at a time by the test."""
+
+    def __init__(self, sockets: list[Socket], seed: int = 0) -> None:
+        self.sockets = sockets
+        self.rng = random.Random(seed)
+        self.n = 0
+        self.used: dict[int, int] = {}
+
+    async def step(self, count: int = 1) -> int:
+        """Make ``count`` random legal actions (whoever is prompted); returns the last seq."""
+        seq = 0
+        for _ in range(count):
+            found = await self._prompted()
+            if found is None:
+                return seq  # the game has ended
+            prompt, sock = found
+            self.n += 1
+            aid = f"s{self.n}"
+            await sock.send({"t": "action", "id": aid,
+                             "action": self.rng.choice(prompt["legal_actions"])})
+            ack = await sock.wait(lambda f, aid=aid: f["t"] == "ack" and f["id"] == aid)
+            seq = ack["seq"]
+        return seq
+
+    async def _prompted(self) -> tuple[dict[str, Any], Socket] | None:
+        async def find() -> tuple[dict[str, Any], Socket] | None:
+            while True:
+                if any(ended(f) for s in self.sockets for f in s.frames):
+                    return None
+                latest = max(current_seq(s) for s in self.sockets)
+                for s in self.sockets:
+                    prompts = [f for f in s.frames if f["t"] == "prompt"]
+                    if (prompts and prompts[-1]["seq"] == latest
+                            and self.used.get(id(s)) != len(prompts)):
+                        self.used[id(s)] = len(prompts)
+                        return prompts[-1], s
+                await asyncio.sleep(0.005)
+        try:
+            return await asyncio.wait_for(find(), 30)
+        except TimeoutError:
+            tails = [[(f["t"], f.get("seq"), f.get("id"), f.get("code"),
+                       (f.get("event") or {}).get("type")) for f in s.frames[-6:]]
+                     for s in self.sockets]
+            raise AssertionError(f"no prompt to answer; last frames: {tails}") from None
+
+
+def current_seq(s: Socket) -> int:
+    """The seq a socket's client has reached (its welcome, then its deltas)."""
+    seq = 0
+    for f in s.frames:
+        if f["t"] in ("welcome", "delta"):
+            seq = f["seq"]
+    return seq

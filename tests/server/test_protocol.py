@@ -1,0 +1,61 @@
+"""Inbound frame decoding and validation (server/protocol.py)."""
+
+from __future__ import annotations
+
+import json
+
+import msgpack
+import pytest
+
+from server import protocol as p
+
+
+def test_decode_msgpack_and_json():
+    hello = {"t": "hello", "token": None, "last_seq": 4}
+    assert p.decode_frame(msgpack.packb(hello)) == hello
+    assert p.decode_frame(json.dumps(hello)) == hello
+    assert isinstance(p.parse_message(hello), p.Hello)
+
+
+@pytest.mark.parametrize("frame", [
+    b"\xc1", b"", b"\x93\x01\x02\x03", "[1, 2]", "{oops", "1" * 5000,
+    msgpack.packb({1: 2}), msgpack.packb({"t": b"bytes"}), b"\x00" * 20000,
+])
+def test_undecodable_frames(frame):
+    with pytest.raises(p.Undecodable):
+        p.decode_frame(frame)
+
+
+@pytest.mark.parametrize("message", [
+    {}, {"t": "nope"}, {"t": "hello", "token": 5}, {"t": "hello", "last_seq": -1},
+    {"t": "hello", "last_seq": 10**20}, {"t": "hello", "token": "x" * 65},
+    {"t": "hello", "unknown": 1}, {"t": "action", "id": "", "action": {"type": "pass"}},
+    {"t": "action", "id": "a"}, {"t": "action", "id": "a", "action": {"type": {"x": 1}}},
+    {"t": "action", "id": "a", "action": {"type": 1.5}},
+    {"t": "action", "id": "a", "action": {str(i): i for i in range(9)}},
+    {"t": "action", "id": "a", "action": {"type": "pass"}, "seq": -1},
+    {"t": "sync", "x": 1}, {"t": ["hello"]},
+])
+def test_invalid_messages_are_bad_messages(message):
+    with pytest.raises(p.BadMessage):
+        p.parse_message(message)
+
+
+def test_valid_action_and_encode():
+    msg = p.parse_message({"t": "action", "id": "a1", "seq": 3,
+                           "action": {"type": "buy", "card": "blue-3", "row": None}})
+    assert isinstance(msg, p.ActionMsg) and msg.seq == 3
+    assert msg.action == {"type": "buy", "card": "blue-3", "row": None}
+    out = {"t": "ack", "id": "a1", "seq": 3}
+    assert msgpack.unpackb(p.encode(out, True)) == out
+    assert json.loads(p.encode(out, False)) == out
+
+
+def test_http_bodies():
+    assert p.parse_body(p.CreateTable, {"seats": 3}).seats == 3
+    with pytest.raises(p.BadMessage):
+        p.parse_body(p.CreateTable, {"seats": 1})
+    with pytest.raises(p.BadMessage):
+        p.parse_body(p.EinaugeOptions, {"color_bonus": "yes"})
+    with pytest.raises(p.BadMessage):
+        p.parse_body(p.PlayerSeed, {"player_seed": "x" * 65})

@@ -1,0 +1,117 @@
+"""The Redis layout and scripts (server/store.py) against a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+import pytest
+
+from server import store as st
+from server.meta import Seat, TableMeta, token_hash
+from server.store import Store
+
+
+@pytest.fixture
+async def store(redis_url):
+    s = Store.from_url(redis_url)
+    yield s
+    await s.close()
+
+
+def new_meta(seats: int = 2) -> TableMeta:
+    return TableMeta(id=secrets.token_urlsafe(6), game="einauge", status="open", name="t",
+                     options={"end_rule": "round", "color_bonus": False},
+                     seats=[Seat() for _ in range(seats)], contributions=[""] * seats,
+                     commitment="c" * 64, server_seed="s" * 64, created_at=1.0,
+                     tokens=[""] * seats)
+
+
+def test_every_key_of_a_table_shares_its_hash_tag():
+    keys = [st.meta_key("ab"), st.events_key("ab"), st.acts_key("ab"), st.channel("ab")]
+    assert all("{ab}" in k for k in keys) and len(set(keys)) == 4
+
+
+async def test_append_checks_seq_and_action_id_and_publishes(store):
+    meta = new_meta()
+    await store.create(meta.id, meta.to_fields(), ttl=60, score=1.0)
+    pubsub = store.redis.pubsub()
+    await pubsub.ssubscribe(st.channel(meta.id))
+    await pubsub.get_message(timeout=1)  # the subscribe confirmation
+
+    entries = [{"e": {"type": "x", "n": i}, "h": f"{i:064x}"} for i in range(3)]
+    ok = await store.append(meta.id, 0, entries, head="f" * 64, act_key="0:a1")
+    assert (ok.status, ok.seq) == ("ok", 3)
+    msg = None
+    while msg is None or msg["type"] != "smessage":
+        msg = await pubsub.get_message(timeout=2)
+    published = st.unpack(msg["data"])
+    assert published == {"table": meta.id, "from": 1, "entries": entries, "meta": False}
+    assert await store.load_entries(meta.id) == entries
+    assert await store.load_entries(meta.id, 2) == entries[2:]
+    fields = await store.load_meta(meta.id)
+    assert fields["seq"] == "3" and fields["head"] == "f" * 64
+
+    dup = await store.append(meta.id, 3, entries[:1], head="0" * 64, act_key="0:a1")
+    assert (dup.status, dup.seq) == ("dup", 3)
+    stale = await store.append(meta.id, 1, entries[:1], head="0" * 64, act_key="0:a2")
+    assert (stale.status, stale.seq) == ("stale", 3)
+    assert len(await store.load_entries(meta.id)) == 3
+    assert await store.act_seq(meta.id, "0:a1") == 3
+    assert await store.act_seq(meta.id, "0:a2") is None
+    missing = await store.append("nope-" + meta.id, 0, entries, head="0" * 64)
+    assert missing.status == "missing"
+    await pubsub.aclose()
+
+
+async def test_meta_updates_check_the_version_and_open_tables_expire(store):
+    meta = new_meta()
+    await store.create(meta.id, meta.to_fields(), ttl=60, score=1.0)
+    v = await store.update_meta(meta.id, {"name": "new"}, expected_version="0", ttl=60)
+    assert v == 1
+    assert await store.update_meta(meta.id, {"name": "lost"}, expected_version="0") is None
+    assert (await store.load_meta(meta.id))["name"] == "new"
+    assert 0 < await store.redis.ttl(st.meta_key(meta.id)) <= 60
+
+    # The start (an append with the lobby version) removes the expiry for good.
+    ok = await store.append(meta.id, 0, [{"e": {"type": "x"}, "h": "0" * 64}], head="0" * 64,
+                            expected_version="0", meta_fields={"status": "running"})
+    assert ok.status == "stale"  # the version moved on to 1
+    ok = await store.append(meta.id, 0, [{"e": {"type": "x"}, "h": "0" * 64}], head="0" * 64,
+                            expected_version="1", meta_fields={"status": "running"})
+    assert ok.status == "ok"
+    assert await store.redis.ttl(st.meta_key(meta.id)) == -1
+    assert (await store.load_meta(meta.id))["status"] == "running"
+
+    idle = new_meta()
+    await store.create(idle.id, idle.to_fields(), ttl=1, score=2.0)
+    assert idle.id in await store.list_ids("open", 1000)
+    await asyncio.sleep(1.6)
+    assert await store.load_meta(idle.id) == {}
+    assert await store.metas([idle.id, meta.id]) == [{}, await store.load_meta(meta.id)]
+
+
+async def test_index_moves_and_rate_counter(store):
+    meta = new_meta()
+    await store.create(meta.id, meta.to_fields(), ttl=60, score=3.0)
+    await store.move_index(meta.id, "running", 3.0)
+    assert meta.id not in await store.list_ids("open", 1000)
+    assert meta.id in await store.list_ids("running", 1000)
+    key = secrets.token_hex(4)
+    assert [await store.hit(key, 3600) for _ in range(3)] == [1, 2, 3]
+
+
+def test_meta_round_trip_keeps_secrets_out_of_the_summary():
+    meta = new_meta(3)
+    token = secrets.token_urlsafe(16)
+    meta.seats[1] = Seat(name="Ben", kind="human")
+    meta.tokens[1] = token_hash(token)
+    meta.contributions[1] = "abc"
+    back = TableMeta.from_fields(meta.id, meta.to_fields())
+    assert back == meta
+    assert back.seat_of(token) == 1 and back.seat_of("forged") is None
+    assert back.seat_of(None) is None
+    summary = back.summary()
+    text = repr(summary)
+    assert meta.server_seed not in text and meta.tokens[1] not in text
+    assert summary["seats"][1] == {"seat": 1, "name": "Ben", "kind": "human", "seeded": True}
