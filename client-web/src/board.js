@@ -1,0 +1,181 @@
+// The game board drawn from a client view (CONTRACT section 3 plus the server's display
+// helpers): display, pirate table, deck, every player's color rows and resources. Shared
+// by the live table and the replay viewer. Action buttons appear only for the actions the
+// prompt lists (see actions.js); the board itself decides nothing.
+import { cardEl } from "./cards.js";
+import { h } from "./dom.js";
+import { cardName, colorName, t } from "./i18n.js";
+import { COLOR_GLYPH, icons } from "./icons.js";
+
+const EMPTY_ACTIONS = { byCard: new Map(), sellJewel: null, pass: null, any: false };
+
+/** Text for whose turn and which step, e.g. "Anna's turn · Buy". */
+export function turnText(view, mySeat) {
+  if (!view) return "";
+  if (view.phase === "ended") return t("phase_ended");
+  const p = view.current_seat !== null && view.current_seat !== undefined ? view.players[view.current_seat] : null;
+  const who = p ? (p.seat === mySeat ? t("your_turn") : t("turn_of", { name: p.name })) : "";
+  const step = view.step ? t(`step_${view.step}`) : "";
+  const phase = view.phase === "final_round" ? t("phase_final_round") : "";
+  return [phase, who, step].filter(Boolean).join(" · ");
+}
+
+function resource(kind, n, seat, prev) {
+  const changed = prev !== undefined && prev !== n;
+  return h("div", {
+    class: `res res-${kind}${changed ? (n > prev ? " up" : " down") : ""}`,
+    title: t(kind === "sabre" ? "sabres" : kind === "ducat" ? "ducats" : "jewels"),
+    testid: `${kind}s-${seat}`,
+    dataset: { value: n },
+  }, h("span", { html: icons[kind](t(kind === "sabre" ? "sabres" : kind === "ducat" ? "ducats" : "jewels")) }), h("b", {}, n));
+}
+
+function cardWithButtons(id, buttons, opts) {
+  return h("div", { class: "slot", dataset: { slot: id } }, cardEl(id, opts), buttons.length ? h("div", { class: "btns" }, buttons) : null);
+}
+
+function fightLabel(cost) {
+  return [t("act_fight"), h("span", { class: "cost" }, cost ?? "?", h("span", { html: icons.sabre(t("sabres")) }))];
+}
+
+function actButton(label, testid, onClick, { primary = false, disabled = false, title = null } = {}) {
+  return h("button", { type: "button", class: `act${primary ? " primary" : ""}`, testid, onclick: onClick, disabled, title, "aria-label": title }, label);
+}
+
+/**
+ * Build the board element. `ctx`: `mySeat` (int|null), `actions` (grouped prompt, see
+ * actions.js, or null), `onAction(action)` / `onChoose(card, actions)`, `prev` (the view
+ * before the last change, to mark changed resources), `pending` (bool).
+ */
+export function renderBoard(view, ctx = {}) {
+  const acts = ctx.actions || EMPTY_ACTIONS;
+  const disabled = !!ctx.pending;
+  const prev = ctx.prev || null;
+  const finalRound = view.phase === "final_round";
+  const costs = view.fight_costs || {};
+
+  const pick = (card, list) => (list.length === 1 ? ctx.onAction(list[0]) : ctx.onChoose(card, list));
+
+  const displayCards = (view.display || []).map((id) => {
+    const a = acts.byCard.get(id) || {};
+    const buttons = [];
+    if (a.buy) buttons.push(actButton(t("act_buy", { price: a.price }), `act-buy-${id}`, () => pick(id, a.buy), { primary: true, disabled, title: `${t("act_buy", { price: a.price })}: ${cardName(id)}` }));
+    if (a.fight) buttons.push(actButton(fightLabel(costs[id]), `act-fight-${id}`, () => pick(id, a.fight), { primary: true, disabled, title: `${t("act_fight")}: ${cardName(id)} (${t("fight_cost_long", { n: costs[id] })})` }));
+    if (a.place) buttons.push(actButton(t("act_place"), `act-place-${id}`, () => ctx.onAction(a.place), { disabled, title: `${t("act_place")}: ${cardName(id)}` }));
+    return cardWithButtons(id, buttons, { fightCost: finalRound ? costs[id] : null });
+  });
+
+  const pirateCards = (view.pirate_table || []).map((id) => {
+    const a = acts.byCard.get(id) || {};
+    const buttons = [];
+    if (a.fight) buttons.push(actButton(fightLabel(costs[id]), `act-fight-${id}`, () => pick(id, a.fight), { primary: true, disabled, title: `${t("act_fight")}: ${cardName(id)} (${t("fight_cost_long", { n: costs[id] })})` }));
+    return cardWithButtons(id, buttons, { fightCost: costs[id] });
+  });
+
+  const prevPlayers = prev && prev.players ? prev.players : [];
+  const players = (view.players || []).map((p) => renderPlayer(p, view, ctx, acts, prevPlayers[p.seat], disabled));
+
+  const general = [];
+  if (acts.sellJewel) general.push(actButton(t("act_sell_jewel"), "act-sell-jewel", () => ctx.onAction(acts.sellJewel), { disabled }));
+  if (acts.pass) general.push(actButton(t("act_pass"), "act-pass", () => ctx.onAction(acts.pass), { disabled }));
+
+  return h("div", { class: "board", testid: "board", dataset: { seq: view.seq } },
+    h("div", { class: "center" },
+      h("section", { class: "panel display-panel", "aria-label": t("display") },
+        h("h2", {}, t("display")),
+        h("div", { class: "cards", testid: "display", dataset: { zone: "display" } }, displayCards)),
+      h("section", { class: "panel pirate-panel", "aria-label": t("pirate_table") },
+        h("h2", {}, h("span", { class: "eye", html: icons.patch() }), t("pirate_table"), h("span", { class: "count" }, t("deck_cards", { n: (view.pirate_table || []).length }))),
+        h("div", { class: "cards", testid: "pirate-table", dataset: { zone: "pirate" } }, pirateCards)),
+      h("section", { class: "panel deck-panel", "aria-label": t("deck") },
+        h("div", { class: "deck-stack", "aria-hidden": "true" }, h("span", { html: icons.eye() })),
+        h("div", { class: "deck-info" },
+          h("div", { class: "deck-count", testid: "deck-count", dataset: { value: view.deck_count } }, h("b", {}, t("deck")), " ", t("deck_cards", { n: view.deck_count ?? 0 })),
+          view.islands_in_deck !== undefined ? h("div", { class: "islands-left", testid: "islands-left", dataset: { value: view.islands_in_deck } }, t("islands_left", { n: view.islands_in_deck })) : null,
+          view.end_triggered ? h("div", { class: "end-warning", testid: "end-triggered" }, t("end_triggered")) : null),
+        general.length ? h("div", { class: "general-actions" }, general) : null)),
+    h("div", { class: "players", testid: "players" }, players));
+}
+
+function renderPlayer(p, view, ctx, acts, prevP, disabled) {
+  const isTurn = view.current_seat === p.seat && view.phase !== "ended";
+  const mine = ctx.mySeat === p.seat;
+  const winners = (view.result && view.result.winners) || [];
+  const colors = view.colors || Object.keys(p.rows || {});
+  const chests = p.chests || {};
+  const rows = colors.filter((c) => p.rows && p.rows[c]).map((c) => {
+    const cards = p.rows[c].map((id) => {
+      const a = acts.byCard.get(id) || {};
+      const sell = mine && a.sell ? actButton(t("act_sell_card"), `act-sell-${id}`, () => ctx.onAction(a.sell), { disabled, title: `${t("act_sell_card")}: ${cardName(id)}` }) : null;
+      return h("div", { class: "row-card" }, cardEl(id, { small: true }), sell);
+    });
+    return h("div", { class: `crow c-${c}`, testid: `row-${p.seat}-${c}` },
+      h("div", { class: "crow-head" },
+        h("span", { class: "glyph", "aria-hidden": "true" }, COLOR_GLYPH[c]),
+        h("span", { class: "cname" }, colorName(c)),
+        h("span", { class: "chests", testid: `chests-${p.seat}-${c}`, title: t("chests"), dataset: { value: chests[c] || 0 } },
+          h("span", { html: icons.chest(t("chests")) }), chests[c] || 0)),
+      h("div", { class: "crow-cards", dataset: { zone: `row-${p.seat}-${c}` } }, cards));
+  });
+  const lone = (p.lone_ships || []).length
+    ? h("div", { class: "crow lone", testid: `lone-${p.seat}` },
+      h("div", { class: "crow-head" }, h("span", { class: "cname" }, t("lone_ships"))),
+      h("div", { class: "crow-cards", dataset: { zone: `lone-${p.seat}` } }, p.lone_ships.map((id) => h("div", { class: "row-card" }, cardEl(id, { small: true })))))
+    : null;
+  return h("section", {
+    class: `player seat-${p.seat}${isTurn ? " turn" : ""}${mine ? " mine" : ""}${winners.includes(p.seat) ? " winner" : ""}`,
+    testid: `player-${p.seat}`,
+    "aria-label": t("rows_of", { name: p.name }),
+  },
+  h("header", {},
+    h("span", { class: "seat-no" }, p.seat + 1),
+    h("span", { class: "pname" }, p.name, mine ? h("small", {}, ` (${t("you")})`) : null),
+    isTurn ? h("span", { class: "turn-badge", testid: `turn-${p.seat}` }, view.step ? t(`step_${view.step}`) : "…") : null,
+    winners.includes(p.seat) ? h("span", { class: "crown", title: t("winner") }, "♛") : null),
+  h("div", { class: "resources" },
+    resource("sabre", p.sabres, p.seat, prevP && prevP.sabres),
+    resource("ducat", p.ducats, p.seat, prevP && prevP.ducats),
+    resource("jewel", p.jewels, p.seat, prevP && prevP.jewels)),
+  h("div", { class: "crows" }, rows.length || lone ? [rows, lone] : h("div", { class: "none" }, t("no_rows"))));
+}
+
+const zoneOf = (el) => {
+  const z = el.closest("[data-zone]");
+  return z ? z.dataset.zone : "";
+};
+
+/**
+ * Re-render `container` with `build()`; a card that changed place (display, pirate table,
+ * a color row) glides from its old spot (FLIP), a new card pops in. Kept light: only those
+ * cards animate, transforms only, nothing for reduced motion.
+ */
+export function flipRender(container, build) {
+  const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const before = new Map();
+  if (!reduce) for (const el of container.querySelectorAll(".card[data-card]")) before.set(el.dataset.card, { zone: zoneOf(el), el });
+  const rects = new Map();
+  const el = build();
+  if (reduce || before.size === 0) { container.replaceChildren(el); return; }
+  const moved = [];
+  for (const card of el.querySelectorAll(".card[data-card]")) {
+    const old = before.get(card.dataset.card);
+    if (!old) moved.push([card, null]);
+    else if (old.zone !== zoneOf(card)) {
+      rects.set(card.dataset.card, old.el.getBoundingClientRect());
+      moved.push([card, rects.get(card.dataset.card)]);
+    }
+  }
+  container.replaceChildren(el);
+  for (const [card, old] of moved) {
+    if (old) {
+      const now = card.getBoundingClientRect();
+      const dx = old.left - now.left;
+      const dy = old.top - now.top;
+      const s = old.width / (now.width || 1);
+      card.animate([{ transform: `translate(${dx}px, ${dy}px) scale(${s})`, transformOrigin: "top left", zIndex: 3 },
+        { transform: "none", transformOrigin: "top left", zIndex: 3 }], { duration: 450, easing: "cubic-bezier(.2,.7,.2,1)" });
+    } else {
+      card.animate([{ opacity: 0, transform: "scale(.7) rotate(-4deg)" }, { opacity: 1, transform: "none" }], { duration: 320, easing: "ease-out" });
+    }
+  }
+}

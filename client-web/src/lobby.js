@@ -1,0 +1,117 @@
+// The lobby (/): open and running tables, creating a table, links to seat, watch, replay.
+import { api } from "./api.js";
+import { h, mount } from "./dom.js";
+import { onLangChange, t } from "./i18n.js";
+import { saveOwner, seatFor } from "./store.js";
+
+const REFRESH_MS = 5000;
+
+/** Mount the lobby into `root`; `go(path)` navigates inside the app. Returns a cleanup. */
+export function lobbyPage(root, go) {
+  const st = { tables: null, ended: [], error: null, busy: false };
+  window.__einauge = { page: "lobby" };
+  const list = h("div", { class: "tables", testid: "table-list", "aria-live": "polite" });
+  const form = h("form", { class: "panel create", testid: "create-form", onsubmit: (e) => { e.preventDefault(); create(); } });
+
+  function renderForm() {
+    mount(form,
+      h("h2", {}, t("create_table")),
+      h("div", { class: "field" }, h("label", { for: "t-name" }, t("table_name")),
+        h("input", { id: "t-name", name: "name", maxlength: 64, testid: "table-name" })),
+      h("div", { class: "field" }, h("label", { for: "t-seats" }, t("seats")),
+        h("select", { id: "t-seats", name: "seats", testid: "seats-select" },
+          [2, 3, 4, 5].map((n) => h("option", { value: n, selected: n === 4 }, n)))),
+      h("div", { class: "field" }, h("label", { for: "t-end" }, t("end_rule")),
+        h("select", { id: "t-end", name: "end_rule", testid: "end-rule-select" },
+          h("option", { value: "round" }, t("end_rule_round")),
+          h("option", { value: "one_more_turn" }, t("end_rule_one_more_turn")))),
+      h("div", { class: "field check" },
+        h("input", { type: "checkbox", id: "t-bonus", name: "color_bonus", testid: "color-bonus" }),
+        h("label", { for: "t-bonus" }, t("color_bonus"))),
+      h("button", { type: "submit", class: "primary big", testid: "create-table", disabled: st.busy }, t("create")));
+  }
+
+  async function create() {
+    const data = new FormData(form);
+    st.busy = true;
+    try {
+      const s = await api.createTable(Number(data.get("seats")),
+        { end_rule: data.get("end_rule"), color_bonus: data.get("color_bonus") === "on" },
+        (data.get("name") || "").trim() || undefined);
+      if (s.owner_token) saveOwner(s.id, s.owner_token);
+      go(`/table/${s.id}`);
+    } catch (e) {
+      st.error = e.message;
+      renderList();
+    } finally {
+      st.busy = false;
+    }
+  }
+
+  function tableRow(s) {
+    const taken = s.seats.filter((x) => x.kind).length;
+    const names = s.seats.map((x) => x.name).filter(Boolean).join(", ");
+    const action = s.status === "open"
+      ? h("a", { class: "button primary", href: `/table/${s.id}`, "data-link": true, testid: `join-${s.id}` }, t("join_table"))
+      : s.status === "running"
+        ? h("a", { class: "button", href: `/table/${s.id}`, "data-link": true, testid: `watch-${s.id}` }, t("watch"))
+        : h("a", { class: "button ghost", href: `/replay/${s.id}`, "data-link": true, testid: `replay-${s.id}` }, t("replay"));
+    const mine = s.status !== "ended" && seatFor(s.id);
+    const act = mine ? h("a", { class: "button primary", href: `/table/${s.id}`, "data-link": true, testid: `return-${s.id}` }, t("return_to_seat")) : action;
+    return h("li", { class: `trow st-${s.status}`, testid: `table-row-${s.id}`, dataset: { id: s.id, status: s.status } },
+      h("div", { class: "tinfo" },
+        h("div", {}, h("b", {}, s.name || s.id), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`))),
+        h("div", { class: "meta" }, t("players_n", { taken, seats: s.seats.length }), names ? ` · ${names}` : "",
+          ` · ${t(`end_rule_${(s.options && s.options.end_rule) || "round"}`)}`,
+          s.options && s.options.color_bonus ? ` · ${t("color_bonus")}` : ""),
+        mine ? h("div", { class: "meta mine" }, t("your_seat", { n: mine.seat + 1 })) : null),
+      act);
+  }
+
+  function renderList() {
+    const items = st.tables === null ? h("p", {}, t("loading"))
+      : st.tables.length === 0 ? h("p", { class: "empty", testid: "no-tables" }, t("no_tables"))
+        : h("ul", { class: "trows" }, st.tables.map(tableRow));
+    const ended = st.ended.length
+      ? [h("h3", {}, t("finished_tables")), h("ul", { class: "trows" }, st.ended.slice(0, 10).map(tableRow))] : null;
+    mount(list,
+      h("div", { class: "list-head" }, h("h2", {}, t("tables")),
+        h("button", { type: "button", class: "ghost", testid: "refresh", onclick: refresh }, "⟳ ", t("refresh"))),
+      st.error ? h("p", { class: "error", role: "alert" }, st.error) : null,
+      items, ended,
+      h("p", { class: "replay-file-link" }, h("a", { href: "/replay", "data-link": true, testid: "open-replay-file" }, t("replay_open_file"))));
+  }
+
+  async function refresh() {
+    try {
+      const [live, ended] = await Promise.all([api.listTables(), api.listTables("ended").catch(() => ({ tables: [] }))]);
+      st.tables = live.tables;
+      st.ended = ended.tables;
+      st.error = null;
+    } catch (e) {
+      st.error = e.message;
+      st.tables ||= [];
+    }
+    renderList();
+  }
+
+  const howTo = h("section", { class: "panel howto" });
+  function renderHowTo() {
+    mount(howTo, h("h2", {}, t("howto_title")), h("ol", {}, [1, 2, 3, 4].map((i) => h("li", {}, t(`howto_${i}`)))));
+  }
+
+  function renderAll() { renderForm(); renderList(); renderHowTo(); }
+
+  mount(root, h("div", { class: "lobby" },
+    h("section", { class: "hero" }, h("h1", {}, t("title")), h("p", {}, t("tagline"))),
+    h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, form, howTo))));
+  renderAll();
+  refresh();
+  const timer = setInterval(refresh, REFRESH_MS);
+  const offLang = onLangChange(() => {
+    const hero = root.querySelector(".hero");
+    if (hero) mount(hero, h("h1", {}, t("title")), h("p", {}, t("tagline")));
+    renderAll();
+  });
+  return () => { clearInterval(timer); offLang(); };
+}

@@ -1,0 +1,43 @@
+// The final score breakdown (the view's `result`, CONTRACT section 3), as a table.
+import { h } from "./dom.js";
+import { colorName, listWords, t } from "./i18n.js";
+import { COLOR_GLYPH } from "./icons.js";
+
+/** Table of `view.result`: holdings, conversions, chest awards per color, bonus, total. */
+export function renderScore(view) {
+  const res = view.result;
+  if (!res) return null;
+  const names = (view.players || []).map((p) => p.name);
+  const colors = view.colors || [];
+  const winners = res.winners || [];
+  const head = h("tr", {},
+    h("th", { scope: "col" }, t("player")),
+    h("th", { scope: "col" }, t("sabres")),
+    h("th", { scope: "col" }, t("ducats")),
+    h("th", { scope: "col" }, t("jewels")),
+    h("th", { scope: "col" }, t("ducats_from_sabres")),
+    h("th", { scope: "col" }, t("jewels_from_ducats")),
+    colors.map((c) => h("th", { scope: "col", class: `chest-col c-${c}`, title: `${t("chest_awards")}: ${colorName(c)}` },
+      h("span", { class: "glyph", "aria-hidden": "true" }, COLOR_GLYPH[c]), colorName(c))),
+    h("th", { scope: "col" }, t("color_bonus_col")),
+    h("th", { scope: "col" }, t("total")));
+  const body = res.scores.map((s) => h("tr", { class: winners.includes(s.seat) ? "winner" : "", testid: `score-row-${s.seat}` },
+    h("th", { scope: "row" }, winners.includes(s.seat) ? "♛ " : "", names[s.seat] ?? `#${s.seat + 1}`),
+    h("td", {}, s.sabres),
+    h("td", {}, s.ducats),
+    h("td", {}, s.jewels),
+    h("td", {}, s.ducats_from_sabres),
+    h("td", {}, s.jewels_from_ducats),
+    colors.map((c) => h("td", { class: "chest-col" }, (s.chest_awards || {})[c] || "–")),
+    h("td", {}, s.color_bonus),
+    h("td", { class: "total", testid: `score-total-${s.seat}` }, s.total)));
+  const w = winners.map((s) => names[s] ?? `#${s + 1}`);
+  return h("section", { class: "panel score-panel", testid: "score" },
+    h("h2", {}, t("scoring")),
+    h("p", { class: "winners", testid: "winners" }, "♛ ", t("winners_are", { names: listWords(w), n: w.length })),
+    h("div", { class: "table-scroll" },
+      h("table", { class: "score-table", testid: "score-table" },
+        h("caption", { class: "sr-only" }, t("scoring")),
+        h("thead", {}, head),
+        h("tbody", {}, body))));
+}

@@ -1,0 +1,25 @@
+// What the browser remembers: seat tokens per table, the player's name, the language.
+
+const KEY = "einauge.";
+
+function get(key) {
+  try { return JSON.parse(localStorage.getItem(KEY + key)); } catch { return null; }
+}
+function set(key, value) {
+  try {
+    if (value === null) localStorage.removeItem(KEY + key);
+    else localStorage.setItem(KEY + key, JSON.stringify(value));
+  } catch { /* private mode: nothing remembered */ }
+}
+
+/** `{seat, token, name}` of this browser's seat at table `id`, or null. */
+export const seatFor = (id) => get(`seat.${id}`);
+export const saveSeat = (id, seat) => set(`seat.${id}`, seat);
+export const forgetSeat = (id) => set(`seat.${id}`, null);
+/** The owner token of a table this browser created (may start it without a seat). */
+export const ownerFor = (id) => get(`owner.${id}`);
+export const saveOwner = (id, token) => set(`owner.${id}`, token);
+export const playerName = () => get("name") || "";
+export const savePlayerName = (name) => set("name", name);
+export const savedLang = () => get("lang");
+export const saveLang = (lang) => set("lang", lang);

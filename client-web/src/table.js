@@ -1,0 +1,347 @@
+// The table page (/table/<id>): seating before the start, then the live board for players
+// and spectators, the game log, fairness, and the final scoring.
+import { groupActions } from "./actions.js";
+import { api } from "./api.js";
+import { flipRender, renderBoard, turnText } from "./board.js";
+import { loadCards } from "./cards.js";
+import { TableConnection } from "./connection.js";
+import { renderFairness } from "./fairness.js";
+import { h, mount, randomHex } from "./dom.js";
+import { colorName, listWords, onLangChange, t } from "./i18n.js";
+import { describeEvent, eventSeat, isMajor } from "./log.js";
+import { renderScore } from "./score.js";
+import { forgetSeat, ownerFor, playerName, saveSeat, savePlayerName, seatFor } from "./store.js";
+
+/** True once the game has started (before, the server's view has no players). */
+const started = (v) => !!(v && v.players && v.players.length);
+
+const botLabel = (kind) => { const v = t(`bot_${kind}`); return v === `bot_${kind}` ? kind : v; };
+
+/** Mount the table page for table `id` into `root`; returns a cleanup function. */
+export function tablePage(root, id) {
+  const saved = seatFor(id);
+  const st = {
+    summary: null,
+    view: null,
+    prev: null,
+    events: new Map(), // seq -> projected event (the game log)
+    record: null,
+    botKinds: [{ kind: "random" }],
+    choose: null, // {card, actions} while the row dialog is open
+    notice: null,
+    connState: "connecting",
+    retryIn: null,
+    logLoadedTo: 0,
+  };
+  const conn = new TableConnection(id, saved ? saved.token : null);
+  window.__einauge = { page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat };
+
+  const els = {
+    top: h("div", { class: "topbar" }),
+    banner: h("div", { class: "turn-banner", testid: "turn-banner", role: "status", "aria-live": "polite" }),
+    main: h("div", { class: "table-main" }),
+    score: h("div", { class: "score-area" }),
+    side: h("aside", { class: "side" }),
+    log: h("ol", { class: "log", testid: "log", "aria-live": "off" }),
+    fair: h("div", {}),
+    endLinks: h("div", {}),
+    toast: h("div", { class: "toast", role: "alert", "aria-live": "assertive", testid: "toast" }),
+    dialog: h("div", { class: "dialog-host" }),
+  };
+  const logPanel = h("section", { class: "panel log-panel", "aria-label": t("log") }, h("h2", {}, t("log")), els.log);
+  mount(els.side, els.endLinks, logPanel, els.fair);
+  mount(root, h("div", { class: "table-page" }, els.top, els.banner,
+    h("div", { class: "layout" }, h("main", { class: "main-col" }, els.main, els.score), els.side),
+    els.toast, els.dialog));
+
+  const mySeat = () => conn.seat;
+  const promptActions = () => {
+    const p = conn.prompt;
+    if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended") return null;
+    return groupActions(p.legal_actions);
+  };
+
+  function notify(text) {
+    st.notice = text;
+    els.toast.textContent = text || "";
+    els.toast.classList.toggle("show", !!text);
+    clearTimeout(notify.timer);
+    if (text) notify.timer = setTimeout(() => notify(null), 5000);
+  }
+
+  // ---- top bar -------------------------------------------------------------------
+  function renderTop() {
+    const s = st.summary;
+    const link = `${location.origin}/table/${id}`;
+    const copyBtn = h("button", { type: "button", class: "ghost small", testid: "copy-link", onclick: async () => {
+      try { await navigator.clipboard.writeText(link); copyBtn.textContent = t("copied"); } catch { linkInput.select(); }
+    } }, t("copy"));
+    const linkInput = h("input", { class: "link", readonly: true, value: link, testid: "share-link", "aria-label": t("share_link"), onfocus: (e) => e.target.select() });
+    const stateText = st.connState === "open" ? t("conn_open") : st.connState === "closed" ? t("conn_closed", { s: st.retryIn ?? 1 })
+      : st.connState === "gone" ? t("conn_gone") : t("conn_connecting");
+    mount(els.top,
+      h("div", { class: "tname" }, h("h1", {}, s ? s.name || id : id),
+        s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
+        conn.seat === null ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
+      h("div", { class: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
+      h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
+  }
+
+  // ---- seating (before the start) ------------------------------------------------
+  function renderSeating() {
+    const s = st.summary;
+    if (!s) return mount(els.main, h("p", {}, t("loading")));
+    const mine = mySeat();
+    const nameInput = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: playerName(), autocomplete: "nickname", "aria-label": t("your_name") });
+    const allFilled = s.seats.every((x) => x.kind);
+    const canStart = mine !== null || !!ownerFor(id);
+    const seats = s.seats.map((x) => {
+      const isMe = mine === x.seat;
+      const kindSel = h("select", { testid: `bot-kind-${x.seat}`, "aria-label": t("bot_kind") }, st.botKinds.flatMap((k) => (k.levels && k.levels.length
+        ? k.levels.map((l) => h("option", { value: `${k.kind}:${l}` }, `${botLabel(k.kind)} · ${t("level")} ${l}`))
+        : [h("option", { value: k.kind }, botLabel(k.kind))])));
+      let body;
+      if (!x.kind) {
+        body = [
+          h("div", { class: "occupant empty" }, t("empty_seat")),
+          h("div", { class: "seat-actions" },
+            mine === null ? h("button", { type: "button", class: "primary", testid: `take-seat-${x.seat}`, onclick: () => takeSeat(x.seat, nameInput.value) }, t("take_seat")) : null,
+            h("div", { class: "bot-add" }, kindSel, h("button", { type: "button", testid: `add-bot-${x.seat}`, onclick: () => addBot(x.seat, kindSel.value) }, t("add_bot")))),
+        ];
+      } else {
+        body = [
+          h("div", { class: "occupant" }, h("b", {}, x.name), " ",
+            x.kind === "bot" ? h("span", { class: "badge" }, `${t("bot")}: ${botLabel(x.bot || "")}`) : null,
+            isMe ? h("span", { class: "badge me" }, t("you")) : null,
+            x.kind === "human" ? h("span", { class: `seeded ${x.seeded ? "yes" : "no"}` }, x.seeded ? t("seeded") : t("not_seeded")) : null),
+          h("div", { class: "seat-actions" },
+            x.kind === "bot" ? h("button", { type: "button", class: "ghost", testid: `remove-bot-${x.seat}`, onclick: () => removeBot(x.seat) }, t("remove_bot")) : null,
+            isMe ? h("button", { type: "button", class: "ghost", testid: "leave-seat", onclick: leaveSeat }, t("leave_seat")) : null),
+        ];
+      }
+      return h("li", { class: `seat${isMe ? " mine" : ""}`, testid: `seat-${x.seat}` }, h("span", { class: "seat-no" }, x.seat + 1), h("div", { class: "seat-body" }, body));
+    });
+    const opts = s.options || {};
+    mount(els.main, h("section", { class: "panel seating", testid: "seating" },
+      h("h2", {}, t("seats")),
+      h("p", { class: "opts" }, `${t("end_rule")}: ${t(`end_rule_${opts.end_rule || "round"}`)} · ${t("color_bonus")}: ${opts.color_bonus ? "✓" : "–"}`),
+      mine === null ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
+      h("ol", { class: "seats" }, seats),
+      h("div", { class: "start-row" },
+        h("button", { type: "button", class: "primary big", testid: "start", disabled: !canStart || !allFilled, onclick: startGame }, t("start_game")),
+        h("span", { class: "hint" }, !canStart ? t("only_players_start") : allFilled ? "" : t("start_needs")))));
+  }
+
+  async function guard(fn) {
+    try { await fn(); } catch (e) { notify(`${t("error")}: ${e.message}`); }
+  }
+  const takeSeat = (seat, rawName) => guard(async () => {
+    const name = (rawName || "").trim();
+    if (!name || name.length > 32) { notify(t("name_required")); return; }
+    savePlayerName(name);
+    const r = await api.join(id, name, seat);
+    saveSeat(id, { seat: r.seat, token: r.token, name });
+    // Our share of the randomness: drawn here, committed before the start (CONTRACT §2).
+    st.summary = await api.seed(id, r.token, randomHex(32));
+    conn.reconnectNow(r.token);
+    renderAll();
+  });
+  const addBot = (seat, choice) => guard(async () => {
+    const [kind, level] = choice.split(":");
+    st.summary = await api.addBot(id, seat, kind, level ? Number(level) : undefined);
+    renderAll();
+  });
+  const removeBot = (seat) => guard(async () => { st.summary = await api.removeBot(id, seat); renderAll(); });
+  const leaveSeat = () => guard(async () => {
+    const s = seatFor(id);
+    if (s) await api.leave(id, s.token);
+    forgetSeat(id);
+    conn.reconnectNow(null);
+    st.summary = await api.getTable(id);
+    renderAll();
+  });
+  const startGame = () => guard(async () => {
+    const s = seatFor(id);
+    st.summary = await api.start(id, s ? s.token : ownerFor(id));
+    renderAll();
+  });
+
+  // ---- the game ------------------------------------------------------------------
+  function onAction(action) {
+    closeDialog();
+    if (!conn.act(action)) { notify(t("conn_connecting")); return; }
+    renderBoardNow(false);
+  }
+
+  function onChoose(card, actions) {
+    st.choose = { card, actions };
+    const opts = actions.map((a) => h("button", {
+      type: "button", class: "primary", testid: `row-opt-${a.row}`,
+      onclick: () => onAction(a),
+    }, a.row === "alone" ? t("row_alone") : t("row_color", { color: colorName(a.row) })));
+    const dlg = h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "row-choice-title", testid: "row-choice",
+      onkeydown: (e) => { if (e.key === "Escape") closeDialog(); } },
+    h("h2", { id: "row-choice-title" }, t("choose_row", { card })),
+    h("div", { class: "row-opts" }, opts),
+    h("button", { type: "button", class: "ghost", testid: "row-cancel", onclick: closeDialog }, t("cancel")));
+    mount(els.dialog, h("div", { class: "backdrop", onclick: (e) => { if (e.target === e.currentTarget) closeDialog(); } }, dlg));
+    opts[0].focus();
+  }
+  function closeDialog() {
+    if (!st.choose) return;
+    st.choose = null;
+    mount(els.dialog);
+  }
+
+  function renderBanner() {
+    const v = conn.view;
+    if (!started(v)) { els.banner.className = "turn-banner"; mount(els.banner, st.summary && st.summary.status === "open" ? h("strong", {}, t("waiting_start")) : ""); return; }
+    const acts = promptActions();
+    const mine = mySeat();
+    const myTurn = acts && acts.any;
+    let hint = "";
+    if (myTurn) hint = v.step === "buy" ? t("hint_buy") : v.step === "fight" ? (v.phase === "final_round" ? t("hint_fight_final") : t("hint_fight")) : v.step === "place" ? t("hint_place") : "";
+    else if (v.phase !== "ended" && v.current_seat !== null && v.current_seat !== undefined && v.current_seat !== mine) hint = t("waiting_for", { name: v.players[v.current_seat].name });
+    else if (mine === null && v.phase !== "ended") hint = t("spectating");
+    els.banner.className = `turn-banner${myTurn ? " mine" : ""}${v.phase === "ended" ? " ended" : ""}`;
+    // A tab in the background shows in its title that it is your turn.
+    document.title = myTurn ? `▶ ${t("your_turn")} · ${t("title")}` : t("title");
+    els.banner.dataset.phase = v.phase;
+    els.banner.dataset.step = v.step ?? "";
+    els.banner.dataset.myTurn = myTurn ? "1" : "0";
+    if (v.phase === "ended" && v.result) {
+      const w = v.result.winners.map((i) => v.players[i].name);
+      hint = t("winners_are", { names: listWords(w), n: w.length });
+    }
+    mount(els.banner, h("strong", { testid: "turn-text" }, turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null);
+  }
+
+  // Deltas often come in bursts (a bot's whole turn): draw once per frame, not per delta.
+  let scheduled = null;
+  function scheduleBoard(animate) {
+    if (scheduled) { scheduled.animate ||= animate; return; }
+    scheduled = { animate };
+    const run = () => { const a = scheduled.animate; scheduled = null; renderBoardNow(a); };
+    if (document.hidden) setTimeout(run, 0);
+    else requestAnimationFrame(run);
+  }
+
+  function renderBoardNow(animate = true) {
+    const v = conn.view;
+    if (!started(v)) { renderSeating(); return; }
+    const ctx = { mySeat: mySeat(), actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending };
+    if (animate) flipRender(els.main, () => renderBoard(v, ctx));
+    else mount(els.main, renderBoard(v, ctx));
+    renderBanner();
+    mount(els.score, v.result ? renderScore(v) : null);
+  }
+
+  // ---- log -----------------------------------------------------------------------
+  function logEntry(seq, e, names) {
+    const seat = eventSeat(e);
+    return h("li", { class: `${isMajor(e) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq } , testid: `log-${seq}` },
+      h("span", { class: "lseq" }, seq), " ", describeEvent(e, names));
+  }
+  function renderLog() {
+    const names = started(conn.view) ? conn.view.players.map((p) => p.name) : [];
+    const keys = [...st.events.keys()].sort((a, b) => a - b);
+    mount(els.log, keys.map((k) => logEntry(k, st.events.get(k), names)));
+    els.log.scrollTop = els.log.scrollHeight;
+  }
+  function appendLog(seq, e) {
+    if (st.events.has(seq)) return;
+    st.events.set(seq, e);
+    const names = started(conn.view) ? conn.view.players.map((p) => p.name) : [];
+    const last = els.log.lastElementChild;
+    if (last && Number(last.dataset.seq) > seq) { renderLog(); return; }
+    const stick = els.log.scrollHeight - els.log.scrollTop - els.log.clientHeight < 40;
+    els.log.append(logEntry(seq, e, names));
+    if (stick) els.log.scrollTop = els.log.scrollHeight;
+  }
+  async function loadLog(upTo) {
+    if (upTo <= st.logLoadedTo) return;
+    try {
+      const r = await api.events(id, 0);
+      r.events.forEach((e, i) => { if (!st.events.has(i + 1)) st.events.set(i + 1, e); });
+      st.logLoadedTo = r.seq;
+      renderLog();
+    } catch { /* the log fills from live deltas */ }
+  }
+
+  // ---- end of game ---------------------------------------------------------------
+  async function loadRecord() {
+    if (st.record || !conn.view || conn.view.phase !== "ended") return;
+    try {
+      st.record = await api.record(id);
+      renderEnd();
+    } catch { /* shown once available */ }
+  }
+  function renderEnd() {
+    const ended = started(conn.view) && conn.view.phase === "ended";
+    mount(els.fair, renderFairness(st.summary || conn.table, st.record));
+    if (!ended) { mount(els.endLinks); return; }
+    let download = null;
+    if (st.record) {
+      const url = URL.createObjectURL(new Blob([JSON.stringify(st.record, null, 2)], { type: "application/json" }));
+      download = h("a", { class: "button", href: url, download: `einauge-${id}.json`, testid: "download-record" }, t("download_record"));
+    }
+    mount(els.endLinks, h("div", { class: "panel end-links" },
+      h("a", { class: "button primary", href: `/replay/${id}`, "data-link": true, testid: "open-replay" }, t("open_replay")),
+      download,
+      h("a", { class: "button ghost", href: "/", "data-link": true }, t("back_to_lobby"))));
+  }
+
+  function renderAll() {
+    renderTop();
+    if (started(conn.view)) renderBoardNow(false);
+    else renderSeating();
+    renderBanner();
+    renderLog();
+    renderEnd();
+  }
+
+  // ---- wiring --------------------------------------------------------------------
+  conn.addEventListener("status", (e) => { st.connState = e.detail.state; st.retryIn = e.detail.retryIn; renderTop(); });
+  conn.addEventListener("welcome", (e) => {
+    st.summary = e.detail.table;
+    if (e.detail.view) { st.prev = null; loadLog(conn.seq); }
+    renderAll();
+    loadRecord();
+  });
+  conn.addEventListener("table", (e) => {
+    st.summary = e.detail;
+    renderTop();
+    if (!started(conn.view)) renderSeating();
+    renderEnd();
+  });
+  conn.addEventListener("delta", (e) => {
+    const { delta } = e.detail;
+    appendLog(delta.seq, delta.event);
+    if (delta.seq === 1) renderTop();
+  });
+  let prevView = null;
+  conn.addEventListener("view", (e) => {
+    st.prev = e.detail.full ? null : prevView;
+    prevView = conn.view;
+    if (started(conn.view)) {
+      scheduleBoard(!e.detail.full);
+      if (conn.view.phase === "ended") { loadRecord(); els.log.scrollTop = els.log.scrollHeight; }
+    }
+  });
+  conn.addEventListener("prompt", () => { if (started(conn.view)) scheduleBoard(false); });
+  conn.addEventListener("ack", () => renderBanner());
+  conn.addEventListener("error", (e) => {
+    const m = e.detail;
+    notify(m.code === "not_your_turn" ? t("err_not_your_turn") : m.code === "stale" ? t("err_stale") : t("err_generic", { message: m.message }));
+    if (conn.view) renderBoardNow(false);
+  });
+  conn.addEventListener("seat_lost", () => { forgetSeat(id); notify(t("seat_lost")); });
+
+  const offLang = onLangChange(renderAll);
+  renderAll();
+  Promise.all([loadCards(), api.botKinds().then((k) => { st.botKinds = k; })])
+    .catch(() => {})
+    .then(() => { renderAll(); conn.start(); });
+
+  return () => { offLang(); conn.stop(); closeDialog(); };
+}
