@@ -40,7 +40,7 @@ class Service:
         self.settings = settings
         self.store = Store.from_url(settings.redis_url)
         self.tables = Tables(settings, self.store)
-        self.bots = BotDriver(self.tables, settings.bot_delay)
+        self.bots = BotDriver(self.tables, settings.bot_delay, settings.bot_workers)
         self.connections: set[Connection] = set()
         self.addr_count: dict[str, int] = {}
 
@@ -82,6 +82,7 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await svc.tables.start()
+        lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
         log.info("service ready", redis="embedded" if "redis.sock" in (settings.redis_url or "")
                  else "external")
         try:
@@ -89,6 +90,8 @@ def create_app(settings: Settings) -> Starlette:
         finally:
             await svc.close_sockets()
             await svc.tables.stop()
+            svc.bots.close()
+            lag_monitor.cancel()
             await svc.store.close()
 
     routes: list = [
@@ -103,6 +106,7 @@ def create_app(settings: Settings) -> Starlette:
     if (dist / "index.html").is_file():
         page = _spa(dist / "index.html")
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
+                   Route("/replay", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.svc = svc

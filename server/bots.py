@@ -5,32 +5,38 @@ follow), picks an action from what its seat may know, and submits it through
 ``Tables.act`` with the action id ``bot:<seq>``: two processes driving the same bot at
 the same seq store it at most once (the append script's idempotency check). Bot kinds are
 the engine's registry (``engine.bots.make_bot``), so a new kind needs no server change.
+
+``random`` decides inline (microseconds). ``greedy`` and ``mcts`` search in the process
+pool of ``server.bot_pool`` on the seat's ``Observation``, with a fresh bot seeded
+``<table id>:<seat>:<seq>`` per move (reproducible, and the same in every process).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from engine.bots import KINDS, make_bot, observe
 from engine.game import IllegalAction
+from server.bot_pool import BotPool
 from server.logging import get_logger
 from server.tables import LiveTable, Tables, Unavailable
 
 log = get_logger("bots")
 
+INLINE_KINDS = frozenset({"random"})
+"""Kinds fast enough to decide on the event loop; the others search in the pool."""
+
 
 def bot_kinds() -> list[str]:
     """The bot kinds a seat may hold."""
-    from engine.bots import KINDS
-
     return list(KINDS)
 
 
 def make(kind: str, table_id: str, seat: int, level: int | None) -> Any:
     """A bot of ``kind`` seeded from the table id and seat; raises ``ValueError``."""
-    from engine.bots import make_bot
-
     return make_bot(kind, f"{table_id}:{seat}", level=level)
 
 
@@ -39,12 +45,24 @@ def check_kind(kind: str, level: int | None) -> None:
     make(kind, "check", 0, level)
 
 
-class BotDriver:
-    """Starts the task of each bot seat of the tables of one process."""
+DEFAULT_LEVELS = {"mcts": 3}
+"""The level ``make_bot`` plays without one (``engine.bots.registry``), shown in summaries."""
 
-    def __init__(self, tables: Tables, delay: float) -> None:
+
+def effective_level(kind: str, level: int | None) -> int | None:
+    """``level``, or the registry's default level of ``kind`` (``None`` for kinds without
+    levels)."""
+    return level if level is not None else DEFAULT_LEVELS.get(kind)
+
+
+class BotDriver:
+    """Starts the task of each bot seat of the tables of one process; searches run in
+    ``pool`` (``workers`` processes, 0: a thread)."""
+
+    def __init__(self, tables: Tables, delay: float, workers: int = 2) -> None:
         self.tables = tables
         self.delay = delay
+        self.pool = BotPool(workers)
         tables.bot_runner = self.start
 
     def start(self, table: LiveTable, seat: int) -> asyncio.Task[None]:
@@ -53,9 +71,14 @@ class BotDriver:
         task.add_done_callback(lambda _t: self.tables.bots_done(table, seat))
         return task
 
+    def close(self) -> None:
+        """Stop the search workers (after the bot tasks were cancelled)."""
+        self.pool.close()
+
     async def _play(self, table: LiveTable, seat: int) -> None:
         s = table.meta.seats[seat]
-        bot = make(s.bot or "random", table.id, seat, s.level)
+        kind, level = s.bot or "random", s.level
+        inline = make(kind, table.id, seat, level) if kind in INLINE_KINDS else None
         game = table.game
         with contextlib.suppress(Unavailable):
             await self.tables.get(table.id, watch=True)
@@ -69,21 +92,29 @@ class BotDriver:
             await asyncio.sleep(self.delay)
             if table.seq != seq or seat not in game.to_move(table.state):
                 continue
-            action = await self._choose(bot, table, seat)
             try:
-                await self.tables.act(table, seat, f"bot:{seq}", action.to_dict(), seq)
+                if inline is not None:
+                    action = inline.choose(game, table.state, seat).to_dict()
+                else:
+                    action = await self._search(kind, level, table, seat)
+            except (BrokenProcessPool, ValueError, RuntimeError) as e:
+                # A worker died or the pool is shutting down: try again on a fresh one.
+                log.warning("bot search failed", table=table.id, seq=seq, seat=seat,
+                            error=repr(e))
+                await asyncio.sleep(0.5)
+                continue
+            if table.seq != seq:
+                continue  # another process stored this move while the bot thought
+            try:
+                await self.tables.act(table, seat, f"bot:{seq}", action, seq, by_bot=True)
             except IllegalAction as e:
                 log.info("bot action refused", table=table.id, seq=seq, seat=seat, code=e.code)
                 await asyncio.sleep(0.05)
             except Unavailable:
                 await asyncio.sleep(0.5)
 
-    async def _choose(self, bot: Any, table: LiveTable, seat: int) -> Any:
-        # Heavy bots search in a thread on a snapshot of what the seat may know, so the
-        # event loop keeps serving while they think and the live state is never shared.
-        if getattr(bot, "kind", "") == "random" or not hasattr(bot, "act"):
-            return bot.choose(table.game, table.state, seat)
-        from engine.bots import observe
-
+    async def _search(self, kind: str, level: int | None, table: LiveTable,
+                      seat: int) -> dict[str, Any]:
+        # The worker gets a snapshot of what the seat may know, never the live state.
         observation = observe(table.state, seat)
-        return await asyncio.to_thread(bot.act, observation, bot.budget)
+        return await self.pool.think(kind, f"{table.id}:{seat}:{table.seq}", level, observation)

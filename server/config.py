@@ -40,6 +40,9 @@ class Settings:
     missing ``Origin`` (non-browser clients) are always allowed."""
     bot_delay: float = 0.6
     """Seconds a bot thinks before it acts (so people can follow a bot's turn)."""
+    bot_workers: int = 2
+    """Processes in which greedy/mcts bots search (started on the first search); 0: search
+    in a thread of the server process instead (holds the GIL while it searches)."""
     idle_expiry: int = 3600
     """Seconds an unstarted table lives without a lobby change; ended tables never expire."""
     hello_timeout: float = 10.0

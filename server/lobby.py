@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from collections.abc import Awaitable, Callable
@@ -172,21 +173,44 @@ async def leave(request: Request) -> Response:
 
 @guarded
 async def add_bot(request: Request) -> Response:
+    """Before the start: an empty seat gets a bot. During the game: the owner (bearer
+    ``owner_token``) hands a person's seat to a bot; that person's token stops acting."""
+    svc = svc_of(request)
     req = protocol.parse_body(protocol.AddBot, await body(request))
     try:
         bots.check_kind(req.kind, req.level)
     except ValueError as e:
         raise LobbyError(400, "bad_bot", str(e)) from None
+    level = bots.effective_level(req.kind, req.level)
+    token = bearer(request)
 
     def change(meta: TableMeta) -> dict[str, str]:
         seat = _seat_index(meta, request.path_params["seat"])
-        if meta.seats[seat].kind is not None:
+        held = meta.seats[seat].kind
+        if meta.status == "running":
+            if not meta.is_owner(token):
+                raise LobbyError(401, "bad_token",
+                                 "only the table's owner may hand a seat to a bot in the game")
+            if held != "human":
+                raise LobbyError(409, "seat_taken", f"seat {seat} already holds a bot")
+        elif held is not None:
             raise LobbyError(409, "seat_taken", f"seat {seat} is taken")
+        # A handed-over seat keeps its token hash: the former player's actions get
+        # ``seat_handed_over`` instead of a bare 1008, and its sockets go on watching.
         meta.seats[seat] = Seat(name=f"{req.kind.capitalize()} bot {seat + 1}", kind="bot",
-                                bot=req.kind, level=req.level)
+                                bot=req.kind, level=level)
         return {"seats": meta.seats_json()}
 
-    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change)
+    meta = await svc.tables.lobby_change(request.path_params["id"], change,
+                                         statuses=("open", "running"))
+    if meta.status == "running":
+        # Apply the handover here now (the meta notice may lag): the bot starts at once
+        # and this process refuses the former token from now on.
+        table = await svc.tables.get(meta.id)
+        if table is not None:
+            with contextlib.suppress(Unavailable, RedisError):
+                await svc.tables.sync(table)
+        log.info("seat handed to a bot", table=meta.id, kind=req.kind, level=level)
     return JSONResponse(meta.summary())
 
 
@@ -239,7 +263,8 @@ async def events(request: Request) -> Response:
         after = int(request.query_params.get("from", "0"))
     except ValueError:
         return error(400, "bad_message", "from must be a number")
-    after = max(after, 0)
+    # Clamped: Redis refuses list indexes beyond 64 bits, and nothing lies past the end.
+    after = min(max(after, 0), table.seq)
     try:
         entries = await svc.store.load_entries(table.id, after)
     except RedisError as e:

@@ -110,7 +110,7 @@ class TableMeta:
             "id": self.id, "game": self.game, "status": self.status, "name": self.name,
             "options": self.options,
             "seats": [{"seat": i, "name": s.name, "kind": s.kind,
-                       **({"bot": s.bot} if s.kind == "bot" else {}),
+                       **({"bot": s.bot, "level": s.level} if s.kind == "bot" else {}),
                        "seeded": bool(self.contributions[i])}
                       for i, s in enumerate(self.seats)],
             "commitment": self.commitment, "contributions": list(self.contributions),

@@ -5,6 +5,9 @@ Labels never carry a table id, token, seed or card: only fixed words.
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 
 TABLES = Gauge("einauge_tables_cached", "Tables held in this process's cache")
@@ -17,6 +20,50 @@ DELIVERIES = Counter("einauge_deliveries_total", "Delta frames queued to sockets
 REDIS_ERRORS = Counter("einauge_redis_errors_total", "Redis commands that failed")
 REJECTED_SOCKETS = Counter("einauge_sockets_rejected_total", "Sockets closed by a policy",
                            ["reason"])
+
+_LOOP_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.02, 0.05, 0.1, 0.25,
+                 0.5, 1.0)
+EVENT_LOOP_LAG = Histogram(
+    "einauge_event_loop_lag_seconds",
+    "How late a 10 ms sleep of the event loop woke up (loop busy, GIL taken, or CPU starved)",
+    buckets=_LOOP_BUCKETS)
+EVENT_LOOP_LAG_MAX = Gauge("einauge_event_loop_lag_max_seconds",
+                           "Largest event loop lag seen since the process started")
+EVENT_LOOP_BUSY = Histogram(
+    "einauge_event_loop_busy_seconds",
+    "CPU time the event loop's thread used during one lag sample (its own work only)",
+    buckets=_LOOP_BUCKETS)
+EVENT_LOOP_BUSY_MAX = Gauge("einauge_event_loop_busy_max_seconds",
+                            "Largest event loop CPU time in one lag sample since the start")
+
+LAG_INTERVAL = 0.01
+"""Seconds the lag monitor sleeps between samples."""
+
+
+async def watch_event_loop(interval: float = LAG_INTERVAL) -> None:
+    """Sample the event loop until cancelled: sleep ``interval`` seconds, then record how
+    late it woke (seconds of wall time) in ``EVENT_LOOP_LAG`` and the CPU time the loop's
+    thread used meanwhile in ``EVENT_LOOP_BUSY`` (maxima in the ``_MAX`` gauges).
+
+    Lag is what every socket of the process waits: a callback that does not yield, the
+    GIL held by another thread, or a CPU the process did not get (a busy machine). Busy
+    is the loop's own work: the monitor cannot run during a callback, so each callback
+    lies within one sample, and the largest busy sample bounds the CPU time of the
+    longest callback from above, whatever else runs on the machine."""
+    worst_lag = worst_busy = 0.0
+    while True:
+        before, cpu = time.perf_counter(), time.thread_time()
+        await asyncio.sleep(interval)
+        lag = max(time.perf_counter() - before - interval, 0.0)
+        busy = time.thread_time() - cpu
+        EVENT_LOOP_LAG.observe(lag)
+        EVENT_LOOP_BUSY.observe(busy)
+        if lag > worst_lag:
+            worst_lag = lag
+            EVENT_LOOP_LAG_MAX.set(lag)
+        if busy > worst_busy:
+            worst_busy = busy
+            EVENT_LOOP_BUSY_MAX.set(busy)
 
 
 def render() -> tuple[bytes, str]:

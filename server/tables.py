@@ -158,7 +158,9 @@ class LiveTable:
 
     def _after_change(self) -> None:
         for seat in self.game.to_move(self.state):
-            if self.room.seat_connections(seat):
+            # A seat handed to a bot keeps its former player's sockets (as watchers): no
+            # prompt for them.
+            if self.room.seat_connections(seat) and self.meta.seats[seat].kind != "bot":
                 self.room.publish("prompt", (seat, self.seq, self.legal(seat)))
             event = self.turn.get(seat)
             if event is not None:
@@ -384,15 +386,20 @@ class Tables:
         return table.seq > 0 and table.game.is_over(table.state)
 
     async def act(self, table: LiveTable, seat: int, action_id: str,
-                  body: dict[str, Any], expected_seq: int | None = None) -> int:
+                  body: dict[str, Any], expected_seq: int | None = None,
+                  by_bot: bool = False) -> int:
         """Validate, decide, store and apply one action of ``seat``; returns the seq after
         it (the original seq for a repeated ``action_id``). With ``expected_seq`` the
         action is only decided at that seq (else ``stale``); without it, a conflict with
         another process re-decides once on the newer state. Raises ``IllegalAction`` (the
         engine's code, or ``not_started``, ``not_your_seat``, ``stale``) or
-        ``Unavailable``; neither changes anything."""
+        ``Unavailable``; neither changes anything. A seat whose ``kind`` is ``bot`` (e.g.
+        handed to a bot by the owner) acts only ``by_bot`` (else ``seat_handed_over``)."""
         if table.seq == 0:
             raise IllegalAction("not_started", "the game has not started yet")
+        if not by_bot and table.meta.seats[seat].kind == "bot":
+            raise IllegalAction("seat_handed_over",
+                                f"seat {seat} is played by a bot now; this token no longer acts")
         data = dict(body)
         if data.setdefault("seat", seat) != seat:
             raise IllegalAction("not_your_seat", f"you hold seat {seat}, not {data['seat']!r}")
@@ -519,17 +526,23 @@ class Tables:
         return TableMeta.from_fields(table_id, fields)
 
     async def lobby_change(self, table_id: str,
-                           change: Callable[[TableMeta], dict[str, str] | Any]) -> TableMeta:
+                           change: Callable[[TableMeta], dict[str, str] | Any],
+                           statuses: tuple[str, ...] = ("open",)) -> TableMeta:
         """Apply ``change(meta)`` (which validates, edits ``meta`` and returns the fields
         to store) to the current meta with an optimistic version check; retried on a
-        concurrent change. Only before the start."""
+        concurrent change. Only while the table's status is one of ``statuses`` (else 409
+        ``started``; ``ended`` when running ones are allowed); only an open table's expiry
+        is refreshed."""
         for _ in range(8):
             meta = await self._fresh_meta(table_id)
-            if meta.status != "open":
+            if meta.status not in statuses:
+                if meta.status == "ended" and "running" in statuses:
+                    raise LobbyError(409, "ended", "the game has ended")
                 raise LobbyError(409, "started", "the game has already started")
             fields = change(meta)
+            ttl = self.settings.idle_expiry if meta.status == "open" else 0
             version = await self._redis(self.store.update_meta(
-                table_id, fields, expected_version=meta.version, ttl=self.settings.idle_expiry))
+                table_id, fields, expected_version=meta.version, ttl=ttl))
             if version is not None:
                 meta.version = str(version)
                 return meta

@@ -192,7 +192,8 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
         conn.push(d.frame(key, conn.binary))
     conn.seq = table.seq
     table.room.add(conn)
-    if conn.seat is not None and conn.seat in table.game.to_move(table.state):
+    if (conn.seat is not None and conn.seat in table.game.to_move(table.state)
+            and table.meta.seats[conn.seat].kind != "bot"):  # handed over: the bot plays
         conn.message({"t": "prompt", "seq": table.seq, "legal_actions": table.legal(conn.seat)})
 
 

@@ -21,6 +21,7 @@ def test_static_client_spa_routes_health_and_metrics(redis_url, tmp_path):
         assert client.get("/").text == "<html>einauge</html>"
         assert client.get("/table/abc").text == "<html>einauge</html>"
         assert client.get("/replay/abc").text == "<html>einauge</html>"
+        assert client.get("/replay").text == "<html>einauge</html>"  # open a record file
         assert client.get("/app.js").text == "console.log(1)"
         assert client.get("/healthz").json() == {"ok": True}
         r = client.post("/api/tables", json={"seats": 2})

@@ -1,0 +1,107 @@
+"""Where searching bots think: a small process pool, so a search never holds the event loop.
+
+A greedy or mcts search is pure Python: in a thread of the server process it would hold
+the GIL (released only at the interpreter's 5 ms switch interval), stalling every socket
+of the process while it thinks. ``BotPool`` therefore runs each search in a worker
+process of a ``concurrent.futures.ProcessPoolExecutor``, created on the first search and
+shut down with the app. A worker gets only what the seat may know (the picklable
+``Observation``) and the bot spec (kind, seed, level), and returns the action's wire dict;
+the event loop only pickles the observation and awaits the future.
+
+With ``workers == 0`` searches run in a thread instead (``asyncio.to_thread``): no extra
+processes, at the price of the GIL stalls above (docs/bots.md "Server" measures both).
+Workers are started with ``spawn`` (never ``fork`` a process that runs threads), import
+only the engine, and run at a lower priority than the server (``WORKER_NICE``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from engine.einauge.observation import Observation
+
+
+def think(kind: str, seed: str, level: int | None, obs: Observation) -> dict[str, Any]:
+    """One move of a fresh ``make_bot(kind, seed, level=level)`` on ``obs`` with its
+    default budget, as the action's wire dict. Runs in a worker process (or thread).
+    Raises ``ValueError`` for a bad spec or a seat with no legal action."""
+    from engine.bots import make_bot
+
+    bot = make_bot(kind, seed, level=level)
+    return bot.act(obs, bot.budget).to_dict()
+
+
+WORKER_NICE = 10
+"""Niceness added to a worker: a search yields the CPU to the event loop's process."""
+
+
+def _warm(server_pid: int) -> None:
+    """Worker initializer: lower the worker's priority (searches are background work; the
+    server process must win a busy CPU), exit when the server process is gone, and import
+    the engine before the first search."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(WORKER_NICE)
+    threading.Thread(target=_exit_with_parent, args=(server_pid,), daemon=True,
+                     name="parent-watch").start()
+    import engine.bots  # noqa: F401
+
+
+def _exit_with_parent(parent: int) -> None:
+    # uvicorn ends the server by re-raising SIGTERM (no atexit: the pool never says
+    # goodbye), and a SIGKILL says nothing at all: a worker whose parent changed is an
+    # orphan, so it leaves, even in the middle of a search.
+    # (The server's pid comes from the server: one read here could already be init's.)
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+class BotPool:
+    """Runs ``think`` in up to ``workers`` processes (0: in a thread), see the module
+    docstring. Safe to use from one event loop; ``close`` ends the workers."""
+
+    def __init__(self, workers: int) -> None:
+        if workers < 0:
+            raise ValueError(f"bot workers must be >= 0, not {workers!r}")
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_warm, initargs=(os.getpid(),))
+        return self._pool
+
+    async def think(self, kind: str, seed: str, level: int | None,
+                    obs: Observation) -> dict[str, Any]:
+        """The wire dict of the bot's action on ``obs``; raises what ``think`` raises,
+        and ``BrokenProcessPool`` when a worker died (the next call starts a new pool)."""
+        if self.workers == 0:
+            return await asyncio.to_thread(think, kind, seed, level, obs)
+        pool = self._executor()
+        try:
+            # Submitted from a thread: the first submits start the worker processes
+            # (about 10 ms each), which must not happen on the event loop.
+            future = await asyncio.to_thread(pool.submit, think, kind, seed, level, obs)
+            return await asyncio.wrap_future(future)
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+    def close(self) -> None:
+        """Stop the workers (a search under way finishes in its process; its result is
+        dropped). The pool is created again if ``think`` is called afterwards."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

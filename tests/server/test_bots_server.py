@@ -1,0 +1,199 @@
+"""Bot seats in the server: kind and level per seat before the start, searches in the
+process pool, and the owner handing a person's seat to a bot in the middle of a game."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import psutil
+
+from tests.conftest import ServerProcess
+from tests.server.client import Lobby, Socket, ended
+
+
+async def post_bot(lobby: Lobby, tid: str, seat: int, body: dict, token: str | None = None):
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    return await lobby.http.post(f"/api/tables/{tid}/seats/{seat}/bot", json=body,
+                                 headers=headers)
+
+
+async def test_empty_seats_take_a_bot_of_a_chosen_kind_and_level(server):
+    lobby = Lobby(server.url)
+    try:
+        table = await lobby.create(4)
+        tid = table["id"]
+        for seat, body, code in [
+            (0, {"kind": "psychic"}, "bad_bot"),
+            (0, {"kind": "mcts", "level": 9}, "bad_bot"),
+            (0, {"kind": "mcts", "level": 0}, "bad_bot"),
+            (0, {"kind": "greedy", "level": 2}, "bad_bot"),
+            (0, {"kind": "mcts", "level": "high"}, "bad_message"),
+        ]:
+            r = await post_bot(lobby, tid, seat, body)
+            assert (r.status_code, r.json()["error"]["code"]) == (400, code), body
+        assert all(s["kind"] is None for s in (await lobby.get(f"/api/tables/{tid}")).json()[
+            "seats"]), "a refused bot changed the table"
+
+        assert (await post_bot(lobby, tid, 0, {"kind": "mcts", "level": 1})).status_code == 200
+        assert (await post_bot(lobby, tid, 1, {"kind": "mcts"})).status_code == 200
+        r = await post_bot(lobby, tid, 2, {"kind": "greedy"})
+        assert r.status_code == 200
+        seats = r.json()["seats"]
+        assert [(s["kind"], s.get("bot"), s.get("level")) for s in seats] == [
+            ("bot", "mcts", 1), ("bot", "mcts", 3), ("bot", "greedy", None),
+            (None, None, None)]
+        r = await post_bot(lobby, tid, 2, {"kind": "random"})
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "seat_taken")
+        # The same summary for anyone who asks later.
+        assert (await lobby.get(f"/api/tables/{tid}")).json()["seats"] == seats
+    finally:
+        await lobby.close()
+
+
+async def play_until(sock: Socket, done, rng: random.Random, limit: int = 100) -> dict:
+    """Play the socket's seat (each action at the prompted seq) until ``done()`` holds
+    after one of its actions; returns the last prompt."""
+    last = 0
+    for i in range(limit):
+        prompt = await sock.wait(lambda f, last=last: f["t"] == "prompt" and f["seq"] > last,
+                                 timeout=120)
+        last = prompt["seq"]
+        aid = f"h{i}"
+        await sock.send({"t": "action", "id": aid, "seq": last,
+                         "action": rng.choice(prompt["legal_actions"])})
+        ack = await sock.wait(lambda f, aid=aid: f["t"] in ("ack", "error") and f["id"] == aid)
+        assert ack["t"] == "ack", ack
+        if i >= 3 and done():
+            return prompt
+    raise AssertionError("the condition never held")
+
+
+def pool_workers(pid: int) -> list[psutil.Process]:
+    """The server's process-pool workers (spawned children running ``spawn_main``)."""
+    out = []
+    for child in psutil.Process(pid).children():
+        try:
+            if any("spawn_main" in part for part in child.cmdline()):
+                out.append(child)
+        except psutil.Error:
+            pass
+    return out
+
+
+async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(server):
+    """mcts (level 1) and greedy search in the pool; a person plays some moves, then the
+    owner hands that seat to a bot: everyone gets a ``table`` message, the former token's
+    actions get ``seat_handed_over``, and the bot plays the seat to the end."""
+    lobby = Lobby(server.url)
+    rng = random.Random(5)
+    socks: list[Socket] = []
+    try:
+        table = await lobby.create(3)
+        tid, owner = table["id"], table["owner_token"]
+        await post_bot(lobby, tid, 0, {"kind": "mcts", "level": 1})
+        await post_bot(lobby, tid, 1, {"kind": "greedy"})
+        token = (await lobby.join(tid, "Hanna", seat=2))["token"]
+        person = await Socket(server.ws_url, tid).connect(token=token)
+        watcher = await Socket(server.ws_url, tid).connect()
+        socks += [person, watcher]
+        for s in socks:
+            await s.wait(lambda f: f["t"] == "welcome")
+        r = await post_bot(lobby, tid, 2, {"kind": "greedy"}, owner)
+        assert r.json()["error"]["code"] == "seat_taken"  # before the start: seat 2 is taken
+        await lobby.start(tid, owner)
+
+        def both_bots_moved() -> bool:
+            return {0, 1} <= {d["event"].get("seat") for d in watcher.deltas()}
+
+        last_prompt = await play_until(person, both_bots_moved, rng)
+        assert pool_workers(server.proc.pid), "the searches ran in a worker process"
+
+        # Only the owner may hand a seat over, only a person's seat, only known bots.
+        for body, tok, status, code in [
+            ({"kind": "greedy"}, token, 401, "bad_token"),
+            ({"kind": "greedy"}, None, 401, "bad_token"),
+            ({"kind": "mcts", "level": 7}, owner, 400, "bad_bot"),
+        ]:
+            r = await post_bot(lobby, tid, 2, body, tok)
+            assert (r.status_code, r.json()["error"]["code"]) == (status, code), body
+        r = await post_bot(lobby, tid, 1, {"kind": "random"}, owner)
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "seat_taken")
+
+        r = await post_bot(lobby, tid, 2, {"kind": "mcts", "level": 1}, owner)
+        assert r.status_code == 200, r.text
+        seat2 = r.json()["seats"][2]
+        assert (seat2["kind"], seat2["bot"], seat2["level"]) == ("bot", "mcts", 1)
+        for s in socks:
+            msg = await s.wait(lambda f: f["t"] == "table" and f["table"]["seats"][2]["kind"]
+                               == "bot")
+            assert msg["table"]["status"] == "running"
+        mark = len(person.frames)
+
+        # The former token no longer acts: on its open socket and on a new one.
+        await person.send({"t": "action", "id": "late", "action": last_prompt[
+            "legal_actions"][0]})
+        err = await person.wait(lambda f: f["t"] == "error" and f["id"] == "late")
+        assert err["code"] == "seat_handed_over"
+        again = await Socket(server.ws_url, tid).connect(token=token)
+        socks.append(again)
+        await again.wait(lambda f: f["t"] == "welcome")
+        await again.send({"t": "action", "id": "again", "action": {"type": "pass"}})
+        err = await again.wait(lambda f: f["t"] == "error" and f["id"] == "again")
+        assert err["code"] == "seat_handed_over"
+
+        await watcher.wait(ended, timeout=300)
+        assert not [f for f in person.frames[mark:] if f["t"] == "prompt"], \
+            "a seat played by a bot prompts nobody"
+        record = (await lobby.get(f"/api/tables/{tid}/record")).json()
+        by_seat2 = [a for a in record["actions"] if a["seat"] == 2]
+        played = len([f for f in person.frames if f["t"] == "ack"])
+        assert len(by_seat2) > played, "the bot went on playing the handed-over seat"
+        for _ in range(200):  # the end is marked in the lobby just after the last event
+            if (await lobby.get(f"/api/tables/{tid}")).json()["status"] == "ended":
+                break
+            await asyncio.sleep(0.05)
+        r = await post_bot(lobby, tid, 1, {"kind": "random"}, owner)
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "ended")
+    finally:
+        for s in socks:
+            await s.close()
+        await lobby.close()
+
+
+async def test_event_loop_lag_is_exported(server):
+    lobby = Lobby(server.url)
+    try:
+        text = (await lobby.get("/metrics")).text
+        assert "einauge_event_loop_lag_seconds_bucket" in text
+        count = [line for line in text.splitlines()
+                 if line.startswith("einauge_event_loop_lag_seconds_count")]
+        assert count and float(count[0].split()[-1]) > 0
+        assert "einauge_event_loop_lag_max_seconds" in text
+    finally:
+        await lobby.close()
+
+
+async def test_search_workers_end_with_the_server(redis_url):
+    """uvicorn ends by re-raising SIGTERM (no atexit), and a SIGKILL says nothing: the
+    pool's workers must leave on their own, not linger as orphans."""
+    for stop in ("stop", "kill"):
+        srv = ServerProcess(redis_url).start()
+        lobby = Lobby(srv.url)
+        try:
+            table = await lobby.create(2)
+            for seat in range(2):
+                await post_bot(lobby, table["id"], seat, {"kind": "greedy"})
+            await lobby.start(table["id"], table["owner_token"])
+            workers: list[psutil.Process] = []
+            for _ in range(400):
+                workers = pool_workers(srv.proc.pid)
+                if workers:
+                    break
+                await asyncio.sleep(0.05)
+            assert workers, "a greedy bot searched in a worker process"
+        finally:
+            await lobby.close()
+            getattr(srv, stop)()
+        _gone, alive = psutil.wait_procs(workers, timeout=30)
+        assert not alive, f"workers left behind after {stop}: {[p.pid for p in alive]}"
