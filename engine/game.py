@@ -88,6 +88,11 @@ class Codec:
 
     def __init__(self, classes: Sequence[type[Message]]) -> None:
         self.classes: dict[str, type[Message]] = {c.type: c for c in classes}
+        # Per wire name: the keys a message may carry and the ones it must carry, so a
+        # well-formed dict (the replay hot path) costs two set comparisons.
+        self._allowed = {k: frozenset((*_field_names(c), "type")) for k, c in self.classes.items()}
+        self._required = {k: frozenset(_field_names(c)) - _OPTIONAL[c]
+                          for k, c in self.classes.items()}
 
     def decode(self, data: Mapping[str, Any]) -> Message:
         """Build the message for a wire dict; raises ``IllegalAction`` (``bad_message``)."""
@@ -98,14 +103,16 @@ class Codec:
         if cls is None:
             known = ", ".join(sorted(self.classes))
             raise IllegalAction("bad_message", f"unknown type {kind!r}; expected one of: {known}")
-        names = _field_names(cls)
-        extra = set(data) - set(names) - {"type"}
+        keys = data.keys()
+        extra = keys - self._allowed[kind]
         if extra:
-            raise IllegalAction("bad_message", f"{kind}: unexpected field(s) {sorted(extra)}")
-        missing = [n for n in names if n not in data and n not in _OPTIONAL[cls]]
+            raise IllegalAction("bad_message",
+                                f"{kind}: unexpected field(s) {sorted(map(str, extra))}")
+        missing = self._required[kind] - keys
         if missing:
-            raise IllegalAction("bad_message", f"{kind}: missing field(s) {missing}")
-        return cls(**{n: data[n] for n in names if n in data})
+            order = [n for n in _field_names(cls) if n in missing]
+            raise IllegalAction("bad_message", f"{kind}: missing field(s) {order}")
+        return cls(**{k: v for k, v in data.items() if k != "type"})
 
 
 class Game(Protocol):
