@@ -11,9 +11,10 @@ async function sha256Hex(text) {
 
 /**
  * `summary` is the table summary; `record` the ended game's record (with `server_seed` and
- * `seed`) or null. Returns the panel element; the check fills in asynchronously.
+ * `seed`) or null; `open` unfolds the panel (before the start, and always with a record).
+ * Returns the panel element; the check fills in asynchronously.
  */
-export function renderFairness(summary, record) {
+export function renderFairness(summary, record, open = false) {
   if (!summary) return null;
   const check = h("span", { class: "check", testid: "commitment-check" });
   if (record && record.server_seed) {
@@ -25,7 +26,7 @@ export function renderFairness(summary, record) {
     });
   }
   const contributions = (summary.contributions || []).map((c, i) => h("li", {}, `${i + 1}: `, h("code", {}, c || "–")));
-  return h("details", { class: "panel fairness", testid: "fairness", open: !!record },
+  return h("details", { class: "panel fairness", testid: "fairness", open: open || !!record },
     h("summary", {}, h("h2", {}, t("fairness"))),
     h("p", { class: "hint" }, t("fairness_hint")),
     h("div", { class: "kv" }, h("span", {}, t("commitment")), h("code", { testid: "commitment" }, summary.commitment || "")),

@@ -12,6 +12,8 @@ const root = document.getElementById("app");
 let cleanup = null;
 
 function renderHeader() {
+  const skip = document.querySelector(".skip");
+  if (skip) skip.textContent = t("skip");
   mount(header,
     h("a", { class: "brand", href: "/", "data-link": true, testid: "home" },
       h("span", { class: "logo", html: icons.patch() }), h("span", {}, t("title"))),

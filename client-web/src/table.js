@@ -34,6 +34,7 @@ export function tablePage(root, id) {
     logLoadedTo: 0,
   };
   const conn = new TableConnection(id, saved ? saved.token : null);
+  conn.seat = saved ? saved.seat : null; // until the welcome confirms (or refuses) it
   window.__einauge = { page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat };
 
   const els = {
@@ -243,6 +244,7 @@ export function tablePage(root, id) {
       h("span", { class: "lseq" }, seq), " ", describeEvent(e, names));
   }
   function renderLog() {
+    logPanel.hidden = !started(conn.view) && st.events.size === 0;
     const names = started(conn.view) ? conn.view.players.map((p) => p.name) : [];
     const keys = [...st.events.keys()].sort((a, b) => a - b);
     mount(els.log, keys.map((k) => logEntry(k, st.events.get(k), names)));
@@ -278,7 +280,7 @@ export function tablePage(root, id) {
   }
   function renderEnd() {
     const ended = started(conn.view) && conn.view.phase === "ended";
-    mount(els.fair, renderFairness(st.summary || conn.table, st.record));
+    mount(els.fair, renderFairness(st.summary || conn.table, st.record, !started(conn.view)));
     if (!ended) { mount(els.endLinks); return; }
     let download = null;
     if (st.record) {
@@ -317,7 +319,7 @@ export function tablePage(root, id) {
   conn.addEventListener("delta", (e) => {
     const { delta } = e.detail;
     appendLog(delta.seq, delta.event);
-    if (delta.seq === 1) renderTop();
+    if (delta.seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); }
   });
   let prevView = null;
   conn.addEventListener("view", (e) => {

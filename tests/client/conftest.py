@@ -1,0 +1,105 @@
+"""Fixtures of the browser tests: the built web client, a server process that serves it
+(on the session's real Redis), and a headless Chromium driven by Playwright.
+
+The browser is the Debian ``chromium`` (never ``playwright install``). Screenshots go to
+``test-artifacts/screenshots/``; the current ones are copied by hand into
+``docs/screenshots/`` (see README, "Web client").
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from tests.conftest import ROOT, ServerProcess
+
+CLIENT = ROOT / "client-web"
+DIST = CLIENT / "dist"
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+# CI machines may be busy (2 cores, other suites): waits are generous, never timed checks.
+expect.set_options(timeout=15_000)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def _stale() -> bool:
+    index = DIST / "index.html"
+    if not index.is_file():
+        return True
+    built = min(p.stat().st_mtime for p in DIST.iterdir() if p.is_file())
+    sources = [*CLIENT.joinpath("src").rglob("*"), CLIENT / "package.json", CLIENT / "build.mjs"]
+    return any(p.is_file() and p.stat().st_mtime > built for p in sources)
+
+
+@pytest.fixture(scope="session")
+def client_dist() -> Path:
+    """``client-web/dist``, built now when missing or older than its sources."""
+    if _stale():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("client-web/dist is missing or stale and npm is not installed")
+        if not (CLIENT / "node_modules").is_dir():
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                           cwd=CLIENT, check=True)
+        subprocess.run([npm, "run", "--silent", "build"], cwd=CLIENT, check=True)
+    return DIST
+
+
+@pytest.fixture(scope="session")
+def web(redis_url: str, client_dist: Path) -> Iterator[ServerProcess]:
+    """A server process serving the built client; bots think 0.2 s, so that a connection
+    dropped right after the player's turn misses the bots' next deltas."""
+    s = ServerProcess(redis_url, env={"EINAUGE_STATIC_DIR": str(client_dist),
+                                      "EINAUGE_BOT_DELAY": "0.2"}).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the session."""
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh desktop-sized page in its own context (own localStorage)."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    p = ctx.new_page()
+    yield p
+    ctx.close()
+
+
+def shot(page: Page, name: str, full_page: bool = True) -> Path:
+    """Save a screenshot as ``test-artifacts/screenshots/<name>.png``."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def api(web: ServerProcess, method: str, path: str, **kw: object) -> object:
+    """One HTTP call to the server; raises for a non-2xx answer."""
+    r = httpx.request(method, web.url + path, timeout=10, **kw)  # type: ignore[arg-type]
+    r.raise_for_status()
+    return r.json()
+
+
+def fold(deltas: list[dict], upto: int) -> dict:
+    """The view after seq ``upto``: the patches of seq 1…upto merged shallowly."""
+    view: dict = {}
+    for d in deltas:
+        if d["seq"] > upto:
+            break
+        view.update(d["patch"])
+    return view

@@ -1,0 +1,97 @@
+"""The lobby and the table's seating in the browser: creating a table with options (by
+keyboard), the table list, seats and bots, language switching, and a phone-sized screen."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.client.conftest import api, shot
+from tests.conftest import ServerProcess
+
+
+def test_create_a_table_with_options_by_keyboard(page: Page, web: ServerProcess) -> None:
+    page.goto(web.url + "/")
+    page.get_by_test_id("table-name").focus()
+    page.keyboard.type("Keyboard table")
+    page.keyboard.press("Tab")
+    page.keyboard.press("ArrowUp")  # 4 -> 3 seats
+    page.keyboard.press("Tab")
+    page.get_by_test_id("end-rule-select").select_option("one_more_turn")
+    page.get_by_test_id("color-bonus").focus()
+    page.keyboard.press("Space")
+    page.get_by_test_id("create-table").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/table/*")
+    table_id = page.url.rsplit("/", 1)[1]
+    summary = api(web, "GET", f"/api/tables/{table_id}")
+    assert summary["name"] == "Keyboard table"
+    assert len(summary["seats"]) == 3
+    assert summary["options"] == {"end_rule": "one_more_turn", "color_bonus": True}
+    expect(page.get_by_test_id("share-link")).to_have_value(f"{web.url}/table/{table_id}")
+    expect(page.get_by_test_id("commitment")).to_have_text(summary["commitment"])
+
+
+def test_lobby_lists_tables_and_seats_change_live(browser: Browser, web: ServerProcess) -> None:
+    made = api(web, "POST", "/api/tables", json={
+        "game": "einauge", "seats": 3, "options": {"end_rule": "round", "color_bonus": False},
+        "name": "Harbour"})
+    api(web, "POST", f"/api/tables/{made['id']}/seats/1/bot", json={"kind": "random"})
+    ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    try:
+        page = ctx.new_page()
+        page.goto(web.url + "/")
+        row = page.get_by_test_id(f"table-row-{made['id']}")
+        expect(row).to_contain_text("Harbour")
+        expect(row).to_contain_text("1/3")
+        shot(page, "lobby", full_page=False)
+        page.get_by_test_id(f"join-{made['id']}").click()
+        expect(page.get_by_test_id("seat-1")).to_contain_text("bot")
+        # Another client takes seat 2: the page shows it without a reload.
+        api(web, "POST", f"/api/tables/{made['id']}/join", json={"name": "Ben", "seat": 2})
+        expect(page.get_by_test_id("seat-2")).to_contain_text("Ben")
+        page.get_by_test_id("name-input").fill("Cem")
+        page.get_by_test_id("take-seat-0").click()
+        expect(page.get_by_test_id("seat-0")).to_contain_text("Cem")
+        # The seat survives a reload (token in localStorage) and sent a seed.
+        page.reload()
+        expect(page.get_by_test_id("leave-seat")).to_be_visible()
+        summary = api(web, "GET", f"/api/tables/{made['id']}")
+        assert summary["seats"][0]["name"] == "Cem"
+        assert len(summary["contributions"][0]) == 64
+        page.get_by_test_id("remove-bot-1").click()
+        expect(page.get_by_test_id("add-bot-1")).to_be_visible()
+        page.get_by_test_id("leave-seat").click()
+        expect(page.get_by_test_id("take-seat-0")).to_be_visible()
+        assert api(web, "GET", f"/api/tables/{made['id']}")["seats"][0]["kind"] is None
+    finally:
+        ctx.close()
+
+
+def test_language_switch_is_remembered(page: Page, web: ServerProcess) -> None:
+    page.goto(web.url + "/")
+    expect(page.get_by_test_id("create-table")).to_have_text("Create")
+    page.get_by_test_id("lang-de").click()
+    expect(page.get_by_test_id("create-table")).to_have_text("Erstellen")
+    page.reload()
+    expect(page.get_by_test_id("create-table")).to_have_text("Erstellen")
+    assert page.evaluate("document.documentElement.lang") == "de"
+    page.get_by_test_id("lang-en").click()
+    expect(page.get_by_test_id("create-table")).to_have_text("Create")
+
+
+def test_a_phone_sized_screen_needs_no_sideways_scrolling(browser: Browser,
+                                                          web: ServerProcess) -> None:
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
+                              is_mobile=True, has_touch=True)
+    try:
+        page = ctx.new_page()
+        page.goto(web.url + "/")
+        expect(page.get_by_test_id("create-table")).to_be_visible()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390
+        page.get_by_test_id("create-table").tap()
+        page.wait_for_url("**/table/*")
+        expect(page.get_by_test_id("seat-0")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        ctx.close()
