@@ -4,7 +4,7 @@
 // prompt lists (see actions.js); the board itself decides nothing.
 import { cardEl } from "./cards.js";
 import { h } from "./dom.js";
-import { cardName, colorName, t } from "./i18n.js";
+import { cardName, colorName, listWords, t } from "./i18n.js";
 import { COLOR_GLYPH, icons } from "./icons.js";
 
 const EMPTY_ACTIONS = { byCard: new Map(), sellJewel: null, pass: null, any: false };
@@ -18,6 +18,20 @@ export function turnText(view, mySeat) {
   const step = view.step ? t(`step_${view.step}`) : "";
   const phase = view.phase === "final_round" ? t("phase_final_round") : "";
   return [phase, who, step].filter(Boolean).join(" · ");
+}
+
+/** "Anna wins!" / "Anna and Ben win!" for an ended view with a result, else "". */
+export function winnersText(view) {
+  if (!view || view.phase !== "ended" || !view.result) return "";
+  const names = (view.result.winners || []).map((i) => (view.players[i] ? view.players[i].name : `#${i + 1}`));
+  return names.length ? t("winners_are", { names: listWords(names), n: names.length }) : "";
+}
+
+/** The deck panel's warning: the end is near (turns left) or the final round; none after the end. */
+function endWarning(view) {
+  if (view.phase === "final_round") return t("final_round_warning");
+  if (view.end_triggered && view.phase !== "ended") return t("end_triggered");
+  return "";
 }
 
 function resource(kind, n, seat, prev) {
@@ -92,7 +106,7 @@ export function renderBoard(view, ctx = {}) {
         h("div", { class: "deck-info" },
           h("div", { class: "deck-count", testid: "deck-count", dataset: { value: view.deck_count } }, h("b", {}, t("deck")), " ", t("deck_cards", { n: view.deck_count ?? 0 })),
           view.islands_in_deck !== undefined ? h("div", { class: "islands-left", testid: "islands-left", dataset: { value: view.islands_in_deck } }, t("islands_left", { n: view.islands_in_deck })) : null,
-          view.end_triggered ? h("div", { class: "end-warning", testid: "end-triggered" }, t("end_triggered")) : null),
+          endWarning(view) ? h("div", { class: "end-warning", testid: "end-triggered", dataset: { phase: view.phase } }, endWarning(view)) : null),
         general.length ? h("div", { class: "general-actions" }, general) : null)),
     h("div", { class: "players", testid: "players" }, players));
 }

@@ -3,6 +3,7 @@
 import { saveLang, savedLang } from "./store.js";
 
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : "");
 
 const en = {
   title: "Einauge sei wachsam!",
@@ -48,6 +49,14 @@ const en = {
   bot_mcts: "MCTS (strong)",
   level: "level",
   remove_bot: "Remove bot",
+  bot_name: (p) => `${{ random: "Random bot", greedy: "Greedy bot", mcts: "MCTS bot" }[p.kind] || `${cap(p.kind)} bot`} ${p.n}${p.level ? ` (level ${p.level})` : ""}`,
+  ready_start: "All seats are filled: you can start the game now.",
+  ready_start_others: "All seats are filled: any seated player or the table's creator can start the game.",
+  start_by_others: "Only a seated player or the table's creator can start the game.",
+  final_round_warning: "Final round",
+  replay_empty: "Choose a game record file (JSON)",
+  replay_empty_hint: "An ended table offers its record under “Download game record”; open that file here to replay the game.",
+  replay_choose: "Choose a file…",
   leave_seat: "Leave seat",
   start_game: "Start the game",
   waiting_start: "Waiting for the start: take a seat or add bots, then start.",
@@ -222,6 +231,14 @@ const de = {
   bot_mcts: "MCTS (stark)",
   level: "Stufe",
   remove_bot: "Bot entfernen",
+  bot_name: (p) => `${{ random: "Zufalls-Bot", greedy: "Gieriger Bot", mcts: "MCTS-Bot" }[p.kind] || `${cap(p.kind)}-Bot`} ${p.n}${p.level ? ` (Stufe ${p.level})` : ""}`,
+  ready_start: "Alle Plätze sind besetzt: Du kannst das Spiel jetzt starten.",
+  ready_start_others: "Alle Plätze sind besetzt: Starten kann jeder, der am Tisch sitzt, oder wer den Tisch erstellt hat.",
+  start_by_others: "Starten kann nur, wer am Tisch sitzt oder den Tisch erstellt hat.",
+  final_round_warning: "Schlussrunde",
+  replay_empty: "Wähle eine Spielprotokoll-Datei (JSON)",
+  replay_empty_hint: "Ein beendeter Tisch bietet sein Protokoll unter „Spielprotokoll herunterladen“ an; öffne die Datei hier, um das Spiel noch einmal abzuspielen.",
+  replay_choose: "Datei auswählen…",
   leave_seat: "Platz verlassen",
   start_game: "Spiel starten",
   waiting_start: "Warten auf den Start: Platz nehmen oder Bots hinzufügen, dann starten.",

@@ -2,6 +2,7 @@
 import { api } from "./api.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
+import { seatName } from "./names.js";
 import { saveOwner, seatFor } from "./store.js";
 
 const REFRESH_MS = 5000;
@@ -50,7 +51,7 @@ export function lobbyPage(root, go) {
 
   function tableRow(s) {
     const taken = s.seats.filter((x) => x.kind).length;
-    const names = s.seats.map((x) => x.name).filter(Boolean).join(", ");
+    const names = s.seats.map((x) => seatName(x.name, x.seat, x)).filter(Boolean).join(", ");
     const action = s.status === "open"
       ? h("a", { class: "button primary", href: `/table/${s.id}`, "data-link": true, testid: `join-${s.id}` }, t("join_table"))
       : s.status === "running"

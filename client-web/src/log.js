@@ -1,6 +1,7 @@
 // Game events (docs/protocol.md, projected events of engine/einauge/events.py) told in
 // plain language. Only words: every number comes from the event itself.
 import { cardName, colorName, listWords, t } from "./i18n.js";
+import { seatName } from "./names.js";
 
 function payout(e) {
   const parts = [];
@@ -20,7 +21,8 @@ export function describeEvent(e, names = []) {
   const shipRow = e.card && e.card.startsWith("ship") && e.row && e.row !== "alone" ? colorName(e.row) : null;
   switch (e.type) {
     case "game_started":
-      return t("ev_game_started", { players: listWords(e.players || names), colors: listWords((e.colors || []).map(colorName)) });
+      // The shown names (bots in the current language) when known, else the event's own.
+      return t("ev_game_started", { players: listWords((e.players || names).map((n, i) => names[i] ?? seatName(n, i))), colors: listWords((e.colors || []).map(colorName)) });
     case "jewel_sold": return t("ev_jewel_sold", { name, ducats: e.ducats });
     case "card_sold": return t("ev_card_sold", { name, card, ducats: e.ducats });
     case "card_bought":

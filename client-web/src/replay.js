@@ -1,12 +1,14 @@
 // The replay viewer (/replay/<table id>, or /replay with a record file from disk). All
 // views are precomputed by folding the deltas' patches (shallow merge), so any step shows
-// at once; the log entries jump to their step.
+// at once; the log entries jump to their step. The first step is the game's start (seq 1):
+// the view before it is empty, so there is nothing to show at seq 0.
 import { api } from "./api.js";
-import { flipRender, renderBoard, turnText } from "./board.js";
+import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
 import { loadCards } from "./cards.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { describeEvent, eventSeat, isMajor } from "./log.js";
+import { namedView, seatName, viewNames } from "./names.js";
 import { renderScore } from "./score.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
@@ -20,7 +22,9 @@ export function foldViews(deltas) {
 
 /** Mount the replay viewer into `root` for table `id` (or null: open a file). */
 export function replayPage(root, id) {
-  const st = { deltas: [], views: [null], step: 0, playing: false, speed: 1, timer: null, error: null, title: id || "" };
+  // `loading`: a table's deltas are on their way; `seats`: the table summary's seats (bot
+  // kinds and levels for the names), null for a record file.
+  const st = { deltas: [], views: [null], step: 0, playing: false, speed: 1, timer: null, error: null, title: id || "", loading: !!id, seats: null };
   window.__einauge = {
     page: "replay",
     step: () => st.step,
@@ -28,6 +32,10 @@ export function replayPage(root, id) {
     view: () => st.views[st.step],
     seek: (k) => seek(k),
   };
+  /** The first step shown: the game's start (seq 1), or 0 when there is no game. */
+  const firstStep = () => Math.min(1, st.deltas.length);
+  /** Nothing to replay and nothing coming: the page asks for a record file. */
+  const isEmpty = () => !st.loading && st.deltas.length === 0;
 
   const els = {
     head: h("div", { class: "replay-head", testid: "replay-head" }),
@@ -36,26 +44,32 @@ export function replayPage(root, id) {
     score: h("div", {}),
     log: h("ol", { class: "log replay-log", testid: "replay-log" }),
   };
-  mount(root, h("div", { class: "replay-page" }, els.head, els.controls,
-    h("div", { class: "layout" }, h("main", { class: "main-col" }, els.board, els.score),
-      h("aside", { class: "side" }, h("section", { class: "panel log-panel" }, h("h2", {}, t("log")), els.log)))));
+  const logHead = h("h2", {}, t("log"));
+  const logPanel = h("section", { class: "panel log-panel", testid: "replay-log-panel" }, logHead, els.log);
+  const layout = h("div", { class: "layout" }, h("main", { class: "main-col" }, els.board, els.score), h("aside", { class: "side" }, logPanel));
+  mount(root, h("div", { class: "replay-page" }, els.head, els.controls, layout));
 
-  function fileInput() {
-    return h("label", { class: "button ghost file" }, t("replay_open_file"),
-      h("input", { type: "file", accept: "application/json,.json", class: "sr-only", testid: "replay-file", onchange: (e) => openFile(e.target.files[0]) }));
+  /** The file chooser: a ghost button in the head, a big one in the empty state. */
+  function fileInput(big = false) {
+    return h("label", { class: big ? "button primary big file" : "button ghost file" }, big ? t("replay_choose") : t("replay_open_file"),
+      h("input", { type: "file", accept: "application/json,.json", class: "sr-only", testid: "replay-file", onchange: (e) => { openFile(e.target.files[0]); e.target.value = ""; } }));
   }
 
   function renderHead() {
     mount(els.head,
       h("h1", {}, t("replay_title"), st.title ? h("span", { class: "sub" }, ` · ${st.title}`) : null),
-      h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true }, "↩ ", id) : null, fileInput()),
+      // In the empty state the big chooser below is the only one (one `replay-file` input).
+      h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true }, "↩ ", id) : null, isEmpty() ? null : fileInput()),
       st.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, st.error) : null);
   }
 
   function renderControls() {
     const n = st.deltas.length;
+    els.controls.hidden = isEmpty();
+    els.controls.setAttribute("aria-label", t("replay_title"));
+    const first = firstStep();
     const slider = h("input", {
-      type: "range", min: 0, max: n, value: st.step, testid: "replay-slider", "aria-label": t("replay_step", { i: st.step, n }),
+      type: "range", min: first, max: n, value: st.step, testid: "replay-slider", "aria-label": t("replay_step", { i: st.step, n }),
       oninput: (e) => seek(Number(e.target.value)),
     });
     const speed = h("select", { testid: "replay-speed", "aria-label": t("speed"), onchange: (e) => { st.speed = Number(e.target.value); if (st.playing) { pause(); play(); } } },
@@ -63,8 +77,8 @@ export function replayPage(root, id) {
     const b = (label, testid, fn, disabled) => h("button", { type: "button", testid, onclick: fn, disabled }, label);
     els.slider = slider;
     mount(els.controls,
-      b(`⇤ ${t("first")}`, "replay-first", () => seek(0), st.step === 0),
-      b(`◀ ${t("prev")}`, "replay-prev", () => seek(st.step - 1), st.step === 0),
+      b(`⇤ ${t("first")}`, "replay-first", () => seek(firstStep()), st.step <= first),
+      b(`◀ ${t("prev")}`, "replay-prev", () => seek(st.step - 1), st.step <= first),
       h("button", { type: "button", class: "primary", testid: "replay-play", onclick: () => (st.playing ? pause() : play()), disabled: n === 0 }, st.playing ? `⏸ ${t("pause")}` : `▶ ${t("play")}`),
       b(`${t("next")} ▶`, "replay-next", () => seek(st.step + 1), st.step >= n),
       b(`${t("last")} ⇥`, "replay-last", () => seek(n), st.step >= n),
@@ -72,23 +86,37 @@ export function replayPage(root, id) {
       h("label", { class: "speed" }, t("speed"), " ", speed));
   }
 
+  function renderEmpty() {
+    return h("section", { class: "panel empty-board replay-empty", testid: "replay-empty" },
+      h("h2", {}, t("replay_empty")),
+      h("p", { class: "hint" }, t("replay_empty_hint")),
+      fileInput(true));
+  }
+
   function renderView(animate) {
-    const v = st.views[st.step];
+    const v = namedView(st.views[st.step], st.seats);
+    logPanel.hidden = isEmpty();
+    layout.classList.toggle("single", isEmpty());
     if (!v || !v.players || !v.players.length) {
-      mount(els.board, h("div", { class: "panel empty-board" }, st.deltas.length ? t("before_start") : t("loading")));
+      mount(els.board, isEmpty() ? renderEmpty()
+        : h("div", { class: "panel empty-board", testid: st.loading ? "replay-loading" : "replay-before-start" }, st.loading ? t("loading") : t("before_start")));
       mount(els.score);
       return;
     }
     const ctx = { mySeat: null, actions: null, prev: st.step > 0 ? st.views[st.step - 1] : null };
-    const build = () => h("div", {}, h("div", { class: "turn-banner", testid: "replay-turn" }, h("strong", {}, turnText(v, null))), renderBoard(v, ctx));
+    const ended = winnersText(v);
+    const build = () => h("div", {},
+      h("div", { class: `turn-banner${v.phase === "ended" ? " ended" : ""}`, testid: "replay-turn" },
+        h("strong", {}, turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null),
+      renderBoard(v, ctx));
     if (animate) flipRender(els.board, build);
     else mount(els.board, build());
     mount(els.score, v.result ? renderScore(v) : null);
   }
 
   function renderLog() {
-    const last = st.views[st.views.length - 1];
-    const names = last && last.players ? last.players.map((p) => p.name) : [];
+    logHead.textContent = t("log");
+    const names = viewNames(st.views[st.views.length - 1], st.seats);
     mount(els.log, st.deltas.map((d) => {
       const seat = eventSeat(d.event);
       return h("li", { class: `${isMajor(d.event) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq: d.seq } },
@@ -102,6 +130,8 @@ export function replayPage(root, id) {
     const cur = els.log.querySelector(".current");
     if (cur) cur.classList.remove("current");
     const li = els.log.querySelector(`li[data-seq="${st.step}"]`);
+    // At the first step the log shows its top (the start), whatever was scrolled before.
+    if (st.step <= firstStep()) els.log.scrollTop = 0;
     if (li) {
       li.classList.add("current");
       const top = li.offsetTop - els.log.offsetTop;
@@ -119,8 +149,8 @@ export function replayPage(root, id) {
     label.dataset.step = st.step;
     if (els.slider && Number(els.slider.value) !== st.step) els.slider.value = st.step;
     els.slider?.setAttribute("aria-label", t("replay_step", { i: st.step, n }));
-    q("replay-first").disabled = st.step === 0;
-    q("replay-prev").disabled = st.step === 0;
+    q("replay-first").disabled = st.step <= firstStep();
+    q("replay-prev").disabled = st.step <= firstStep();
     q("replay-next").disabled = st.step >= n;
     q("replay-last").disabled = st.step >= n;
   }
@@ -139,7 +169,7 @@ export function replayPage(root, id) {
 
   function seek(k) {
     const n = st.deltas.length;
-    const next = Math.max(0, Math.min(n, k));
+    const next = Math.max(firstStep(), Math.min(n, k));
     const animate = Math.abs(next - st.step) === 1 && !st.playing;
     st.step = next;
     if (st.step >= n) pause();
@@ -150,7 +180,7 @@ export function replayPage(root, id) {
   }
 
   function play() {
-    if (st.step >= st.deltas.length) seek(0);
+    if (st.step >= st.deltas.length) seek(firstStep());
     st.playing = true;
     st.timer = setInterval(() => seek(st.step + 1), 1000 / st.speed);
     renderControls();
@@ -162,13 +192,16 @@ export function replayPage(root, id) {
     renderControls();
   }
 
-  function load(deltas, title) {
+  function load(deltas, title, seats = null) {
+    pause();
     st.deltas = deltas;
     st.views = foldViews(deltas);
     st.title = title ?? st.title;
+    st.seats = seats;
     st.error = null;
+    st.loading = false;
     const wanted = Number(new URL(location.href).searchParams.get("step"));
-    st.step = Number.isFinite(wanted) && wanted > 0 ? Math.min(wanted, deltas.length) : Math.min(1, deltas.length);
+    st.step = Number.isFinite(wanted) && wanted > 0 ? Math.min(wanted, deltas.length) : firstStep();
     renderAll();
   }
 
@@ -177,10 +210,12 @@ export function replayPage(root, id) {
     try {
       const record = JSON.parse(await file.text());
       const r = await api.replayRecord(record);
-      load(r.deltas, `${file.name}${record.players ? ` (${record.players.join(", ")})` : ""}`);
+      const players = Array.isArray(record.players) ? record.players.map((p, i) => seatName(String(p), i)) : null;
+      load(r.deltas, `${file.name}${players ? ` (${players.join(", ")})` : ""}`);
     } catch (e) {
       st.error = `${t("bad_record")}: ${e.message}`;
-      renderHead();
+      st.loading = false;
+      renderAll();
     }
   }
 
@@ -203,10 +238,11 @@ export function replayPage(root, id) {
     if (!id) { renderAll(); return; }
     try {
       const [r, s] = await Promise.all([api.deltas(id, 0), api.getTable(id).catch(() => null)]);
-      load(r.deltas, s ? s.name : id);
+      load(r.deltas, s ? s.name || id : id, s ? s.seats : null);
     } catch (e) {
       st.error = e.message;
-      renderHead();
+      st.loading = false;
+      renderAll();
     }
   });
   return () => { pause(); clearTimeout(urlTimer); document.removeEventListener("keydown", onKey); offLang(); };

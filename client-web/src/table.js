@@ -2,13 +2,14 @@
 // and spectators, the game log, fairness, and the final scoring.
 import { groupActions } from "./actions.js";
 import { api } from "./api.js";
-import { flipRender, renderBoard, turnText } from "./board.js";
+import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
 import { loadCards } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { renderFairness } from "./fairness.js";
 import { h, mount, randomHex } from "./dom.js";
-import { colorName, listWords, onLangChange, t } from "./i18n.js";
+import { colorName, onLangChange, t } from "./i18n.js";
 import { describeEvent, eventSeat, isMajor } from "./log.js";
+import { namedView, seatName, viewNames } from "./names.js";
 import { renderScore } from "./score.js";
 import { forgetSeat, ownerFor, playerName, saveSeat, savePlayerName, seatFor } from "./store.js";
 
@@ -16,6 +17,8 @@ import { forgetSeat, ownerFor, playerName, saveSeat, savePlayerName, seatFor } f
 const started = (v) => !!(v && v.players && v.players.length);
 
 const botLabel = (kind) => { const v = t(`bot_${kind}`); return v === `bot_${kind}` ? kind : v; };
+/** The bot badge of a seat: its kind and, for mcts, its level. */
+const botBadge = (x) => `${t("bot")}: ${botLabel(x.bot || "")}${x.level ? ` · ${t("level")} ${x.level}` : ""}`;
 
 /** Mount the table page for table `id` into `root`; returns a cleanup function. */
 export function tablePage(root, id) {
@@ -49,13 +52,19 @@ export function tablePage(root, id) {
     toast: h("div", { class: "toast", role: "alert", "aria-live": "assertive", testid: "toast" }),
     dialog: h("div", { class: "dialog-host" }),
   };
-  const logPanel = h("section", { class: "panel log-panel", "aria-label": t("log") }, h("h2", {}, t("log")), els.log);
+  const logHead = h("h2", {}, t("log"));
+  const logPanel = h("section", { class: "panel log-panel", "aria-label": t("log"), testid: "log-panel" }, logHead, els.log);
   mount(els.side, els.endLinks, logPanel, els.fair);
   mount(root, h("div", { class: "table-page" }, els.top, els.banner,
     h("div", { class: "layout" }, h("main", { class: "main-col" }, els.main, els.score), els.side),
     els.toast, els.dialog));
 
   const mySeat = () => conn.seat;
+  const seatsInfo = () => (st.summary || conn.table || {}).seats || null;
+  /** The view as shown: bot seats named in the current language. */
+  const shownView = () => namedView(conn.view, seatsInfo());
+  /** Seated here, or this browser created the table: the server lets it start the game. */
+  const canStart = () => mySeat() !== null || !!ownerFor(id);
   const promptActions = () => {
     const p = conn.prompt;
     if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended") return null;
@@ -95,7 +104,7 @@ export function tablePage(root, id) {
     const mine = mySeat();
     const nameInput = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: playerName(), autocomplete: "nickname", "aria-label": t("your_name") });
     const allFilled = s.seats.every((x) => x.kind);
-    const canStart = mine !== null || !!ownerFor(id);
+    const mayStart = canStart();
     const seats = s.seats.map((x) => {
       const isMe = mine === x.seat;
       const kindSel = h("select", { testid: `bot-kind-${x.seat}`, "aria-label": t("bot_kind") }, st.botKinds.flatMap((k) => (k.levels && k.levels.length
@@ -111,8 +120,8 @@ export function tablePage(root, id) {
         ];
       } else {
         body = [
-          h("div", { class: "occupant" }, h("b", {}, x.name), " ",
-            x.kind === "bot" ? h("span", { class: "badge" }, `${t("bot")}: ${botLabel(x.bot || "")}`) : null,
+          h("div", { class: "occupant" }, h("b", { testid: `seat-name-${x.seat}` }, seatName(x.name, x.seat, x)), " ",
+            x.kind === "bot" ? h("span", { class: "badge", testid: `bot-badge-${x.seat}` }, botBadge(x)) : null,
             isMe ? h("span", { class: "badge me" }, t("you")) : null,
             x.kind === "human" ? h("span", { class: `seeded ${x.seeded ? "yes" : "no"}` }, x.seeded ? t("seeded") : t("not_seeded")) : null),
           h("div", { class: "seat-actions" },
@@ -129,8 +138,8 @@ export function tablePage(root, id) {
       mine === null ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
       h("ol", { class: "seats" }, seats),
       h("div", { class: "start-row" },
-        h("button", { type: "button", class: "primary big", testid: "start", disabled: !canStart || !allFilled, onclick: startGame }, t("start_game")),
-        h("span", { class: "hint" }, !canStart ? t("only_players_start") : allFilled ? "" : t("start_needs")))));
+        h("button", { type: "button", class: "primary big", testid: "start", disabled: !mayStart || !allFilled, onclick: startGame }, t("start_game")),
+        h("span", { class: "hint", testid: "start-hint" }, !mayStart ? (allFilled ? t("start_by_others") : t("only_players_start")) : allFilled ? "" : t("start_needs")))));
   }
 
   async function guard(fn) {
@@ -194,9 +203,23 @@ export function tablePage(root, id) {
     mount(els.dialog);
   }
 
+  /** Before the start: what is missing, or (every seat filled) who may start the game. */
+  function waitingText() {
+    const s = st.summary;
+    if (!s || s.status !== "open") return "";
+    if (!s.seats.every((x) => x.kind)) return t("waiting_start");
+    return canStart() ? t("ready_start") : t("ready_start_others");
+  }
+
   function renderBanner() {
-    const v = conn.view;
-    if (!started(v)) { els.banner.className = "turn-banner"; mount(els.banner, st.summary && st.summary.status === "open" ? h("strong", {}, t("waiting_start")) : ""); return; }
+    if (!started(conn.view)) {
+      els.banner.className = "turn-banner";
+      els.banner.dataset.phase = "setup";
+      const text = waitingText();
+      mount(els.banner, text ? h("strong", { testid: "waiting-text" }, text) : "");
+      return;
+    }
+    const v = shownView();
     const acts = promptActions();
     const mine = mySeat();
     const myTurn = acts && acts.any;
@@ -210,10 +233,7 @@ export function tablePage(root, id) {
     els.banner.dataset.phase = v.phase;
     els.banner.dataset.step = v.step ?? "";
     els.banner.dataset.myTurn = myTurn ? "1" : "0";
-    if (v.phase === "ended" && v.result) {
-      const w = v.result.winners.map((i) => v.players[i].name);
-      hint = t("winners_are", { names: listWords(w), n: w.length });
-    }
+    if (v.phase === "ended" && v.result) hint = winnersText(v);
     mount(els.banner, h("strong", { testid: "turn-text" }, turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null);
   }
 
@@ -228,7 +248,7 @@ export function tablePage(root, id) {
   }
 
   function renderBoardNow(animate = true) {
-    const v = conn.view;
+    const v = shownView();
     if (!started(v)) { renderSeating(); return; }
     const ctx = { mySeat: mySeat(), actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending };
     if (animate) flipRender(els.main, () => renderBoard(v, ctx));
@@ -245,7 +265,9 @@ export function tablePage(root, id) {
   }
   function renderLog() {
     logPanel.hidden = !started(conn.view) && st.events.size === 0;
-    const names = started(conn.view) ? conn.view.players.map((p) => p.name) : [];
+    logHead.textContent = t("log");
+    logPanel.setAttribute("aria-label", t("log"));
+    const names = viewNames(conn.view, seatsInfo());
     const keys = [...st.events.keys()].sort((a, b) => a - b);
     mount(els.log, keys.map((k) => logEntry(k, st.events.get(k), names)));
     els.log.scrollTop = els.log.scrollHeight;
@@ -253,7 +275,7 @@ export function tablePage(root, id) {
   function appendLog(seq, e) {
     if (st.events.has(seq)) return;
     st.events.set(seq, e);
-    const names = started(conn.view) ? conn.view.players.map((p) => p.name) : [];
+    const names = viewNames(conn.view, seatsInfo());
     const last = els.log.lastElementChild;
     if (last && Number(last.dataset.seq) > seq) { renderLog(); return; }
     const stick = els.log.scrollHeight - els.log.scrollTop - els.log.clientHeight < 40;
@@ -313,7 +335,7 @@ export function tablePage(root, id) {
   conn.addEventListener("table", (e) => {
     st.summary = e.detail;
     renderTop();
-    if (!started(conn.view)) renderSeating();
+    if (!started(conn.view)) { renderSeating(); renderBanner(); }
     renderEnd();
   });
   conn.addEventListener("delta", (e) => {

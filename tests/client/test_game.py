@@ -120,6 +120,8 @@ def game(browser: Browser, web: ServerProcess) -> Iterator[Game]:
         page.get_by_test_id(f"add-bot-{seat}").click()
         expect(page.get_by_test_id(f"remove-bot-{seat}")).to_be_visible()
     expect(page.get_by_test_id("start")).to_be_enabled()
+    expect(page.get_by_test_id("waiting-text")).to_have_text(
+        "All seats are filled: you can start the game now.")
 
     # A second tab of the same browser keeps the seat (token in localStorage).
     tab2 = ctx.new_page()
@@ -235,14 +237,27 @@ def test_the_final_view_fits_a_phone_screen(game: Game) -> None:
     shot(page, "phone-final-scoring", full_page=False)
 
 
+def test_no_end_warning_once_the_game_is_over(game: Game) -> None:
+    for p in (game.player, game.spectator):
+        expect(p.get_by_test_id("end-triggered")).to_have_count(0)
+    expect(game.player.get_by_test_id("turn-banner")).to_contain_text("win")
+
+
 def test_the_table_and_its_log_switch_to_german(game: Game) -> None:
     page = game.spectator
     page.get_by_test_id("lang-de").click()
     expect(page.get_by_test_id("log")).to_contain_text("Das Spiel begann mit Anna")
+    expect(page.get_by_test_id("log-panel").locator("h2")).to_have_text("Spielverlauf")
     expect(page.get_by_test_id("score-table")).to_contain_text("Summe")
     expect(page.get_by_test_id("turn-text")).to_have_text("Spielende")
+    # The server names bot seats in English; the page names them in German.
+    expect(page.get_by_test_id("player-1")).to_contain_text("Zufalls-Bot 2")
+    expect(page.get_by_test_id("score-table")).to_contain_text("Zufalls-Bot 2")
+    expect(page.get_by_test_id("log")).to_contain_text("Zufalls-Bot 2")
+    assert "Random bot" not in page.get_by_test_id("players").inner_text()
     page.get_by_test_id("lang-en").click()
     expect(page.get_by_test_id("turn-text")).to_have_text("Game over")
+    expect(page.get_by_test_id("log-panel").locator("h2")).to_have_text("Game log")
 
 
 def test_a_dropped_connection_reconnects_and_resumes(game: Game) -> None:
@@ -279,6 +294,7 @@ def test_replay_viewer_seeks_to_a_middle_step(game: Game, web: ServerProcess) ->
     data = api(web, "GET", f"/api/tables/{game.table_id}/deltas")
     total = data["seq"]
     expect(page.get_by_test_id("replay-step")).to_have_attribute("data-step", "1")
+    expect(page.get_by_test_id("replay-first")).to_be_disabled()
     mid = total // 2
     page.get_by_test_id(f"replay-log-{mid}").click()
     expect(page.get_by_test_id("replay-step")).to_have_attribute("data-step", str(mid))
@@ -306,8 +322,31 @@ def test_replay_viewer_seeks_to_a_middle_step(game: Game, web: ServerProcess) ->
     page.get_by_test_id("replay-prev").click()
     page.get_by_test_id("replay-prev").click()
     assert page.evaluate(VIEW) == fold(data["deltas"], mid - 1)
+    # The deck panel warns once a ship has appeared, says "Final round" in the final round.
+    views = {k: fold(data["deltas"], k) for k in range(1, total + 1)}
+    warned = next(k for k, v in views.items() if v.get("end_triggered") and v["phase"] == "turns")
+    last_round = next(k for k, v in views.items() if v["phase"] == "final_round")
+    page.evaluate(f"window.__einauge.seek({warned})")
+    expect(page.get_by_test_id("end-triggered")).to_have_text(
+        "A ship has appeared: the end is near!")
+    page.evaluate(f"window.__einauge.seek({last_round})")
+    expect(page.get_by_test_id("end-triggered")).to_have_text("Final round")
     page.get_by_test_id("replay-last").click()
-    assert page.evaluate(VIEW) == api(web, "GET", f"/api/tables/{game.table_id}/view")
+    expect(page.get_by_test_id("end-triggered")).to_have_count(0)
+    final = api(web, "GET", f"/api/tables/{game.table_id}/view")
+    assert page.evaluate(VIEW) == final
+    # The end names the winners, as the live table does.
+    winner = final["players"][final["result"]["winners"][0]]["name"]
+    expect(page.get_by_test_id("replay-winners")).to_contain_text(winner)
+    log = page.get_by_test_id("replay-log")
+    assert log.evaluate("el => el.scrollTop") > 0
+    # Home goes back to where the replay opened (the start), the log to its top.
+    page.keyboard.press("Home")
+    expect(page.get_by_test_id("replay-step")).to_have_attribute("data-step", "1")
+    assert log.evaluate("el => el.scrollTop") == 0
+    page.get_by_test_id("lang-de").click()
+    expect(page.get_by_test_id("replay-log-panel").locator("h2")).to_have_text("Spielverlauf")
+    page.get_by_test_id("lang-en").click()
 
 
 def test_replay_viewer_opens_a_record_file(game: Game, web: ServerProcess,
@@ -316,9 +355,20 @@ def test_replay_viewer_opens_a_record_file(game: Game, web: ServerProcess,
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record))
     page.goto(f"{web.url}/replay")
-    expect(page.get_by_test_id("replay-slider")).to_be_visible()
+    # Without a table: an empty state that asks for a file, no endless "Loading…".
+    expect(page.get_by_test_id("replay-empty")).to_contain_text("Choose a game record file (JSON)")
+    expect(page.get_by_test_id("replay-slider")).to_be_hidden()
+    expect(page.locator("body")).not_to_contain_text("Loading")
+    shot(page, "replay-empty", full_page=False)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**record, "players": record["players"][:1]}))
+    page.get_by_test_id("replay-file").set_input_files(str(bad))
+    expect(page.get_by_test_id("replay-error")).to_contain_text("could not be replayed")
+    expect(page.get_by_test_id("replay-empty")).to_be_visible()
+    expect(page.locator("body")).not_to_contain_text("Loading")
     page.get_by_test_id("replay-file").set_input_files(str(path))
     expect(page.get_by_test_id("replay-head")).to_contain_text("game.json")
+    expect(page.get_by_test_id("replay-slider")).to_be_visible()
     final = api(web, "GET", f"/api/tables/{game.table_id}/view")
     page.get_by_test_id("replay-last").click()
     view = page.evaluate(VIEW)

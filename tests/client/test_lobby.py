@@ -35,7 +35,7 @@ def test_lobby_lists_tables_and_seats_change_live(browser: Browser, web: ServerP
     made = api(web, "POST", "/api/tables", json={
         "game": "einauge", "seats": 3, "options": {"end_rule": "round", "color_bonus": False},
         "name": "Harbour"})
-    api(web, "POST", f"/api/tables/{made['id']}/seats/1/bot", json={"kind": "random"})
+    api(web, "POST", f"/api/tables/{made['id']}/seats/1/bot", json={"kind": "mcts", "level": 3})
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     try:
         page = ctx.new_page()
@@ -43,15 +43,22 @@ def test_lobby_lists_tables_and_seats_change_live(browser: Browser, web: ServerP
         row = page.get_by_test_id(f"table-row-{made['id']}")
         expect(row).to_contain_text("Harbour")
         expect(row).to_contain_text("1/3")
+        expect(row).to_contain_text("MCTS bot 2 (level 3)")
         shot(page, "lobby", full_page=False)
         page.get_by_test_id(f"join-{made['id']}").click()
-        expect(page.get_by_test_id("seat-1")).to_contain_text("bot")
+        expect(page.get_by_test_id("seat-name-1")).to_have_text("MCTS bot 2 (level 3)")
+        expect(page.get_by_test_id("bot-badge-1")).to_have_text("bot: MCTS (strong) · level 3")
+        expect(page.get_by_test_id("waiting-text")).to_contain_text("take a seat or add bots")
         # Another client takes seat 2: the page shows it without a reload.
         api(web, "POST", f"/api/tables/{made['id']}/join", json={"name": "Ben", "seat": 2})
         expect(page.get_by_test_id("seat-2")).to_contain_text("Ben")
         page.get_by_test_id("name-input").fill("Cem")
         page.get_by_test_id("take-seat-0").click()
         expect(page.get_by_test_id("seat-0")).to_contain_text("Cem")
+        # Every seat is filled: the banner says so, and that this seated player may start.
+        expect(page.get_by_test_id("waiting-text")).to_have_text(
+            "All seats are filled: you can start the game now.")
+        expect(page.get_by_test_id("start")).to_be_enabled()
         # The seat survives a reload (token in localStorage) and sent a seed.
         page.reload()
         expect(page.get_by_test_id("leave-seat")).to_be_visible()
@@ -60,9 +67,24 @@ def test_lobby_lists_tables_and_seats_change_live(browser: Browser, web: ServerP
         assert len(summary["contributions"][0]) == 64
         page.get_by_test_id("remove-bot-1").click()
         expect(page.get_by_test_id("add-bot-1")).to_be_visible()
+        expect(page.get_by_test_id("waiting-text")).to_contain_text("take a seat or add bots")
         page.get_by_test_id("leave-seat").click()
         expect(page.get_by_test_id("take-seat-0")).to_be_visible()
         assert api(web, "GET", f"/api/tables/{made['id']}")["seats"][0]["kind"] is None
+        # Filled by others while this browser neither sits nor created the table: it is
+        # told who may start.
+        api(web, "POST", f"/api/tables/{made['id']}/seats/0/bot", json={"kind": "random"})
+        api(web, "POST", f"/api/tables/{made['id']}/seats/1/bot", json={"kind": "mcts", "level": 2})
+        expect(page.get_by_test_id("waiting-text")).to_have_text(
+            "All seats are filled: any seated player or the table's creator can start the game.")
+        expect(page.get_by_test_id("start")).to_be_disabled()
+        expect(page.get_by_test_id("start-hint")).to_contain_text("table's creator")
+        # The same in German, bot names included.
+        page.get_by_test_id("lang-de").click()
+        expect(page.get_by_test_id("seat-name-0")).to_have_text("Zufalls-Bot 1")
+        expect(page.get_by_test_id("seat-name-1")).to_have_text("MCTS-Bot 2 (Stufe 2)")
+        expect(page.get_by_test_id("bot-badge-1")).to_have_text("Bot: MCTS (stark) · Stufe 2")
+        expect(page.get_by_test_id("waiting-text")).to_contain_text("Alle Plätze sind besetzt")
     finally:
         ctx.close()
 
@@ -95,3 +117,33 @@ def test_a_phone_sized_screen_needs_no_sideways_scrolling(browser: Browser,
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         ctx.close()
+
+
+def test_seat_cards_keep_their_buttons_at_common_widths(page: Page, web: ServerProcess) -> None:
+    """No seat's button spills into the next card (it was covered at 1280 px)."""
+    made = api(web, "POST", "/api/tables", json={
+        "game": "einauge", "seats": 5, "options": {"end_rule": "round", "color_bonus": False}})
+    page.goto(f"{web.url}/table/{made['id']}")
+    expect(page.get_by_test_id("add-bot-4")).to_be_visible()
+    # Each button lies inside its own card and is what a click at its centre hits.
+    check = """() => [...document.querySelectorAll(
+            '[data-testid^=add-bot-], [data-testid^=take-seat-]')]
+        .filter(b => {
+            const li = b.closest('li').getBoundingClientRect(), r = b.getBoundingClientRect();
+            b.scrollIntoView({block: 'center'});
+            const r2 = b.getBoundingClientRect();
+            const hit = document.elementFromPoint(r2.x + r2.width / 2, r2.y + r2.height / 2);
+            return r.left < li.left || r.right > li.right || !(hit === b || b.contains(hit)); })
+        .map(b => b.dataset.testid)"""
+    for lang in ("en", "de"):
+        page.get_by_test_id(f"lang-{lang}").click()
+        for width in (1024, 1280, 1366, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.evaluate(check) == [], (lang, width)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.get_by_test_id("lang-en").click()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.get_by_test_id("add-bot-2").click()  # Playwright refuses a covered button
+    expect(page.get_by_test_id("remove-bot-2")).to_be_visible()
+    page.evaluate("window.scrollTo(0, 0)")
+    shot(page, "table-seating", full_page=False)

@@ -1,0 +1,35 @@
+// Player names as shown. The server names a bot seat in English ("Random bot 2", see
+// docs/protocol.md, table summary); the page shows it in the current language and with the
+// mcts level ("MCTS bot 4 (level 3)" / "MCTS-Bot 4 (Stufe 3)"). A person's name is shown
+// exactly as typed.
+import { t } from "./i18n.js";
+
+// The server's pattern for a bot seat's name: "<Kind> bot <seat + 1>".
+const BOT_NAME = /^([A-Za-z_]+) bot (\d+)$/;
+
+/**
+ * The display name of seat `seat` (0-based) called `name`. `info` is that seat of the table
+ * summary (`{kind, bot, level}`) when known: a bot seat then gets its localized name with
+ * its level. Without `info` (a record file) only a name of exactly the server's pattern for
+ * that seat counts as a bot's.
+ */
+export function seatName(name, seat, info = null) {
+  if (!name) return name;
+  if (info && info.kind && info.kind !== "bot") return name;
+  let kind = info && info.kind === "bot" ? info.bot : null;
+  if (!kind) {
+    const m = BOT_NAME.exec(name);
+    if (!m || Number(m[2]) !== seat + 1) return name;
+    kind = m[1].toLowerCase();
+  }
+  return t("bot_name", { kind, n: seat + 1, level: info ? info.level ?? null : null });
+}
+
+/** `view` with every player's name as shown (a copy; `view` is left as it is). */
+export function namedView(view, seats = null) {
+  if (!view || !view.players) return view;
+  return { ...view, players: view.players.map((p) => ({ ...p, name: seatName(p.name, p.seat, seats && seats[p.seat]) })) };
+}
+
+/** The shown names by seat of `view`'s players (for the game log). */
+export const viewNames = (view, seats = null) => ((view && view.players) || []).map((p) => seatName(p.name, p.seat, seats && seats[p.seat]));
