@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -54,6 +54,34 @@ class Delta:
         if cached is None:
             cached = self._frames[(key, binary)] = protocol.encode(self.dicts[key], binary)
         return cached
+
+
+class _Started:
+    """Awaits the rest of a coroutine that was stepped by hand up to its first suspension
+    (``waiting_on`` is what it yielded), so that a task can finish it: an eager start, as
+    ``asyncio.eager_task_factory`` does from Python 3.12 on."""
+
+    __slots__ = ("coro", "waiting_on")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
+        self.coro = coro
+        self.waiting_on = waiting_on
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, yielded = self.coro, self.waiting_on
+        while True:
+            try:
+                value = yield yielded
+            except BaseException as e:  # cancellation and the like go to the coroutine
+                try:
+                    yielded = coro.throw(e)
+                except StopIteration as stop:
+                    return stop.value
+            else:
+                try:
+                    yielded = coro.send(value)
+                except StopIteration as stop:
+                    return stop.value
 
 
 class Connection:
@@ -103,6 +131,9 @@ class Connection:
         (1008, "too slow") and may reconnect with its last seq."""
         if self.closed:
             return
+        if self.writer is None and not self.outbox:
+            self._send_now(frame)
+            return
         if len(self.outbox) >= self.limit:
             self.shut(1008, "too slow: reconnect with last_seq", flush=False)
             return
@@ -110,12 +141,34 @@ class Connection:
         if self.writer is None:
             self.writer = asyncio.get_running_loop().create_task(self._drain())
 
+    def _send_now(self, frame: Frame) -> None:
+        # A send to a socket with room in its buffer finishes without suspending; running
+        # it right here saves a task per frame (most of the fan-out cost besides the write
+        # itself: docs/benchmarks.md, "Service"). Only when it has to wait does a writer
+        # task take over, and later frames queue behind it as before.
+        sending = self.send_cb(frame)
+        if not asyncio.iscoroutine(sending):  # cannot be stepped by hand: the usual path
+            self.writer = asyncio.get_running_loop().create_task(self._drain(sending))
+            return
+        try:
+            waiting_on = sending.send(None)
+        except StopIteration:
+            return
+        except Exception:  # the socket went away; the endpoint cleans up
+            self.closed = True
+            self.outbox.clear()
+            return
+        self.writer = asyncio.get_running_loop().create_task(
+            self._drain(_Started(sending, waiting_on)))
+
     def message(self, msg: dict[str, Any]) -> None:
         """Encode and queue a message for this socket only."""
         self.push(protocol.encode(msg, self.binary))
 
-    async def _drain(self) -> None:
+    async def _drain(self, started: Awaitable[Any] | None = None) -> None:
         try:
+            if started is not None:
+                await started
             while self.outbox:
                 await self.send_cb(self.outbox.popleft())
         except Exception:  # the socket went away; the endpoint cleans up

@@ -59,6 +59,9 @@ return v
 
 STATUSES = ("open", "running", "ended")
 
+REDIS_CONNECTIONS = 64
+"""Pooled Redis connections per process (a command beyond them waits, up to 10 s)."""
+
 
 def meta_key(table_id: str) -> str:
     """The table's metadata hash."""
@@ -119,9 +122,17 @@ class Store:
         # A restarted Redis closes every pooled connection: retry on a fresh one. Retrying
         # is safe: the append script deduplicates by action id and checks the seq.
         retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), 4)
-        return cls(aioredis.Redis.from_url(
-            url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=30,
-            retry=retry, retry_on_error=[RedisConnectionError, RedisTimeoutError]))
+        # Every command in flight holds a pooled connection. redis-py's default pool refuses
+        # the 101st at once ("Too many connections": `unavailable` for every table beyond
+        # 100 acting at the same moment); this one makes it wait for a free connection.
+        # More connections would not make the one Redis thread any faster.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=REDIS_CONNECTIONS, timeout=10, socket_timeout=5,
+            socket_connect_timeout=2, health_check_interval=30, retry=retry,
+            retry_on_error=[RedisConnectionError, RedisTimeoutError])
+        client = aioredis.Redis(connection_pool=pool)
+        client.auto_close_connection_pool = True  # aclose() closes the pool too
+        return cls(client)
 
     async def close(self) -> None:
         """Close the connection pool."""

@@ -62,9 +62,14 @@ def web(redis_url: str, client_dist: Path) -> Iterator[ServerProcess]:
     s.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
-    """One headless Chromium for the session."""
+    """One headless Chromium for the browser tests.
+
+    Package scope, not session: Playwright's sync API keeps an event loop running in the
+    main thread until it stops, and the asyncio tests that run after this package need
+    that thread free.
+    """
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b

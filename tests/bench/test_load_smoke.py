@@ -1,0 +1,60 @@
+"""CI smoke run of the load generator against the real server and Redis: a few tables for
+a few seconds. It asserts correctness only (no gap, no duplicate, no error, every table
+served, one Redis round trip per action); the speed figures are in docs/benchmarks.md."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from bench.load import LoadConfig, run_load
+from tests.conftest import RedisProcess, ServerProcess
+
+TABLES = 3
+
+
+@pytest.fixture
+def quiet_server(own_redis: RedisProcess) -> Iterator[ServerProcess]:
+    """A server on a Redis of its own: nothing else (no bot of another test) sends
+    commands while the Redis round trips are counted."""
+    s = ServerProcess(own_redis.url).start()
+    yield s
+    s.stop()
+
+
+@pytest.mark.timeout(120)
+async def test_load_smoke(quiet_server: ServerProcess, own_redis: RedisProcess) -> None:
+    server = quiet_server
+    assert server.proc is not None
+    cfg = LoadConfig(url=server.url, tables=TABLES, players=4, spectators=2, rate=5.0,
+                     duration=3.0, warmup=0.5, redis_url=own_redis.url,
+                     server_pid=server.proc.pid,
+                     redis_monitor=shutil.which("redis-cli") is not None)
+    r = await run_load(cfg)
+
+    assert r["errors"] == 0, r["errors_by_code"]
+    assert r["gaps"] == 0
+    assert r["duplicates"] == 0
+    assert r["missing"] == 0
+    assert r["tables_started"] == TABLES
+    assert len(r["accepted_by_table"]) == TABLES
+    assert all(n >= 1 for n in r["accepted_by_table"].values()), r["accepted_by_table"]
+    assert r["accepted_actions"] == sum(r["accepted_by_table"].values())
+    # every socket of every table saw every action's delta: 4 players + 2 spectators per
+    # action (an action at the window's edge may be counted on one side only)
+    edge = range(r["accepted_actions"] - TABLES, r["accepted_actions"] + TABLES + 1)
+    assert r["delivery_latency_ms"]["players"]["n"] in range(4 * edge.start, 4 * edge.stop)
+    assert r["delivery_latency_ms"]["spectators"]["n"] in range(2 * edge.start, 2 * edge.stop)
+    assert r["server"]["cpu_s"] > 0
+
+    # One Redis round trip per accepted action: the append script, nothing else. Actions
+    # sent inside the window but acked after it (at most one per table) are the slack.
+    redis = r["redis"]
+    assert set(redis["commands"]) >= {"evalsha"}
+    assert abs(redis["script_calls"] - r["accepted_actions"]) <= TABLES
+    if r["redis_monitor"] is not None:
+        client = r["redis_monitor"]["client_commands"]
+        assert set(client) == {"evalsha"}, client
+        assert abs(client["evalsha"] - r["accepted_actions"]) <= TABLES
