@@ -8,7 +8,9 @@ A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``com
 - ``commitment``: ``SHA-256(server_seed)`` equals ``commitment`` (CONTRACT section 2).
 - ``seed``: ``server_seed`` joined with the contributions rebuilds ``seed``.
 - ``deck``: the shuffle of ``seed`` gives exactly the recorded ``deck``.
-- ``replay``: the actions replay legally (``engine.einauge.record.replay_record``).
+- ``replay``: the actions replay legally (``engine.einauge.record.replay_record``); in a
+  service record the options and actions are also written exactly as the service writes
+  them (defaults filled in, actions in wire form).
 - ``result``: the replayed result equals the recorded ``result``.
 - ``chain``: the hash chain over the replayed events ends at ``head`` (docs/protocol.md §3).
 
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.chain import heads
+from engine.einauge.actions import ACTIONS
 from engine.einauge.cards import COLORS_IN_PLAY
 from engine.einauge.record import RecordError, replay_record
 from engine.einauge.setup import shuffled_deck
@@ -225,6 +228,28 @@ def _replayable(record: Mapping[str, Any]) -> Mapping[str, Any]:
     return record
 
 
+def _is_service(record: Mapping[str, Any]) -> bool:
+    return any(f in record for f in TRUST_FIELDS)
+
+
+def _not_as_written(record: Mapping[str, Any], events: list[Any]) -> str | None:
+    """Why a service record's options or actions differ from the form the service writes,
+    or ``None``. The service writes the options as the game used them (defaults filled
+    in) and each action in its wire form (``ACTIONS.decode(a).to_dict()``); other
+    spellings of the same game (``{}`` for the default options, ``"row": null``) would
+    replay to the same chain, so in a service record they count as tampering."""
+    options = record.get("options") or {}
+    written = {k: v for k, v in options.items() if k != "removed_colors"}
+    used = events[0].to_dict().get("options")
+    if _json_key(written) != _json_key(used):
+        return f"options are {_short(written)}, the game used {_short(used)}"
+    for i, action in enumerate(record.get("actions", [])):
+        wire = ACTIONS.decode(action).to_dict()
+        if _json_key(action) != _json_key(wire):
+            return f"action {i}: {_short(action)} is not in wire form {_short(wire)}"
+    return None
+
+
 def verify_record(record: Any) -> Report:
     """Run every check on a parsed record (any JSON value); never raises for bad input.
 
@@ -254,7 +279,11 @@ def verify_record(record: Any) -> Report:
     else:
         actions = record.get("actions", [])
         ended = "the game ended" if state.result is not None else "the game has not ended"
-        add(Check("replay", PASS, f"{len(actions)} actions replay legally; {ended}"))
+        odd = _not_as_written(record, events) if _is_service(record) else None
+        if odd:
+            add(Check("replay", FAIL, odd))
+        else:
+            add(Check("replay", PASS, f"{len(actions)} actions replay legally; {ended}"))
 
     if "result" not in record:
         add(Check("result", NOT_RUN, "the record has no result"))

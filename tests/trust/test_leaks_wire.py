@@ -1,0 +1,306 @@
+"""No hidden-information leaks over the wire (issue 7).
+
+Pairs of tables whose games differ only in the unseen deck order: every frame each client
+gets (each seat, a msgpack spectator and a JSON spectator) and every HTTP response is
+byte-identical, after normalising what legitimately differs per table (table id,
+commitment, chain heads, timestamps: see ``Normaliser``), up to the first event that
+reveals a differing card. Every frame and response is also scanned: no ``deck`` key, no
+seed, no island card that is still face down at that seq. The tables are started on
+chosen decks by writing their first events to Redis exactly as the server does (the
+service itself always shuffles from the seed), then played by the test through the
+server like any table.
+
+A whole bot game started through the lobby shows that its seeds never appear in a frame,
+an HTTP response, a log line or a metric before the end (nor a seat token in the log).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+from typing import Any
+
+import httpx
+import redis
+
+from engine.einauge.cards import CARDS
+from engine.einauge.game import EINAUGE
+from engine.einauge.setup import shuffled_deck
+from engine.game import Message
+from tests.trust.test_leaks_engine import twin_decks
+from tests.trust.wire import Client, Lobby, Normaliser, crashes, pack, secrets_of, start_with_deck
+
+PAIRS = 6
+ISLANDS = {c for c, card in CARDS.items() if card.color}
+HTTP_PATHS = ("", "/view", "/events?from=0", "/events?from=3", "/deltas?from=0", "/record")
+
+
+def deck_positions(events: list[Message]) -> list[int]:
+    """``deck_pos`` after each seq (index = seq): how many cards are face up or gone."""
+    state = EINAUGE.initial_state()
+    out = [0]
+    for e in events:
+        EINAUGE.evolve(state, e)
+        out.append(state.deck_pos)
+    return out
+
+
+def hidden_cards(node: Any, deck: list[str], shown: int) -> list[str]:
+    """Island cards of ``deck`` from position ``shown`` on that appear in ``node``, and
+    any ``deck`` key."""
+    hidden = set(deck[shown:])
+    found: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            if "deck" in v:
+                found.append("deck key")
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, str) and v in hidden:
+            found.append(v)
+
+    walk(node)
+    return found
+
+
+def body_value(body: bytes) -> Any:
+    """A response body as JSON, or its text when it is not JSON (a plain 404 page)."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        return body.decode(errors="replace")
+
+
+def frame_seq(frame: dict[str, Any]) -> int | None:
+    return frame.get("seq") if frame.get("t") in ("welcome", "delta", "prompt", "ack") else None
+
+
+class Side:
+    """One table of a pair: its clients, tokens, mirror of the game, HTTP snapshots."""
+
+    def __init__(self, summary: dict[str, Any], deck: list[str]) -> None:
+        self.id = summary["id"]
+        self.summary = summary
+        self.deck = deck
+        self.tokens: list[str] = []
+        self.clients: dict[str, Client] = {}
+        self.events: list[Message] = []
+        self.state: Any = None
+        self.http: list[tuple[int, int, bytes]] = []  # (seq, status, body)
+        self.norm = Normaliser(self.id, summary["commitment"])
+
+
+async def open_pair(server: Any, lobby: Lobby, rng: random.Random, n: int,
+                    i: int) -> tuple[Side, Side, int]:
+    options = {"end_rule": rng.choice(["round", "one_more_turn"]),
+               "color_bonus": rng.random() < 0.5}
+    deck_a, deck_b, k = twin_decks(rng, n, f"wire-{i}")
+    sides = []
+    for deck in (deck_a, deck_b):
+        side = Side(await lobby.create(n, **options), deck)
+        for seat in range(n):
+            side.tokens.append((await lobby.join(side.id, f"p{seat}"))["token"])
+        for seat in range(n):
+            side.clients[f"seat{seat}"] = await Client(server.ws_url, side.id).connect(
+                side.tokens[seat])
+        side.clients["spectator"] = await Client(server.ws_url, side.id).connect()
+        side.clients["json"] = await Client(server.ws_url, side.id, binary=False).connect()
+        for c in side.clients.values():
+            await c.wait(lambda f: f["t"] == "welcome")
+        sides.append(side)
+    return sides[0], sides[1], k
+
+
+async def snapshot(http: httpx.AsyncClient, side: Side, seq: int) -> None:
+    for path in HTTP_PATHS:
+        r = await http.get(f"/api/tables/{side.id}{path}")
+        side.http.append((seq, r.status_code, r.content))
+
+
+async def caught_up(side: Side, seq: int) -> None:
+    for c in side.clients.values():
+        await c.wait(lambda f, s=seq: f["t"] == "delta" and f["seq"] == s)
+
+
+async def play_pair(server: Any, lobby: Lobby, i: int) -> dict[str, int]:
+    rng = random.Random(f"wire-pair-{i}")
+    n = rng.randrange(2, 5)
+    a, b, k = await open_pair(server, lobby, rng, n, i)
+    for side in (a, b):
+        side.events = await start_with_deck(server.redis_url, side.id, side.deck)
+        side.state = EINAUGE.replay(side.events)
+        await caught_up(side, len(side.events))
+    first_diff: int | None = None  # seq of the event that reveals deck position k
+    step = 0
+    while first_diff is None:
+        seq = len(a.events)
+        for side in (a, b):
+            await snapshot(lobby.http, side, seq)
+        seat = EINAUGE.to_move(a.state)[0]
+        legal = EINAUGE.legal_actions(a.state, seat)
+        action = legal[rng.randrange(len(legal))]
+        step += 1
+        for side in (a, b):
+            client = side.clients[f"seat{seat}"]
+            mark = len(client.frames)
+            await client.send({"t": "action", "id": f"x{step}", "action": action.to_dict()})
+            ack = await client.wait(lambda f, s=step: f.get("id") == f"x{s}", start=mark)
+            assert ack["t"] == "ack", ack
+            side.events += EINAUGE.play(side.state, action)
+            assert ack["seq"] == len(side.events)
+            await caught_up(side, len(side.events))
+        # The first event after which deck position k is face up reveals a differing card.
+        first_diff = next((s for s, pos in enumerate(deck_positions(a.events)) if pos > k),
+                          None)
+    # Let lobby frames and prompts settle: the last action's frames all arrived above.
+    await asyncio.sleep(0.05)
+
+    compared = 0
+    for name in a.clients:
+        fa, fb = a.clients[name].frames, b.clients[name].frames
+        a.norm.learn(fa)
+        b.norm.learn(fb)
+        cut_a = next(j for j, f in enumerate(fa) if (frame_seq(f) or 0) >= first_diff)
+        cut_b = next(j for j, f in enumerate(fb) if (frame_seq(f) or 0) >= first_diff)
+        left = [pack(a.norm(f)) for f in fa[:cut_a]]
+        right = [pack(b.norm(f)) for f in fb[:cut_b]]
+        assert left == right, (i, name)
+        compared += len(left)
+        # The first differing reveal really differs (the pair tested something).
+        da = next(f for f in fa if f.get("t") == "delta" and f["seq"] == first_diff)
+        db = next(f for f in fb if f.get("t") == "delta" and f["seq"] == first_diff)
+        assert da["event"] != db["event"]
+    for (sa, ca, ba), (sb, cb, bb) in zip(a.http, b.http, strict=True):
+        assert sa == sb and ca == cb
+        body_a, body_b = body_value(ba), body_value(bb)
+        assert pack(a.norm(body_a)) == pack(b.norm(body_b)), (i, sa)
+        compared += 1
+
+    # Nothing face down is in any frame or response, and no seed at all.
+    for side in (a, b):
+        shown = deck_positions(side.events)
+        secret = await secrets_of(server.redis_url, side.id)
+        for c in side.clients.values():
+            for raw, f in zip(c.raw, c.frames, strict=True):
+                assert not any(s.encode() in (raw if isinstance(raw, bytes) else raw.encode())
+                               for s in secret.values())
+                seq = frame_seq(f)
+                if seq is not None:
+                    assert not hidden_cards(f, side.deck, shown[seq]), (f, shown[seq])
+        for seq, _, body in side.http:
+            assert not any(s.encode() in body for s in secret.values())
+            assert not hidden_cards(body_value(body), side.deck, shown[seq])
+        for c in side.clients.values():
+            await c.close()
+    return {"frames": compared, "actions": step, "first_diff": first_diff}
+
+
+async def test_twin_tables_send_identical_bytes_until_the_first_differing_reveal(
+        logged_server) -> None:
+    lobby = Lobby(logged_server.url)
+    total = {"frames": 0, "actions": 0}
+    for i in range(PAIRS):
+        out = await play_pair(logged_server, lobby, i)
+        total["frames"] += out["frames"]
+        total["actions"] += out["actions"]
+    await lobby.close()
+    assert not crashes(logged_server.log_text())
+    print(f"\n{PAIRS} table pairs, {total['actions']} actions each side, "
+          f"{total['frames']} frames and responses compared")
+
+
+async def test_no_seed_or_face_down_card_before_the_end(logged_server) -> None:
+    lobby = Lobby(logged_server.url)
+    table = await lobby.create(3)
+    tid = table["id"]
+    seat0 = await lobby.join(tid, "Anna")
+    r = await lobby.http.post(f"/api/tables/{tid}/seed", json={"player_seed": "anna-1234"},
+                              headers={"Authorization": f"Bearer {seat0['token']}"})
+    assert r.status_code == 200, r.text
+    r = await lobby.http.post(f"/api/tables/{tid}/leave",
+                              headers={"Authorization": f"Bearer {seat0['token']}"})
+    assert r.status_code == 200
+    for seat in range(3):
+        await lobby.bot(tid, seat)
+    spectators = [await Client(logged_server.ws_url, tid, binary=b).connect()
+                  for b in (True, False)]
+    for s in spectators:
+        await s.wait(lambda f: f["t"] == "welcome")
+    await lobby.start(tid, table["owner_token"])
+    bodies: list[tuple[int, bytes]] = []
+    while True:
+        seq = spectators[0].last_seq() or 0
+        for path in HTTP_PATHS:
+            r = await lobby.http.get(f"/api/tables/{tid}{path}")
+            if path == "/record" and r.status_code == 200:
+                break
+            bodies.append((seq, r.content))
+        else:
+            continue
+        break
+    record = r.json()
+    for s in spectators:
+        await s.wait(lambda f: f.get("t") == "delta" and f["event"]["type"] == "game_ended")
+    secrets = [record["server_seed"].encode(), record["seed"].encode()]
+    events = [EINAUGE.start(record["players"], record["options"], "", record["deck"])]
+    state = EINAUGE.replay(events[0])
+    flat = list(events[0])
+    for action in record["actions"]:
+        flat += EINAUGE.play(state, EINAUGE.actions.decode(action))
+    shown = deck_positions(flat)
+    end = len(flat)
+    checked = 0
+    for s in spectators:
+        for raw, f in zip(s.raw, s.frames, strict=True):
+            seq = frame_seq(f)
+            if seq == end:
+                continue  # the end: the record is public from here on
+            data = raw if isinstance(raw, bytes) else raw.encode()
+            assert not any(x in data for x in secrets)
+            if seq is not None:
+                assert not hidden_cards(f, record["deck"], shown[seq])
+            checked += 1
+    for _, body in bodies:
+        assert not any(x in body for x in secrets)
+        value = body_value(body)
+        # The game runs while we poll: a body is checked at the seq it says it shows.
+        if isinstance(value, dict) and isinstance(value.get("seq"), int):
+            assert not hidden_cards(value, record["deck"], shown[value["seq"]])
+        checked += 1
+    metrics = (await lobby.http.get("/metrics")).content
+    log = logged_server.log_text().encode()
+    for x in secrets:
+        assert x not in metrics and x not in log
+    # The log names tables, seats and seqs, never cards: no deck order can leak through it.
+    assert not [card for card in record["deck"] if card.encode() in log + metrics]
+    assert tid.encode() not in metrics
+    for token in (seat0["token"], table["owner_token"]):  # tokens are never logged either
+        assert token.encode() not in log and token.encode() not in metrics
+    # ... and Redis holds only their SHA-256 (a leaked dump gives no seat away).
+    store = redis.Redis.from_url(logged_server.redis_url)
+    stored = b"".join(b"".join(store.hgetall(k).values()) if store.type(k) == b"hash" else b""
+                      for k in store.scan_iter(f"t:{{{tid}}}:*"))
+    store.close()
+    assert hashlib.sha256(table["owner_token"].encode()).hexdigest().encode() in stored
+    assert table["owner_token"].encode() not in stored and seat0["token"].encode() not in stored
+    for s in spectators:
+        await s.close()
+    await lobby.close()
+    assert checked > 100
+    assert not crashes(log.decode())
+
+
+def test_shuffled_decks_of_a_pair_are_permutations() -> None:
+    """The twin decks hold the same cards (the colors in play are public)."""
+    rng = random.Random(5)
+    for n in (2, 3, 4, 5):
+        a, b, k = twin_decks(rng, n, f"perm-{n}")
+        assert sorted(a) == sorted(b) and a[:k] == b[:k] and a[k] != b[k]
+        assert a == shuffled_deck(n, f"perm-{n}")
+        assert set(a) <= ISLANDS

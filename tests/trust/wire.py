@@ -1,0 +1,250 @@
+"""Wire-level helpers of the trust tests: a server process whose log is kept, websocket
+clients that keep every frame, a lobby client, starting a table on a chosen deck, and the
+normalisation of per-table fields for byte comparisons."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgpack
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+from engine.chain import genesis, link
+from engine.einauge.game import EINAUGE
+from server.meta import TableMeta
+from server.store import Store
+from tests.conftest import ROOT, ServerProcess
+
+
+class LoggedServer(ServerProcess):
+    """``einauge serve`` with its stderr written to ``log_path`` (read it any time)."""
+
+    def __init__(self, redis_url: str, log_path: Path, env: dict[str, str] | None = None,
+                 port: int | None = None) -> None:
+        super().__init__(redis_url, {"EINAUGE_LOG_LEVEL": "info", **(env or {})}, port)
+        self.log_path = log_path
+
+    def start(self, timeout: float = 20.0) -> LoggedServer:
+        """Start (appending to the log) and wait until ``/healthz`` answers 200."""
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "cli", "serve", "--port", str(self.port),
+                 "--redis-url", self.redis_url],
+                cwd=ROOT, env=self.env, stdout=log, stderr=log)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server exited: " + self.log_text()[-2000:])
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError("server did not answer /healthz in time")
+
+    def log_text(self) -> str:
+        """Everything the process (and its predecessors on this path) wrote."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+CRASH_MARKERS = ("Traceback", "Exception in ASGI", "Unhandled", "exception=", " 500 ")
+
+
+def crashes(log: str) -> list[str]:
+    """Log lines that show an unhandled exception or a 500."""
+    return [line for line in log.splitlines() if any(m in line for m in CRASH_MARKERS)]
+
+
+def pack(msg: Any) -> bytes:
+    return msgpack.packb(msg, use_bin_type=True)
+
+
+def unpack(data: bytes | str) -> Any:
+    return msgpack.unpackb(data, raw=False) if isinstance(data, bytes) else json.loads(data)
+
+
+class Client:
+    """One websocket client of one table; keeps every frame (raw and decoded)."""
+
+    def __init__(self, ws_base: str, table_id: str, binary: bool = True) -> None:
+        self.url = f"{ws_base}/ws/tables/{table_id}"
+        self.binary = binary
+        self.ws: Any = None
+        self.raw: list[bytes | str] = []
+        self.frames: list[dict[str, Any]] = []
+        self.close_code: int | None = None
+        self.closed = asyncio.Event()
+        self.new = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+
+    async def connect(self, token: str | None = None, last_seq: int | None = None,
+                      hello: bool = True) -> Client:
+        self.ws = await websockets.connect(self.url, max_size=2**22, compression=None,
+                                           open_timeout=5)
+        self.closed.clear()
+        self.close_code = None
+        self._reader = asyncio.create_task(self._read())
+        if hello:
+            await self.send({"t": "hello", "token": token, "last_seq": last_seq})
+        return self
+
+    async def send(self, msg: Any) -> None:
+        await self.ws.send(pack(msg) if self.binary else json.dumps(msg))
+
+    async def send_raw(self, data: bytes | str) -> None:
+        await self.ws.send(data)
+
+    async def _read(self) -> None:
+        ws = self.ws
+        try:
+            async for data in ws:
+                self.raw.append(data)
+                self.frames.append(unpack(data))
+                self.new.set()
+        except ConnectionClosed:
+            pass
+        finally:
+            rcvd = ws.protocol.close_rcvd
+            self.close_code = rcvd.code if rcvd is not None else 1006
+            self.closed.set()
+            self.new.set()
+
+    async def wait(self, pred: Any, start: int = 0, timeout: float = 20.0) -> dict[str, Any]:
+        """The first frame from index ``start`` on for which ``pred`` holds."""
+
+        async def scan() -> dict[str, Any]:
+            i = start
+            while True:
+                while i < len(self.frames):
+                    if pred(self.frames[i]):
+                        return self.frames[i]
+                    i += 1
+                if self.closed.is_set():
+                    raise ConnectionError(f"closed with {self.close_code}")
+                self.new.clear()
+                await self.new.wait()
+
+        return await asyncio.wait_for(scan(), timeout)
+
+    def last_seq(self) -> int | None:
+        """The seq of the last delta or full welcome seen."""
+        seq = None
+        for f in self.frames:
+            if f.get("t") == "delta" or (f.get("t") == "welcome" and f.get("view") is not None):
+                seq = f["seq"]
+        return seq
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            await self._reader
+
+
+class Lobby:
+    """The HTTP API of one server process."""
+
+    def __init__(self, base: str) -> None:
+        self.http = httpx.AsyncClient(base_url=base, timeout=10)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def create(self, seats: int, **options: Any) -> dict[str, Any]:
+        r = await self.http.post("/api/tables", json={"seats": seats, "options": options})
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    async def join(self, table_id: str, name: str) -> dict[str, Any]:
+        r = await self.http.post(f"/api/tables/{table_id}/join", json={"name": name})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    async def bot(self, table_id: str, seat: int) -> None:
+        r = await self.http.post(f"/api/tables/{table_id}/seats/{seat}/bot",
+                                 json={"kind": "random"})
+        assert r.status_code == 200, r.text
+
+    async def start(self, table_id: str, token: str) -> dict[str, Any]:
+        r = await self.http.post(f"/api/tables/{table_id}/start",
+                                 headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+
+async def start_with_deck(redis_url: str, table_id: str, deck: list[str]) -> list[Any]:
+    """Start an open, fully seated table on ``deck`` instead of its seed's shuffle.
+
+    Does exactly what ``Tables.start_game`` stores (the first events with their chain
+    heads, status ``running``, one append with the lobby version check), so that the
+    server processes serve it like any table; the test chooses the deck order. Returns
+    the engine events.
+    """
+    store = Store.from_url(redis_url)
+    try:
+        meta = TableMeta.from_fields(table_id, await store.load_meta(table_id))
+        events = list(EINAUGE.start(meta.players(), meta.options, "", deck))
+        head = genesis(table_id, meta.commitment)
+        entries = []
+        for e in events:
+            head = link(head, e.to_dict())
+            entries.append({"e": e.to_dict(), "h": head.hex()})
+        result = await store.append(table_id, 0, entries, head.hex(),
+                                    expected_version=meta.version,
+                                    meta_fields={"status": "running", "started_at": "0.0"},
+                                    meta_changed=True)
+        assert result.status == "ok", result
+        await store.move_index(table_id, "running", meta.created_at)
+        return events
+    finally:
+        await store.close()
+
+
+async def secrets_of(redis_url: str, table_id: str) -> dict[str, str]:
+    """The table's ``server_seed`` and game ``seed`` straight from Redis (test only)."""
+    store = Store.from_url(redis_url)
+    try:
+        meta = TableMeta.from_fields(table_id, await store.load_meta(table_id))
+    finally:
+        await store.close()
+    return {"server_seed": meta.server_seed,
+            "seed": ":".join([meta.server_seed, *meta.contributions])}
+
+
+TIME_KEYS = ("created_at", "started_at", "ended_at")
+
+
+class Normaliser:
+    """Replaces what legitimately differs between two tables: the table id, the
+    commitment, chain heads (by the seq they belong to) and timestamps."""
+
+    def __init__(self, table_id: str, commitment: str, owner: str = "") -> None:
+        self.names = {table_id: "<table>", commitment: "<commitment>"}
+        if owner:
+            self.names[owner] = "<owner>"
+        self.names[genesis(table_id, commitment).hex()] = "<head:0>"
+
+    def learn(self, frames: list[dict[str, Any]]) -> None:
+        """Learn heads from delta frames (``head`` after ``seq``)."""
+        for f in frames:
+            if f.get("t") == "delta":
+                self.names.setdefault(f["head"], f"<head:{f['seq']}>")
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: "<time>" if k in TIME_KEYS else self(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self(v) for v in value]
+        if isinstance(value, str):
+            return self.names.get(value, value)
+        return value
