@@ -326,6 +326,11 @@ class Tables:
         if table.subscribed and not len(table.room) and not table.bot_tasks:
             table.subscribed = False
             await self.subscriber.unfollow(table.id)
+            if table.game.is_over(table.state) and self.cache.get(table.id) is table:
+                # A finished game no one watches never changes again: keeping it would
+                # grow memory with every game played; Redis rebuilds it on demand.
+                del self.cache[table.id]
+                metrics.TABLES.set(len(self.cache))
 
     async def sync(self, table: LiveTable) -> bool:
         """Fetch and apply the entries this process has not seen (and reload the meta).
