@@ -65,19 +65,23 @@ class ServerProcess:
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.log_file: Any = None
 
-    def start(self, timeout: float = 60.0) -> ServerProcess:
-        """Start and wait until ``/healthz`` answers 200."""
-        # Logs go to a file: a full pipe would block the server.
+    def open_log(self) -> Any:
+        """The file the server's stderr goes to (a file: a full pipe would block it)."""
         self.log_file = tempfile.NamedTemporaryFile(  # noqa: SIM115 (the server keeps it)
             prefix="einauge-serve-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cli", "serve", "--port", str(self.port),
-             "--redis-url", self.redis_url],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log_file)
+        return self.log_file
+
+    def start(self, timeout: float = 60.0) -> ServerProcess:
+        """Start and wait until ``/healthz`` answers 200."""
+        with self.open_log() as log:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "cli", "serve", "--port", str(self.port),
+                 "--redis-url", self.redis_url],
+                cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("server exited: " + self.read_log())
+                raise RuntimeError("server exited: " + self.read_log()[-2000:])
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
                     return self

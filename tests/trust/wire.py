@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +18,7 @@ from engine.chain import genesis, link
 from engine.einauge.game import EINAUGE
 from server.meta import TableMeta
 from server.store import Store
-from tests.conftest import ROOT, ServerProcess
+from tests.conftest import ServerProcess
 
 
 class LoggedServer(ServerProcess):
@@ -32,29 +29,15 @@ class LoggedServer(ServerProcess):
         super().__init__(redis_url, {"EINAUGE_LOG_LEVEL": "info", **(env or {})}, port)
         self.log_path = log_path
 
-    def start(self, timeout: float = 20.0) -> LoggedServer:
-        """Start (appending to the log) and wait until ``/healthz`` answers 200."""
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "cli", "serve", "--port", str(self.port),
-                 "--redis-url", self.redis_url],
-                cwd=ROOT, env=self.env, stdout=log, stderr=log)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("server exited: " + self.log_text()[-2000:])
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)
-        self.kill()
-        raise RuntimeError("server did not answer /healthz in time")
+    def open_log(self) -> Any:
+        """Append to ``log_path``, which outlives restarts of the process."""
+        return open(self.log_path, "ab")
 
-    def log_text(self) -> str:
+    def read_log(self) -> str:
         """Everything the process (and its predecessors on this path) wrote."""
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    log_text = read_log
 
 
 CRASH_MARKERS = ("Traceback", "Exception in ASGI", "Unhandled", "exception=", " 500 ")
