@@ -18,7 +18,7 @@ import contextlib
 import json
 import secrets
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -218,10 +218,9 @@ class Tables:
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
         self.store = store
-        self.cache: OrderedDict[str, LiveTable] = OrderedDict()
+        self.cache: dict[str, LiveTable] = {}  # the tables something local watches
         self.loading: dict[str, asyncio.Future[LiveTable | None]] = {}
         self.subscriber = Subscriber(store.redis, self._published, self._resync_all)
-        self.max_cached = 20_000
         self.bot_runner: Callable[[LiveTable, int], asyncio.Task[None]] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.closing = False
@@ -266,6 +265,8 @@ class Tables:
                 metrics.TABLES.set(len(self.cache))
                 return None
             if watch or table.bot_tasks:
+                table = self.cache.setdefault(table_id, table)
+                metrics.TABLES.set(len(self.cache))
                 await self._follow(table)
             return table
         except RedisError as e:
@@ -288,9 +289,6 @@ class Tables:
             table.on_over = self._on_over
             if meta.seq:
                 table.replay(await self.store.load_entries(table_id))
-            self.cache[table_id] = table
-            self._evict()
-            metrics.TABLES.set(len(self.cache))
             self._ensure_bots(table)
             if table.bot_tasks:
                 await self._follow(table)
@@ -305,15 +303,6 @@ class Tables:
         finally:
             self.loading.pop(table_id, None)
 
-    def _evict(self) -> None:
-        while len(self.cache) > self.max_cached:
-            for tid, t in self.cache.items():
-                if not t.subscribed:
-                    del self.cache[tid]
-                    break
-            else:
-                return
-
     async def _follow(self, table: LiveTable) -> None:
         if table.subscribed:
             return
@@ -322,15 +311,22 @@ class Tables:
         await self.sync(table)  # events stored between the load and the subscription
 
     async def unwatch(self, table: LiveTable) -> None:
-        """Drop the subscription when no local socket or bot watches the table any more."""
-        if table.subscribed and not len(table.room) and not table.bot_tasks:
-            table.subscribed = False
-            await self.subscriber.unfollow(table.id)
-            if table.game.is_over(table.state) and self.cache.get(table.id) is table:
-                # A finished game no one watches never changes again: keeping it would
-                # grow memory with every game played; Redis rebuilds it on demand.
-                del self.cache[table.id]
-                metrics.TABLES.set(len(self.cache))
+        """Drop the subscription, and the table from the cache, when no local socket or bot
+        watches it any more. Whatever its status: an unwatched table changes only through
+        Redis, which rebuilds it on demand by replay, so keeping it would grow memory with
+        every game played and every lobby abandoned (docs/reliability.md, "Soak runs")."""
+        if not self._unwatched(table) or not table.subscribed:
+            return
+        table.subscribed = False
+        await self.subscriber.unfollow(table.id)
+        # A socket may have come (and subscribed again) while we waited.
+        if self._unwatched(table) and not table.subscribed and self.cache.get(table.id) is table:
+            del self.cache[table.id]
+            metrics.TABLES.set(len(self.cache))
+
+    @staticmethod
+    def _unwatched(table: LiveTable) -> bool:
+        return not len(table.room) and not table.bot_tasks
 
     async def sync(self, table: LiveTable) -> bool:
         """Fetch and apply the entries this process has not seen (and reload the meta).
@@ -480,10 +476,18 @@ class Tables:
     def _ensure_bots(self, table: LiveTable) -> None:
         if self.bot_runner is None or table.seq == 0 or self.game_over(table):
             return
-        for seat, s in enumerate(table.meta.seats):
-            if s.kind == "bot" and seat not in table.bot_tasks:
-                table.turn[seat] = asyncio.Event()
-                table.bot_tasks[seat] = self.bot_runner(table, seat)
+        idle = [seat for seat, s in enumerate(table.meta.seats)
+                if s.kind == "bot" and seat not in table.bot_tasks]
+        if not idle:
+            return
+        # A bot watches its table: the table stays cached (and, once its task runs,
+        # subscribed). Bots play on the cached object only, never on a stray copy.
+        if self.cache.setdefault(table.id, table) is not table:
+            return
+        metrics.TABLES.set(len(self.cache))
+        for seat in idle:
+            table.turn[seat] = asyncio.Event()
+            table.bot_tasks[seat] = self.bot_runner(table, seat)
 
     def bots_done(self, table: LiveTable, seat: int) -> None:
         """A bot task ended (game over or cancelled)."""
