@@ -40,6 +40,7 @@ if __name__ == "__main__":  # run as a file: make `bench` importable
 import httpx
 import psutil
 import redis
+import uvloop
 from websockets.asyncio.client import connect
 
 from bench.load import (
@@ -179,7 +180,7 @@ async def first_actions(url: str, tables: list[tuple[str, list[str], str]],
 def measure(service: SpawnedService, args: argparse.Namespace) -> dict[str, Any]:
     """Templates, clones, restart, first actions; returns the figures."""
     t = time.perf_counter()
-    templates = asyncio.run(make_templates(service.url, args.templates, args.events))
+    templates = uvloop.run(make_templates(service.url, args.templates, args.events))
     played_s = time.perf_counter() - t
     seat_to_move = {}
     for tid, _ in templates:
@@ -193,7 +194,7 @@ def measure(service: SpawnedService, args: argparse.Namespace) -> dict[str, Any]
     service.restart_server()
     proc = psutil.Process(service.server_pid)
     rss0 = proc.memory_info().rss
-    result = asyncio.run(first_actions(service.url, tables, seat_to_move, args.concurrency))
+    result = uvloop.run(first_actions(service.url, tables, seat_to_move, args.concurrency))
     rss1 = proc.memory_info().rss
     return {
         "events_per_table_first_template": events,

@@ -36,6 +36,7 @@ if __name__ == "__main__":  # run as a file: make `bench` importable
 
 import httpx
 import psutil
+import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 
 from bench.load import (
@@ -252,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                          nice=args.nice, server_dir=args.server_dir).start()
                 url, pid = service.url, service.server_pid
                 pin_self(0, args.nice)
-            r = asyncio.run(run_connections(url, args.connections, warmup=args.warmup,
+            r = uvloop.run(run_connections(url, args.connections, warmup=args.warmup,
                                             concurrency=args.concurrency, settle=args.settle,
                                             sources=args.sources, server_pid=pid))
         finally:

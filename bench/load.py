@@ -59,6 +59,7 @@ import httpx
 import msgpack
 import psutil
 import redis
+import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
@@ -1310,7 +1311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cfg.url, cfg.redis_url = service.url, service.redis_url
                 cfg.server_pid = service.server_pid
                 pin_self(args.generator_core, args.nice)
-            result = asyncio.run(run_load(cfg))
+            result = uvloop.run(run_load(cfg))
         finally:
             if service is not None:
                 tail = service.log_tail()

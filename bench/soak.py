@@ -88,6 +88,7 @@ class Soak:
         self.active: dict[str, float] = {}
         self.start_failures = 0
         self.resyncs = 0
+        self.verifying = asyncio.Semaphore(1)
 
     async def start(self) -> None:
         url = self.redis.start()
@@ -98,8 +99,10 @@ class Soak:
             await asyncio.to_thread(server.start)
             self.servers.append(server)
 
-    async def table_loop(self, deadline: float) -> None:
-        """Keep one table slot busy until the deadline: play, verify, replace."""
+    async def table_loop(self, deadline: float, delay: float) -> None:
+        """Keep one table slot busy until the deadline: play, verify, replace. The slots
+        start ``delay`` apart, so the games (and their checks) do not come in waves."""
+        await asyncio.sleep(delay)
         while time.monotonic() < deadline:
             tasks: list[asyncio.Task[None]] = []
             base = self.rng.choice([s for s in self.servers if s.proc is not None] or
@@ -152,7 +155,9 @@ class Soak:
             self.problems.append(f"{tid}: no record")
             return
         record = r.json()
-        done = await asyncio.to_thread(verify_record, record, self.work / f"{tid}.json")
+        async with self.verifying:  # one `einauge verify` process at a time: the tool's own
+            # checks must not starve the servers it measures
+            done = await asyncio.to_thread(verify_record, record, self.work / f"{tid}.json")
         if done.returncode == 0:
             self.verified += 1
         else:
@@ -222,8 +227,8 @@ class Soak:
         if self.args.kill_every > 0:
             chaos = asyncio.create_task(killer(self.servers, self.args.kill_every, stop,
                                                self.rng, self.kills))
-        slots = [asyncio.create_task(self.table_loop(deadline))
-                 for _ in range(self.args.tables)]
+        slots = [asyncio.create_task(self.table_loop(deadline, i * 0.25))
+                 for i in range(self.args.tables)]
         await asyncio.gather(*slots)
         stop.set()
         await sampler

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -23,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 from server import lobby, metrics, ws
 from server.bots import BotDriver
 from server.config import Settings
+from server.direct import RawSend
 from server.fanout import Connection
 from server.logging import get_logger
 from server.store import Store
@@ -108,6 +110,6 @@ def create_app(settings: Settings) -> Starlette:
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
                    Route("/replay", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(RawSend)])
     app.state.svc = svc
     return app

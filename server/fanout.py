@@ -26,6 +26,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from server import metrics, protocol, store
+from server.direct import DirectSocket, prepare
 from server.logging import get_logger
 
 log = get_logger("fanout")
@@ -39,12 +40,13 @@ class Delta:
     (``key`` is a seat, or ``None`` for spectators; games whose viewers all see the same
     have only ``None``). Frames are encoded lazily, once per class and encoding."""
 
-    __slots__ = ("_frames", "dicts", "seq")
+    __slots__ = ("_frames", "_prepared", "dicts", "seq")
 
     def __init__(self, seq: int, dicts: dict[int | None, dict[str, Any]]) -> None:
         self.seq = seq
         self.dicts = dicts
         self._frames: dict[tuple[int | None, bool], Frame] = {}
+        self._prepared: dict[tuple[int | None, bool], tuple[Frame, bytes]] = {}
 
     def frame(self, key: int | None, binary: bool) -> Frame:
         """The encoded frame of viewer class ``key`` (``None`` when the class is absent)."""
@@ -53,6 +55,14 @@ class Delta:
         cached = self._frames.get((key, binary))
         if cached is None:
             cached = self._frames[(key, binary)] = protocol.encode(self.dicts[key], binary)
+        return cached
+
+    def prepared(self, key: int | None, binary: bool) -> tuple[Frame, bytes]:
+        """``frame(key, binary)`` and its complete websocket frame (``direct.prepare``)."""
+        cached = self._prepared.get((key, binary))
+        if cached is None:
+            payload = self.frame(key, binary)
+            cached = self._prepared[(key, binary)] = (payload, prepare(payload))
         return cached
 
 
@@ -87,7 +97,8 @@ class _Started:
 class Connection:
     """A socket's state: ``seat`` (``None``: spectator), ``binary`` (msgpack or JSON),
     ``seq`` (last delta sent), a token bucket, and an outbox. ``send`` is the coroutine
-    that writes one frame to the socket; ``close`` closes it with a code."""
+    that writes one frame to the socket; ``close`` closes it with a code; ``direct``, when
+    the server allows it, writes prepared frames without a coroutine (server/direct.py)."""
 
     __slots__ = (
         "addr",
@@ -95,6 +106,7 @@ class Connection:
         "close_cb",
         "closed",
         "closing",
+        "direct",
         "limit",
         "outbox",
         "refused",
@@ -109,8 +121,9 @@ class Connection:
 
     def __init__(self, send: Callable[[Frame], Awaitable[None]],
                  close: Callable[[int, str], Awaitable[None]], addr: str, binary: bool,
-                 rate_burst: int, outbox_limit: int) -> None:
+                 rate_burst: int, outbox_limit: int, direct: DirectSocket | None = None) -> None:
         self.send_cb = send
+        self.direct = direct
         self.close_cb = close
         self.addr = addr
         self.binary = binary
@@ -126,20 +139,26 @@ class Connection:
         self.closing: asyncio.Task[None] | None = None
         self.limit = outbox_limit
 
-    def push(self, frame: Frame) -> None:
-        """Queue a frame; a socket that falls ``outbox_limit`` frames behind is closed
-        (1008, "too slow") and may reconnect with its last seq."""
+    def push(self, frame: Frame, prepared: bytes | None = None) -> bool:
+        """Queue a frame (``prepared``: the same as a complete websocket frame, if known);
+        a socket that falls ``outbox_limit`` frames behind is closed (1008, "too slow") and
+        may reconnect with its last seq. True when the frame was written directly."""
         if self.closed:
-            return
+            return False
         if self.writer is None and not self.outbox:
+            # Nothing queued: the frame may go out now, so order is kept.
+            if self.direct is not None and self.direct.write(
+                    prepared if prepared is not None else prepare(frame)):
+                return True
             self._send_now(frame)
-            return
+            return False
         if len(self.outbox) >= self.limit:
             self.shut(1008, "too slow: reconnect with last_seq", flush=False)
-            return
+            return False
         self.outbox.append(frame)
         if self.writer is None:
             self.writer = asyncio.get_running_loop().create_task(self._drain())
+        return False
 
     def _send_now(self, frame: Frame) -> None:
         # A send to a socket with room in its buffer finishes without suspending; running
@@ -292,20 +311,22 @@ class Room:
 
     async def _deliver(self, delta: Delta) -> None:
         seq = delta.seq
+        direct = 0
         for seat, conns in tuple(self.players.items()):
             for conn in tuple(conns):
                 if conn.seq == seq - 1:
-                    conn.push(delta.frame(seat, conn.binary))
+                    direct += conn.push(*delta.prepared(seat, conn.binary))
                     conn.seq = seq
         spectators = tuple(self.spectators)
         for start in range(0, len(spectators), SPECTATOR_CHUNK):
             for conn in spectators[start:start + SPECTATOR_CHUNK]:
                 if conn.seq == seq - 1:
-                    conn.push(delta.frame(None, conn.binary))
+                    direct += conn.push(*delta.prepared(None, conn.binary))
                     conn.seq = seq
             if start + SPECTATOR_CHUNK < len(spectators):
                 await asyncio.sleep(0)
         metrics.DELIVERIES.inc(len(spectators) + sum(len(c) for c in self.players.values()))
+        metrics.DIRECT_WRITES.inc(direct)
 
 
 Handler = Callable[[str, dict[str, Any]], None]

@@ -17,6 +17,9 @@ ACTION_LATENCY = Histogram(
     "einauge_action_latency_seconds", "Action received to ack sent (validated and stored)",
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
 DELIVERIES = Counter("einauge_deliveries_total", "Delta frames queued to sockets")
+DIRECT_WRITES = Counter("einauge_deliveries_direct_total",
+                        "Delta frames written at once as prepared frames (server/direct.py); "
+                        "the rest waited in a socket's queue")
 REDIS_ERRORS = Counter("einauge_redis_errors_total", "Redis commands that failed")
 REJECTED_SOCKETS = Counter("einauge_sockets_rejected_total", "Sockets closed by a policy",
                            ["reason"])

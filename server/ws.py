@@ -19,6 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
 from server import metrics, protocol
+from server.direct import SCOPE_KEY, DirectSocket
 from server.fanout import Connection
 from server.logging import get_logger
 from server.meta import token_hash
@@ -123,7 +124,8 @@ async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
     async def close(code: int, reason: str) -> None:
         await ws.close(code, reason)
 
-    conn = Connection(send, close, addr, binary, settings.rate_burst, settings.outbox_limit)
+    conn = Connection(send, close, addr, binary, settings.rate_burst, settings.outbox_limit,
+                      DirectSocket.of(ws.scope.get(SCOPE_KEY)))
     conn.seat = seat
     conn.token_hash = token_hash(hello.token) if hello.token else ""
     svc.connections.add(conn)
@@ -189,7 +191,7 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
     conn.message(msg)
     key = conn.seat if conn.seat is not None else None
     for d in deltas or ():
-        conn.push(d.frame(key, conn.binary))
+        conn.push(*d.prepared(key, conn.binary))
     conn.seq = table.seq
     table.room.add(conn)
     if (conn.seat is not None and conn.seat in table.game.to_move(table.state)

@@ -1,0 +1,80 @@
+"""Prepared frames: one delta serialized once as a websocket frame, written to every socket.
+
+A server's data frames are unmasked, and with no extension (compression is off: docs/
+protocol.md) a frame's bytes are the same for every socket. ``prepare`` serializes a
+payload once with the ``websockets`` library's own ``Frame``; ``DirectSocket.write`` puts
+those bytes on one socket's transport, where the library would have put the same bytes
+after its per-socket state checks, which ``write`` repeats. That spares each delivery the
+coroutine layers of Starlette and uvicorn and the per-socket serialization (the fan-out's
+main cost: docs/benchmarks.md, "Service"). It is what ``websockets.broadcast`` does, minus
+serializing the frame once per socket.
+
+``DirectSocket.of(send)`` finds the uvicorn websockets-sans-I/O protocol behind an ASGI
+``send`` (``RawSend`` keeps that callable in the scope). Under any other ASGI server, or
+when uvicorn's internals differ, it returns ``None`` and every frame takes the ASGI path.
+``write`` returns False whenever that path must be taken instead: the socket is not open,
+is closing, or its write buffer is over the high-water mark (back-pressure: the caller's
+queue waits for it to drain).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Protocol, State
+
+SCOPE_KEY = "einauge.raw_send"
+
+
+def prepare(payload: bytes | str) -> bytes:
+    """The complete unmasked websocket frame (binary for bytes, text for str) of
+    ``payload``, FIN set, no extension: RFC 6455 §5.2 as ``websockets`` serializes it."""
+    if isinstance(payload, str):
+        return Frame(Opcode.TEXT, payload.encode()).serialize(mask=False)
+    return Frame(Opcode.BINARY, payload).serialize(mask=False)
+
+
+class DirectSocket:
+    """Writes prepared frames to one accepted websocket (see the module docstring)."""
+
+    __slots__ = ("proto",)
+
+    def __init__(self, proto: Any) -> None:
+        self.proto = proto
+
+    @classmethod
+    def of(cls, send: Any) -> DirectSocket | None:
+        """The direct writer behind uvicorn's ASGI ``send``, or ``None`` if there is none."""
+        proto = getattr(send, "__self__", None)
+        if proto is None or not isinstance(getattr(proto, "conn", None), Protocol):
+            return None
+        if not all(hasattr(proto, a) for a in ("transport", "writable", "close_sent",
+                                               "initial_response", "handshake_complete")):
+            return None
+        return cls(proto)
+
+    def write(self, frame: bytes) -> bool:
+        """Write ``frame`` (from ``prepare``) now; False (nothing written) when the socket
+        cannot take it this way."""
+        p = self.proto
+        conn = p.conn
+        if (conn.state is not State.OPEN or conn.extensions or conn.expect_continuation_frame
+                or p.close_sent or not p.handshake_complete or p.initial_response is not None
+                or not p.writable.is_set() or p.transport.is_closing()):
+            return False
+        p.transport.write(frame)
+        return True
+
+
+class RawSend:
+    """ASGI middleware: keeps the server's own ``send`` of each websocket in its scope
+    (``scope[SCOPE_KEY]``), before any framework wraps it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            scope[SCOPE_KEY] = send
+        await self.app(scope, receive, send)

@@ -1,0 +1,108 @@
+"""Prepared frames written straight to the transport (server/direct.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+import uvicorn
+import websockets
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
+from websockets.protocol import Protocol, Side, State
+
+from server.direct import SCOPE_KEY, DirectSocket, RawSend, prepare
+from server.redis_embedded import free_port
+from tests.conftest import ServerProcess
+from tests.server.client import Lobby, Socket, ended
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 65_535, 65_536, 200_000])
+@pytest.mark.parametrize("text", [False, True])
+def test_prepare_gives_the_bytes_the_library_sends(size, text):
+    payload = bytes(i % 251 for i in range(size))
+    proto = Protocol(Side.SERVER, state=State.OPEN)
+    if text:
+        data = payload.decode("latin-1")
+        proto.send_text(data.encode())
+        assert prepare(data) == b"".join(proto.data_to_send())
+    else:
+        proto.send_binary(payload)
+        assert prepare(payload) == b"".join(proto.data_to_send())
+
+
+async def test_direct_writes_stop_when_the_client_stops_reading_and_lose_nothing():
+    """A client that does not read fills the socket buffers; ``write`` then refuses (the
+    caller's queue takes over) instead of piling bytes up in the server. Everything written
+    before arrives whole and in order."""
+    frame_size = 256 * 1024
+    written: list[int] = []
+    refused = asyncio.Event()
+    done_reading = asyncio.Event()
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        direct = DirectSocket.of(ws.scope[SCOPE_KEY])
+        assert direct is not None
+        for n in range(400):  # 100 MiB at most: far more than loopback buffers hold
+            if not direct.write(prepare(bytes([n % 256]) * frame_size)):
+                refused.set()
+                break
+            written.append(n)
+            await asyncio.sleep(0)  # let the transport notice it is full
+        await done_reading.wait()
+        await ws.close()
+
+    app = RawSend(Starlette(routes=[WebSocketRoute("/ws", endpoint)]))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           ws="websockets-sansio", lifespan="off"))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=2**20,
+                                      max_queue=1, compression=None) as client:
+            await asyncio.wait_for(refused.wait(), 30)
+            assert 0 < len(written) < 400
+            for n in written:
+                got = await asyncio.wait_for(client.recv(), 10)
+                assert len(got) == frame_size and got[0] == got[-1] == n % 256
+            done_reading.set()
+    finally:
+        server.should_exit = True
+        await serving
+
+
+async def test_a_watched_game_goes_out_as_prepared_frames(redis_url):
+    server = ServerProcess(redis_url).start()
+    lobby = Lobby(server.url)
+    try:
+        table = await lobby.create(2)
+        tid = table["id"]
+        for seat in range(2):
+            await lobby.bot(tid, seat, "random")
+        watchers = [await Socket(server.ws_url, tid, binary=b).connect() for b in (True, False)]
+        for w in watchers:
+            await w.wait(lambda f: f["t"] == "welcome")
+        await lobby.start(tid, table["owner_token"])
+        for w in watchers:
+            await w.wait(ended, timeout=60)
+        binary, text = (w.deltas() for w in watchers)
+        assert binary == text and [d["seq"] for d in binary] == list(
+            range(binary[0]["seq"], binary[-1]["seq"] + 1))
+        metrics = (await lobby.get("/metrics")).text
+
+        def counter(name: str) -> float:
+            return float(re.search(rf"^{name} (\S+)$", metrics, re.M).group(1))
+
+        # Two readers that keep up: every delivery went out at once as a prepared frame.
+        assert counter("einauge_deliveries_total") == 2 * len(binary)
+        assert counter("einauge_deliveries_direct_total") == 2 * len(binary)
+        for w in watchers:
+            await w.close()
+    finally:
+        await lobby.close()
+        server.stop()
