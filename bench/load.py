@@ -60,6 +60,7 @@ import msgpack
 import psutil
 import redis
 import uvloop
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
@@ -68,6 +69,7 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 REPO = Path(__file__).resolve().parents[1]
+FANOUT_METRIC = "einauge_fanout_seconds"
 
 OWN_COMMANDS = frozenset({"info", "hello", "monitor", "client|setinfo", "client"})
 """Commands of the measuring connections themselves, left out of every count."""
@@ -228,6 +230,27 @@ def unpack(frame: bytes | str) -> dict[str, Any]:
     return msgpack.unpackb(frame, raw=False)
 
 
+_BULKY = frozenset({"patch", "view", "head"})
+
+
+def unpack_light(frame: bytes | str) -> dict[str, Any]:
+    """``unpack`` without the keys a spectator of the benchmark never reads (``patch``,
+    ``view``, ``head``): msgpack skips them in C without building objects, so the
+    generator's own cost per received delta stays small next to the server's."""
+    if isinstance(frame, str):
+        return json.loads(frame)
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(frame)
+    out: dict[str, Any] = {}
+    for _ in range(unpacker.read_map_header()):
+        key = unpacker.unpack()
+        if key in _BULKY:
+            unpacker.skip()
+        else:
+            out[key] = unpacker.unpack()
+    return out
+
+
 def ws_url(base_url: str, table_id: str) -> str:
     """The table's websocket address for an ``http://host:port`` base address."""
     return base_url.replace("http", "ws", 1).rstrip("/") + f"/ws/tables/{table_id}"
@@ -374,8 +397,8 @@ class LightSocket(asyncio.Protocol):
             raise ConnectionError(f"no welcome (handshake: {self.proto.handshake_exc})")
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport) and self.proto is not None
-        self.transport = transport
+        assert self.proto is not None  # uvloop's transports are no asyncio.Transport
+        self.transport = transport  # type: ignore[assignment]
         self.proto.send_request(self.proto.connect())
         self._flush()
 
@@ -396,7 +419,8 @@ class LightSocket(asyncio.Protocol):
             if isinstance(event, Frame):
                 if event.opcode is Opcode.BINARY or event.opcode is Opcode.TEXT:
                     try:
-                        on_message(self, unpack(event.data), now)
+                        on_message(self, (unpack_light if self.spectator else unpack)(
+                            event.data), now)
                     except Exception as e:  # a decoding bug must show up in the report
                         self.table.stats.error(f"client:{type(e).__name__}")
             elif not self.opened and proto.state is State.OPEN:  # the handshake response
@@ -656,6 +680,40 @@ class LoadConfig:
         if self.sources <= 1:
             return None
         return f"127.0.0.{1 + i % self.sources}"
+
+
+def server_histogram(url: str, name: str) -> dict[float, float]:
+    """``{upper bound (s): cumulative count}`` of histogram ``name`` from the service's
+    ``/metrics`` (empty when it cannot be read)."""
+    try:
+        text = httpx.get(f"{url}/metrics", timeout=10).text
+    except httpx.HTTPError:
+        return {}
+    for family in text_string_to_metric_families(text):
+        if family.name == name:
+            return {float(sample.labels["le"]): sample.value for sample in family.samples
+                    if sample.name == f"{name}_bucket"}
+    return {}
+
+
+def histogram_figures(before: dict[float, float], after: dict[float, float]
+                      ) -> dict[str, Any] | None:
+    """Count and p50/p99 of the observations between two ``server_histogram`` readings;
+    a quantile is given as the upper bound of its bucket, in ms (``None``: above the
+    largest finite bound)."""
+    bounds = sorted(after)
+    counts = [after[b] - before.get(b, 0.0) for b in bounds]
+    total = counts[-1] if counts else 0
+    if not total:
+        return None
+
+    def quantile(q: float) -> float | None:
+        for bound, cumulative in zip(bounds, counts, strict=True):
+            if cumulative >= q * total:
+                return None if bound == float("inf") else round(bound * 1000, 3)
+        return None
+
+    return {"n": int(total), "p50_at_most_ms": quantile(0.5), "p99_at_most_ms": quantile(0.99)}
 
 
 def redis_commandstats(url: str) -> dict[str, int]:
@@ -920,6 +978,7 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         me = psutil.Process()
         my_cpu0 = sum(me.cpu_times()[:2])
         redis_before = redis_commandstats(cfg.redis_url) if cfg.redis_url else None
+        fanout_before = await asyncio.to_thread(server_histogram, cfg.url, FANOUT_METRIC)
         monitor = RedisMonitor(cfg.redis_url) if cfg.redis_url and cfg.redis_monitor else None
         if monitor:
             monitor.start()
@@ -938,6 +997,8 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         my_cpu = sum(me.cpu_times()[:2]) - my_cpu0
         redis_after = redis_commandstats(cfg.redis_url) if cfg.redis_url else None
         monitored = monitor.stop(stats.accepted) if monitor else None
+        # Only now may the loop run again (the drivers close their sockets at the stop).
+        fanout_after = await asyncio.to_thread(server_histogram, cfg.url, FANOUT_METRIC)
         tables_in_window = stats.tables_started - tables_before
         # let the drivers notice the stop, deliver the last deltas, and close
         if tasks:
@@ -972,6 +1033,7 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         "duplicates": stats.duplicates,
         "missing": stats.missing,
         "server": server,
+        "server_fanout_ms": histogram_figures(fanout_before, fanout_after),
         "generator": {"cpu_s": round(my_cpu, 3),
                       "core_share": round(my_cpu / window, 3) if window else None},
         "redis": (redis_figures(commandstats_delta(redis_before, redis_after), stats.accepted)
@@ -1218,6 +1280,10 @@ def format_report(r: dict[str, Any]) -> str:
             f"({s['cpu_us_per_delivery']} us per delivery), core share "
             f"{s['core_share']}, RSS {s['rss_mib_start']} -> {s['rss_mib_end']} MiB "
             f"(peak {s['rss_mib_peak']})")
+    if r.get("server_fanout_ms"):
+        f = r["server_fanout_ms"]
+        lines.append(f"server fan-out per delta (room to last socket): p50 <= "
+                     f"{f['p50_at_most_ms']} ms, p99 <= {f['p99_at_most_ms']} ms (n {f['n']})")
     if r["redis"]:
         rd = r["redis"]
         lines.append(

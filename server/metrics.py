@@ -20,6 +20,12 @@ DELIVERIES = Counter("einauge_deliveries_total", "Delta frames queued to sockets
 DIRECT_WRITES = Counter("einauge_deliveries_direct_total",
                         "Delta frames written at once as prepared frames (server/direct.py); "
                         "the rest waited in a socket's queue")
+FANOUT = Histogram(
+    "einauge_fanout_seconds",
+    "One delta, from its arrival in the table's room until it was written or queued to "
+    "every local socket of the table (players first, then spectators)",
+    buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.06,
+             0.1, 0.25, 1.0))
 REDIS_ERRORS = Counter("einauge_redis_errors_total", "Redis commands that failed")
 REJECTED_SOCKETS = Counter("einauge_sockets_rejected_total", "Sockets closed by a policy",
                            ["reason"])

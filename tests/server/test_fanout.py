@@ -1,0 +1,55 @@
+"""Rooms deliver deltas in seq order, each socket from the one after what it has seen."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server import protocol
+from server.fanout import Connection, Delta, Room
+
+
+def make_conn(seat: int | None, seq: int, got: list) -> Connection:
+    async def send(frame: protocol.Frame) -> None:
+        got.append(protocol.decode_frame(frame)["seq"])
+
+    async def close(code: int, reason: str) -> None:
+        pass
+
+    conn = Connection(send, close, "test", True, rate_burst=10, outbox_limit=100)
+    conn.seat, conn.seq = seat, seq
+    return conn
+
+
+def delta(seq: int) -> Delta:
+    return Delta(seq, {None: {"t": "delta", "seq": seq, "event": {}, "patch": {}, "head": ""}})
+
+
+async def test_a_burst_of_deltas_reaches_each_socket_from_its_own_seq():
+    room = Room("t")
+    got: dict[str, list[int]] = {"player": [], "early": [], "late": [], "ahead": []}
+    conns = {"player": make_conn(0, 4, got["player"]), "early": make_conn(None, 4, got["early"]),
+             "late": make_conn(None, 6, got["late"]),  # welcomed at 6: has seen 5 and 6
+             "ahead": make_conn(None, 9, got["ahead"])}  # welcomed after the burst
+    for c in conns.values():
+        room.add(c)
+    for seq in range(5, 9):
+        room.publish("delta", delta(seq))
+    await room.task
+    assert got == {"player": [5, 6, 7, 8], "early": [5, 6, 7, 8], "late": [7, 8], "ahead": []}
+    assert [c.seq for c in conns.values()] == [8, 8, 8, 9]
+    room.publish("delta", delta(9))
+    room.publish("delta", delta(10))
+    await room.task
+    assert got["late"] == [7, 8, 9, 10] and got["ahead"] == [10]
+
+
+async def test_spectators_beyond_a_chunk_all_get_every_delta():
+    room = Room("t")
+    lists = [[] for _ in range(600)]
+    for i, got in enumerate(lists):
+        room.add(make_conn(None if i else 1, 0, got))
+    for seq in (1, 2, 3):
+        room.publish("delta", delta(seq))
+        await asyncio.sleep(0)  # the broadcaster may be part-way through a batch
+    await room.task
+    assert all(got == [1, 2, 3] for got in lists)
