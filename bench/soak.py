@@ -9,9 +9,9 @@ and samples the servers' RSS every ``--sample`` seconds::
     .venv/bin/python -m bench.soak --minutes 30 --tables 100          # the issue's run
     .venv/bin/python -m bench.soak --minutes 1 --tables 10 --kill-every 5   # a quick look
 
-At the end it prints (and with ``--json`` writes) games finished and verified (the checks of ``einauge
-verify`` on every record, and every spectator's deltas checked against the record's
-replay and hash chain), gaps/duplicates seen, kills, and the RSS curve per process; the
+At the end it prints (and with ``--json`` writes) games finished and verified (the checks
+of ``einauge verify`` on every record, and every spectator's deltas checked against the
+record's replay and hash chain), gaps/duplicates seen, kills, and the RSS curve per process; the
 memory is called flat when the median RSS of the last quarter of the run is within
 ``--rss-slack`` (default 10 %) of the median of the second quarter (after warm-up), judged
 per server on its longest-lived process (a killed process starts a new curve). Exit 0
@@ -90,6 +90,7 @@ class Soak:
         self.start_failures = 0
         self.resyncs = 0
         self.checking: set[asyncio.Task[None]] = set()
+        self.clients: dict[str, httpx.AsyncClient] = {}
         self.verifier = ProcessPoolExecutor(1)
 
     async def start(self) -> None:
@@ -109,15 +110,15 @@ class Soak:
             tasks: list[asyncio.Task[None]] = []
             base = self.rng.choice([s for s in self.servers if s.proc is not None] or
                                    self.servers)
+            http = self.client(base.url)
             try:
-                async with httpx.AsyncClient(base_url=base.url, timeout=10) as http:
-                    tid, owner = await create_bot_table(http, self.rng.randrange(2, 6))
-                    spectators = [Spectator(tid, self.servers, random.Random(f"{tid}/{i}"))
-                                  for i in range(self.args.spectators)]
-                    tasks = [asyncio.create_task(s.run(timeout=self.args.table_timeout))
-                             for s in spectators]
-                    await asyncio.sleep(0.3)
-                    await start_table(http, tid, owner)
+                tid, owner = await create_bot_table(http, self.rng.randrange(2, 6))
+                spectators = [Spectator(tid, self.servers, random.Random(f"{tid}/{i}"))
+                              for i in range(self.args.spectators)]
+                tasks = [asyncio.create_task(s.run(timeout=self.args.table_timeout))
+                         for s in spectators]
+                await asyncio.sleep(0.3)
+                await start_table(http, tid, owner)
             except (httpx.HTTPError, AssertionError) as e:
                 self.start_failures += 1  # a process died under us, or overload: next one
                 for t in tasks:
@@ -130,7 +131,7 @@ class Soak:
             while pending:
                 _, pending = await asyncio.wait(pending, timeout=5)
                 if pending:
-                    await poke(self.servers, tid)
+                    await poke(self.servers, tid, http)
             del self.active[tid]
             try:
                 for t in tasks:
@@ -145,13 +146,20 @@ class Soak:
             self.checking.add(check)
             check.add_done_callback(self.checking.discard)
 
+    def client(self, url: str) -> httpx.AsyncClient:
+        """The HTTP client of one server address, made once: a client per request costs
+        tens of ms of CPU (its TLS context) and stalled this loop for seconds."""
+        http = self.clients.get(url)
+        if http is None:
+            http = self.clients[url] = httpx.AsyncClient(base_url=url, timeout=10)
+        return http
+
     async def check(self, tid: str, spectators: list[Spectator]) -> None:
         for _ in range(20):
             server = self.rng.choice([s for s in self.servers if s.proc is not None] or
                                      self.servers)
             try:
-                async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
-                    r = await http.get(f"/api/tables/{tid}/record")
+                r = await self.client(server.url).get(f"/api/tables/{tid}/record")
                 if r.status_code == 200:
                     break
             except httpx.HTTPError:
@@ -240,6 +248,8 @@ class Soak:
         while self.checking:
             await asyncio.gather(*list(self.checking))
         self.verifier.shutdown()
+        for http in self.clients.values():
+            await http.aclose()
         stop.set()
         await sampler
         if chaos:

@@ -119,14 +119,15 @@ async def killer(servers: list[LoggedServer], every: float, stop: asyncio.Event,
         await asyncio.to_thread(victim.start, 120.0)
 
 
-async def poke(servers: list[LoggedServer], table_id: str) -> None:
-    """Load the table in a live process (what any client's visit does) so its bots run."""
+async def poke(servers: list[LoggedServer], table_id: str, http: httpx.AsyncClient) -> None:
+    """Load the table in a live process (what any client's visit does) so its bots run.
+    ``http`` is a shared client: making one per call costs tens of ms of CPU (its TLS
+    context), which at soak rates stalled the generator's loop for seconds."""
     for s in servers:
         if s.proc is None:
             continue
         try:
-            async with httpx.AsyncClient(base_url=s.url, timeout=5) as http:
-                await http.get(f"/api/tables/{table_id}/view")
+            await http.get(f"{s.url}/api/tables/{table_id}/view", timeout=5)
             return
         except httpx.HTTPError:
             continue

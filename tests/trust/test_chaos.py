@@ -41,7 +41,6 @@ async def test_games_survive_killed_processes(own_redis, spawn, tmp_path) -> Non
     await asyncio.sleep(0.5)  # let them connect before the start: they see every event
     for tid, owner in tables:
         await start_table(http, tid, owner)
-    await http.aclose()
     stop = asyncio.Event()
     kills: list[float] = []
     chaos = asyncio.create_task(killer(servers, KILL_EVERY, stop, rng, kills))
@@ -50,9 +49,10 @@ async def test_games_survive_killed_processes(own_redis, spawn, tmp_path) -> Non
         _, pending = await asyncio.wait(pending, timeout=3)
         for s in spectators:  # a table whose bots' process died resumes on any visit
             if not s.done:
-                await poke(servers, s.table_id)
+                await poke(servers, s.table_id, http)
     stop.set()
     await chaos
+    await http.aclose()
     for w in watchers:
         w.result()
 
