@@ -19,6 +19,9 @@ queue waits for it to drain).
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import struct
 from typing import Any
 
 from websockets.frames import Frame, Opcode
@@ -65,6 +68,19 @@ class DirectSocket:
             return False
         p.transport.write(frame)
         return True
+
+    def abort(self) -> None:
+        """Drop the connection at once, unsent bytes and all (a TCP reset): for a client
+        that stopped reading, whose buffers would otherwise keep the connection (and the
+        frames queued for it) alive, since a polite close waits for the close frame to be
+        written. Linger 0 makes the kernel discard its send queue too, instead of keeping
+        the orphaned connection until the peer reads or the retries give up."""
+        transport = self.proto.transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
 
 
 class RawSend:

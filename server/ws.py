@@ -26,6 +26,7 @@ from server.meta import token_hash
 from server.tables import LiveTable, Unavailable
 
 log = get_logger("ws")
+CLOSE_TIMEOUT = 15.0  # seconds a closing socket gets to take its close frame
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
@@ -107,6 +108,18 @@ async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
     if table is None:
         await ws.close(4004, "no such table")
         return
+    try:
+        await _attend(ws, svc, addr, table, hello, binary)
+    finally:
+        # Whatever happened (a refused token too), the table must not stay cached and
+        # subscribed for a socket that is gone.
+        svc.tables.spawn(svc.tables.unwatch(table))
+
+
+async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: protocol.Hello,
+                  binary: bool) -> None:
+    """The seat check, the welcome, then the socket's frames until it closes."""
+    settings = svc.settings
     seat = table.meta.seat_of(hello.token)
     if hello.token is not None and seat is None:
         # The seat may have been taken a moment ago (the meta notice is still on its way).
@@ -136,15 +149,15 @@ async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
         svc.connections.discard(conn)
         table.room.remove(conn)
         if conn.closing is not None:
-            await _finish_close(ws, conn.closing)
+            await _finish_close(ws, conn)
         conn.closed = True
-        svc.tables.spawn(svc.tables.unwatch(table))
 
 
-async def _finish_close(ws: WebSocket, closing: asyncio.Task[None]) -> None:
+async def _finish_close(ws: WebSocket, conn: Connection) -> None:
     """Wait for our close to complete while discarding what the client still sends: the
     websockets library finishes the closing handshake only once its incoming queue (full,
-    after a flood) has room again."""
+    after a flood) has room again. A client that does not read for ``CLOSE_TIMEOUT`` s
+    never gets the close frame: its connection is aborted."""
 
     async def discard() -> None:
         with contextlib.suppress(Exception):
@@ -154,8 +167,13 @@ async def _finish_close(ws: WebSocket, closing: asyncio.Task[None]) -> None:
                     return
 
     drain = asyncio.get_running_loop().create_task(discard())
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(asyncio.shield(closing), 15)
+    try:
+        await asyncio.wait_for(asyncio.shield(conn.closing), CLOSE_TIMEOUT)
+    except TimeoutError:
+        if conn.direct is not None:
+            conn.direct.abort()
+    except Exception:  # the socket went away meanwhile: nothing left to close
+        pass
     drain.cancel()
 
 

@@ -111,3 +111,18 @@ async def test_a_running_game_nobody_watches_leaves_the_cache_and_resumes(redis_
     finally:
         await lobby.close()
         srv.stop()
+
+
+async def test_a_socket_refused_for_its_token_leaves_no_table_cached(redis_url):
+    srv = ServerProcess(redis_url).start()
+    lobby = Lobby(srv.url)
+    try:
+        table = await lobby.create(2)
+        tid = table["id"]
+        assert cached((await lobby.get("/metrics")).text) == 0  # HTTP loads are not cached
+        sock = await Socket(srv.ws_url, tid).connect(token="not-a-seat-token")
+        assert await sock.wait_closed() == 1008
+        assert await wait_cached(lobby, 0) == 0
+    finally:
+        await lobby.close()
+        srv.stop()

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import socket
 
 import pytest
+import websockets
 
+from server.ws import CLOSE_TIMEOUT
 from tests.conftest import RedisProcess, ServerProcess
-from tests.server.client import Lobby, Socket
+from tests.server.client import Lobby, Socket, ended, pack, unpack
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +73,60 @@ async def test_connections_per_address_and_tables_per_hour(strict):
     r = await lobby.http.post("/api/tables", json={"seats": 2})
     assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
     await lobby.close()
+
+
+TCP_ESTABLISHED = 1  # linux/tcp_states.h
+
+
+def tcp_state(sock: socket.socket) -> int:
+    """The kernel's TCP state of ``sock`` (``tcpi_state``, the first byte of TCP_INFO)."""
+    return sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0]
+
+
+async def test_a_socket_that_stops_reading_is_closed_then_dropped(redis_url):
+    """Its queue fills (1008 "too slow"); since it does not read, the close frame cannot go
+    out either, and after the close timeout the connection is aborted: no buffers kept."""
+    srv = ServerProcess(redis_url, env={
+        "EINAUGE_OUTBOX_LIMIT": "16", "EINAUGE_FLOOD_CLOSE": "1000000",
+        "EINAUGE_RATE_PER_S": "1000000", "EINAUGE_RATE_BURST": "1000000"}).start()
+    lobby = Lobby(srv.url)
+    try:
+        table = await lobby.create(2)
+        tid = table["id"]
+        for seat in range(2):
+            await lobby.bot(tid, seat, "random")
+        watcher = await Socket(srv.ws_url, tid).connect()
+        await watcher.wait(lambda f: f["t"] == "welcome")
+        await lobby.start(tid, table["owner_token"])
+        await watcher.wait(ended, timeout=60)  # a finished game: a large view to ask for
+        raw = socket.socket()
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        raw.connect(("127.0.0.1", srv.port))
+        slow = await websockets.connect(f"{srv.ws_url}/ws/tables/{tid}", sock=raw,
+                                        compression=None, max_size=2**22, max_queue=1,
+                                        ping_interval=None)
+        await slow.send(pack({"t": "hello", "token": None, "last_seq": None}))
+        assert unpack(await slow.recv())["t"] == "welcome"
+        slow.transport.pause_reading()
+        for _ in range(20_000):  # each answered with a full view: more megabytes than the
+            await slow.send(pack({"t": "sync"}))  # socket buffers of both ends hold
+        # Without reading a byte, the client sees its connection end (reset by the server).
+        for _ in range(int(CLOSE_TIMEOUT + 15) * 10):
+            if tcp_state(raw) != TCP_ESTABLISHED:
+                break
+            await asyncio.sleep(0.1)
+        assert tcp_state(raw) != TCP_ESTABLISHED
+        slow.transport.resume_reading()
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(slow.recv(), 10)
+        # Aborted: the connection ended without a close frame from the server.
+        assert closed.value.rcvd is None
+        # The other socket was not disturbed, and the server holds no socket of it.
+        assert not watcher.closed.is_set()
+        metrics = (await lobby.get("/metrics")).text
+        assert re.search(r"^einauge_sockets 1\.0$", metrics, re.M), metrics
+        await watcher.close()
+    finally:
+        await lobby.close()
+        srv.stop()
