@@ -68,8 +68,9 @@ _CARD_SOLD = tuple({c: ev.CardSold(i, c, CARD_PRICE) for c in ISLAND_CARDS} for 
 _CARD_PLACED = tuple({c: ev.CardPlaced(i, c) for c in CARDS} for i in _SEATS)
 _CARD_REVEALED = {c: ev.CardRevealed(c) for c in ISLAND_CARDS}
 # Payout events are immutable too but have too many variants to list: they are memoized as
-# they occur (a frozen dataclass costs microseconds to build; a dict lookup far less).
-_MEMO_LIMIT = 100_000
+# they occur (a frozen dataclass costs microseconds to build; a dict lookup far less). The
+# bound keeps a long-running server's share small: a few MB per memo when full.
+_MEMO_LIMIT = 10_000
 _BOUGHT: dict[tuple[int, str, str, int, int, int], Message] = {}
 _WON: dict[tuple[int, str, str, str, int, int, int], Message] = {}
 _SHIP_REVEALED = {(c, i, t): ev.ShipRevealed(c, i, t)
