@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Seats, Socket, apply_deltas, current_seq, ended
 
@@ -15,8 +17,8 @@ def cached(metrics_text: str) -> float:
 
 
 async def wait_cached(lobby: Lobby, count: int) -> float:
-    """Poll the gauge until it shows ``count`` (5 s at most); returns the last reading."""
-    for _ in range(50):
+    """Poll the gauge until it shows ``count`` (10 s at most); returns the last reading."""
+    for _ in range(100):
         now = cached((await lobby.get("/metrics")).text)
         if now == count:
             return now
@@ -24,105 +26,92 @@ async def wait_cached(lobby: Lobby, count: int) -> float:
     return now
 
 
-async def test_finished_unwatched_table_leaves_the_cache_and_is_rebuilt_on_demand(redis_url):
+@pytest.fixture
+async def fresh(redis_url):
+    """A server process of its own (the cache gauge counts only this test's tables) and
+    its lobby client."""
     srv = ServerProcess(redis_url).start()
     lobby = Lobby(srv.url)
-    try:
-        table = await lobby.create(2)
-        tid = table["id"]
-        for seat in range(2):
-            await lobby.bot(tid, seat, "random")
-        watcher = await Socket(srv.ws_url, tid).connect()
-        await watcher.wait(lambda f: f["t"] == "welcome")
-        await lobby.start(tid, table["owner_token"])
-        await watcher.wait(ended, timeout=60)
-        assert cached((await lobby.get("/metrics")).text) == 1  # watched: kept
-        await watcher.close()
-        for _ in range(100):
-            if cached((await lobby.get("/metrics")).text) == 0:
-                break
-            await asyncio.sleep(0.1)
-        assert cached((await lobby.get("/metrics")).text) == 0
-        record = await lobby.get(f"/api/tables/{tid}/record")  # rebuilt from Redis
-        assert record.status_code == 200 and record.json()["result"]["winners"]
-    finally:
-        await lobby.close()
-        srv.stop()
+    yield srv, lobby
+    await lobby.close()
+    srv.stop()
 
 
-async def test_an_abandoned_lobby_leaves_the_cache_and_still_serves(redis_url):
-    srv = ServerProcess(redis_url).start()
-    lobby = Lobby(srv.url)
-    try:
-        table = await lobby.create(2)
-        tid = table["id"]
-        watcher = await Socket(srv.ws_url, tid).connect()
-        await watcher.wait(lambda f: f["t"] == "welcome")
-        assert await wait_cached(lobby, 1) == 1
-        await watcher.close()
-        assert await wait_cached(lobby, 0) == 0
-        joined = await lobby.join(tid, "Late")  # the table is still there, from Redis
-        assert joined["seat"] == 0
-        back = await Socket(srv.ws_url, tid).connect(token=joined["token"])
-        welcome = await back.wait(lambda f: f["t"] == "welcome")
-        assert welcome["seat"] == 0 and welcome["table"]["seats"][0]["name"] == "Late"
-        await back.close()
-    finally:
-        await lobby.close()
-        srv.stop()
+async def test_finished_unwatched_table_leaves_the_cache_and_is_rebuilt_on_demand(fresh):
+    srv, lobby = fresh
+    table = await lobby.create(2)
+    tid = table["id"]
+    for seat in range(2):
+        await lobby.bot(tid, seat, "random")
+    watcher = await Socket(srv.ws_url, tid).connect()
+    await watcher.wait(lambda f: f["t"] == "welcome")
+    await lobby.start(tid, table["owner_token"])
+    await watcher.wait(ended, timeout=60)
+    assert cached((await lobby.get("/metrics")).text) == 1  # watched: kept
+    await watcher.close()
+    assert await wait_cached(lobby, 0) == 0
+    record = await lobby.get(f"/api/tables/{tid}/record")  # rebuilt from Redis
+    assert record.status_code == 200 and record.json()["result"]["winners"]
 
 
-async def test_a_running_game_nobody_watches_leaves_the_cache_and_resumes(redis_url):
-    srv = ServerProcess(redis_url).start()
-    lobby = Lobby(srv.url)
-    try:
-        table = await lobby.create(2)
-        tid = table["id"]
-        tokens = [(await lobby.join(tid, f"P{i}"))["token"] for i in range(2)]
-        sockets = [await Socket(srv.ws_url, tid).connect(token=t) for t in tokens]
-        for s in sockets:
-            await s.wait(lambda f: f["t"] == "welcome")
-        await lobby.start(tid, table["owner_token"])
-        seats = Seats(sockets, seed=3)
-        seq = await seats.step(6)
-        assert seq > 6
-        first = sockets[0]
-        await first.wait(lambda f: f["t"] == "delta" and f["seq"] == seq)
-        view = apply_deltas(dict(next(f for f in first.frames if f["t"] == "welcome")["view"]
-                                 or {}), first.deltas())
-        for s in sockets:
-            await s.close()
-        assert await wait_cached(lobby, 0) == 0
-        # Reconnecting rebuilds the table by replay; the deltas missed are none, and
-        # play goes on from the same seq.
-        again = [await Socket(srv.ws_url, tid).connect(token=t, last_seq=current_seq(s))
-                 for t, s in zip(tokens, sockets, strict=True)]
-        welcome = await again[0].wait(lambda f: f["t"] == "welcome")
-        assert welcome["seq"] == seq and welcome["view"] is None
-        assert await wait_cached(lobby, 1) == 1
-        state = (await lobby.get(f"/api/tables/{tid}/view")).json()
-        assert state == view  # the view rebuilt by replay is the one the players had
-        more = Seats(again, seed=4)
-        more.n = seats.n  # fresh action ids: a repeated one would get its first outcome
-        later = await more.step(2)
-        assert later == 0 or later > seq
-        for s in again:
-            await s.close()
-    finally:
-        await lobby.close()
-        srv.stop()
+async def test_an_abandoned_lobby_leaves_the_cache_and_still_serves(fresh):
+    srv, lobby = fresh
+    table = await lobby.create(2)
+    tid = table["id"]
+    watcher = await Socket(srv.ws_url, tid).connect()
+    await watcher.wait(lambda f: f["t"] == "welcome")
+    assert await wait_cached(lobby, 1) == 1
+    await watcher.close()
+    assert await wait_cached(lobby, 0) == 0
+    joined = await lobby.join(tid, "Late")  # the table is still there, from Redis
+    assert joined["seat"] == 0
+    back = await Socket(srv.ws_url, tid).connect(token=joined["token"])
+    welcome = await back.wait(lambda f: f["t"] == "welcome")
+    assert welcome["seat"] == 0 and welcome["table"]["seats"][0]["name"] == "Late"
+    await back.close()
 
 
-async def test_a_socket_refused_for_its_token_leaves_no_table_cached(redis_url):
-    srv = ServerProcess(redis_url).start()
-    lobby = Lobby(srv.url)
-    try:
-        table = await lobby.create(2)
-        tid = table["id"]
-        assert cached((await lobby.get("/metrics")).text) == 0  # HTTP loads are not cached
-        sock = await Socket(srv.ws_url, tid).connect(token="not-a-seat-token")
-        assert await sock.wait_closed() == 1008
-        assert await wait_cached(lobby, 0) == 0
-    finally:
-        await lobby.close()
-        srv.stop()
+async def test_a_running_game_nobody_watches_leaves_the_cache_and_resumes(fresh):
+    srv, lobby = fresh
+    table = await lobby.create(2)
+    tid = table["id"]
+    tokens = [(await lobby.join(tid, f"P{i}"))["token"] for i in range(2)]
+    sockets = [await Socket(srv.ws_url, tid).connect(token=t) for t in tokens]
+    for s in sockets:
+        await s.wait(lambda f: f["t"] == "welcome")
+    await lobby.start(tid, table["owner_token"])
+    seats = Seats(sockets, seed=3)
+    seq = await seats.step(6)
+    assert seq > 6
+    first = sockets[0]
+    await first.wait(lambda f: f["t"] == "delta" and f["seq"] == seq)
+    view = apply_deltas(dict(next(f for f in first.frames if f["t"] == "welcome")["view"]
+                             or {}), first.deltas())
+    for s in sockets:
+        await s.close()
+    assert await wait_cached(lobby, 0) == 0
+    # Reconnecting rebuilds the table by replay; the deltas missed are none, and
+    # play goes on from the same seq.
+    again = [await Socket(srv.ws_url, tid).connect(token=t, last_seq=current_seq(s))
+             for t, s in zip(tokens, sockets, strict=True)]
+    welcome = await again[0].wait(lambda f: f["t"] == "welcome")
+    assert welcome["seq"] == seq and welcome["view"] is None
+    assert await wait_cached(lobby, 1) == 1
+    state = (await lobby.get(f"/api/tables/{tid}/view")).json()
+    assert state == view  # the view rebuilt by replay is the one the players had
+    more = Seats(again, seed=4)
+    more.n = seats.n  # fresh action ids: a repeated one would get its first outcome
+    later = await more.step(2)
+    assert later == 0 or later > seq
+    for s in again:
+        await s.close()
+
+
+async def test_a_socket_refused_for_its_token_leaves_no_table_cached(fresh):
+    srv, lobby = fresh
+    table = await lobby.create(2)
+    tid = table["id"]
+    assert cached((await lobby.get("/metrics")).text) == 0  # HTTP loads are not cached
+    sock = await Socket(srv.ws_url, tid).connect(token="not-a-seat-token")
+    assert await sock.wait_closed() == 1008
+    assert await wait_cached(lobby, 0) == 0
