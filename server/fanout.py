@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -140,35 +140,38 @@ class Connection:
         self.limit = outbox_limit
 
     def push(self, frame: Frame, prepared: bytes | None = None) -> bool:
-        """Queue a frame (``prepared``: the same as a complete websocket frame, if known);
-        a socket that falls ``outbox_limit`` frames behind is closed (1008, "too slow") and
-        may reconnect with its last seq. True when the frame was written directly."""
+        """``push_many`` of one frame."""
+        return self.push_many((frame,), prepared)
+
+    def push_many(self, frames: Sequence[Frame], prepared: bytes | None = None) -> bool:
+        """Send ``frames`` in order (``prepared``: their complete websocket frames joined,
+        if known). With nothing queued and a direct writer that can take them, they go out
+        at once in one write (True); else they are queued, and a socket that falls
+        ``outbox_limit`` frames behind is closed (1008, "too slow") and may reconnect with
+        its last seq."""
         if self.closed:
             return False
-        if self.writer is None and not self.outbox:
-            # Nothing queued: the frame may go out now, so order is kept.
-            if self.direct is not None and self.direct.write(
-                    prepared if prepared is not None else prepare(frame)):
+        if self.writer is None and not self.outbox and self.direct is not None:
+            if prepared is None:
+                prepared = b"".join(prepare(f) for f in frames)
+            if self.direct.write(prepared):
                 return True
+        for frame in frames:
+            self._queue(frame)
+        return False
+
+    def _queue(self, frame: Frame) -> None:
+        if self.closed:
+            return
+        if self.writer is None and not self.outbox:
             self._send_now(frame)
-            return False
+            return
         if len(self.outbox) >= self.limit:
             self.shut(1008, "too slow: reconnect with last_seq", flush=False)
-            return False
+            return
         self.outbox.append(frame)
         if self.writer is None:
             self.writer = asyncio.get_running_loop().create_task(self._drain())
-        return False
-
-    def push_many(self, frames: list[Frame], prepared: bytes) -> bool:
-        """``push`` each of ``frames``, whose complete websocket frames joined are
-        ``prepared``: written at once in one piece when possible (True), else queued."""
-        if (not self.closed and self.writer is None and not self.outbox
-                and self.direct is not None and self.direct.write(prepared)):
-            return True
-        for frame in frames:
-            self.push(frame)
-        return False
 
     def _send_now(self, frame: Frame) -> None:
         # A send to a socket with room in its buffer finishes without suspending; running
