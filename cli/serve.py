@@ -88,8 +88,10 @@ def _tune_gc() -> None:
     heap holds millions of containers, and a full collection stops every table for
     hundreds of milliseconds (at 250 tables x 8 sockets the action latency p99 went from
     about 500 ms to about 55 ms with this: docs/benchmarks.md, "Service"). What the service
-    allocates per action is freed by reference counting; the cyclic collector still runs,
-    only less often, and ``freeze`` moves what exists at start-up out of its way."""
+    allocates per action, per game and per socket is freed by reference counting
+    (tests/server/test_garbage.py fails if a game leaves a server object in a cycle, which
+    would otherwise stay in memory for a long time); the cyclic collector still runs, only
+    less often, and ``freeze`` moves what exists at start-up out of its way."""
     import gc
 
     gc.collect()

@@ -10,8 +10,9 @@ main cost: docs/benchmarks.md, "Service"). It is what ``websockets.broadcast`` d
 serializing the frame once per socket.
 
 ``DirectSocket.of(send)`` finds the uvicorn websockets-sans-I/O protocol behind an ASGI
-``send`` (``RawSend`` keeps that callable in the scope). Under any other ASGI server, or
-when uvicorn's internals differ, it returns ``None`` and every frame takes the ASGI path.
+``send`` (``RawSend`` keeps a weak reference to that callable in the scope). Under any
+other ASGI server, or when uvicorn's internals differ, it returns ``None`` and every frame
+takes the ASGI path.
 ``write`` returns False whenever that path must be taken instead: the socket is not open,
 is closing, or its write buffer is over the high-water mark (back-pressure: the caller's
 queue waits for it to drain).
@@ -22,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import struct
+import weakref
 from typing import Any
 
 from websockets.frames import Frame, Opcode
@@ -48,7 +50,10 @@ class DirectSocket:
 
     @classmethod
     def of(cls, send: Any) -> DirectSocket | None:
-        """The direct writer behind uvicorn's ASGI ``send``, or ``None`` if there is none."""
+        """The direct writer behind uvicorn's ASGI ``send`` (the callable itself or the
+        ``weakref.WeakMethod`` that ``RawSend`` keeps), or ``None`` if there is none."""
+        if isinstance(send, weakref.WeakMethod):
+            send = send()
         proto = getattr(send, "__self__", None)
         if proto is None or not isinstance(getattr(proto, "conn", None), Protocol):
             return None
@@ -85,12 +90,18 @@ class DirectSocket:
 
 class RawSend:
     """ASGI middleware: keeps the server's own ``send`` of each websocket in its scope
-    (``scope[SCOPE_KEY]``), before any framework wraps it."""
+    (``scope[SCOPE_KEY]``), before any framework wraps it.
+
+    The reference is weak (a ``weakref.WeakMethod`` when ``send`` is a bound method):
+    uvicorn's protocol holds the scope, so a strong one would make protocol -> scope ->
+    send -> protocol a reference cycle, and every closed connection (its transport and
+    buffers) would wait for the cyclic garbage collector instead of being freed at once
+    (docs/reliability.md, "Soak")."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "websocket":
-            scope[SCOPE_KEY] = send
+            scope[SCOPE_KEY] = weakref.WeakMethod(send) if hasattr(send, "__self__") else send
         await self.app(scope, receive, send)

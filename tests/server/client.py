@@ -1,5 +1,6 @@
 """Test clients: the lobby over httpx and websocket clients (the ``websockets`` library)
-that record every frame they receive, and a player loop that survives reconnects."""
+that record every frame they receive, a player loop that survives reconnects, and an
+ASGI app served by uvicorn inside the test's own process."""
 
 from __future__ import annotations
 
@@ -7,12 +8,38 @@ import asyncio
 import contextlib
 import json
 import random
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import msgpack
+import uvicorn
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from server.redis_embedded import free_port
+
+
+@contextlib.asynccontextmanager
+async def in_process(app: Any, lifespan: str = "off") -> AsyncIterator[int]:
+    """Serve ``app`` on a free port of 127.0.0.1 with uvicorn in this process and event
+    loop, with the websocket protocol ``einauge serve`` uses (websockets-sans-I/O, no
+    compression); yields the port once it accepts connections, shuts down on exit."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(
+        app, host="127.0.0.1", port=port, ws="websockets-sansio", ws_per_message_deflate=False,
+        log_level="warning", lifespan=lifespan, access_log=False))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            if serving.done():
+                serving.result()  # raises what stopped it
+                raise RuntimeError("uvicorn stopped before it started")
+            await asyncio.sleep(0.01)
+        yield port
+    finally:
+        server.should_exit = True
+        await serving
 
 
 def pack(msg: Any) -> bytes:

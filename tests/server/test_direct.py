@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import re
+import weakref
 
 import pytest
-import uvicorn
 import websockets
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
@@ -14,9 +15,8 @@ from starlette.websockets import WebSocket
 from websockets.protocol import Protocol, Side, State
 
 from server.direct import SCOPE_KEY, DirectSocket, RawSend, prepare
-from server.redis_embedded import free_port
 from tests.conftest import ServerProcess
-from tests.server.client import Lobby, Socket, ended
+from tests.server.client import Lobby, Socket, ended, in_process
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 65_535, 65_536, 200_000])
@@ -56,24 +56,48 @@ async def test_direct_writes_stop_when_the_client_stops_reading_and_lose_nothing
         await ws.close()
 
     app = RawSend(Starlette(routes=[WebSocketRoute("/ws", endpoint)]))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           ws="websockets-sansio", lifespan="off"))
-    serving = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        async with websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=2**20,
-                                      max_queue=1, compression=None) as client:
-            await asyncio.wait_for(refused.wait(), 30)
-            assert 0 < len(written) < 400
-            for n in written:
-                got = await asyncio.wait_for(client.recv(), 10)
-                assert len(got) == frame_size and got[0] == got[-1] == n % 256
-            done_reading.set()
-    finally:
-        server.should_exit = True
-        await serving
+    async with in_process(app) as port, websockets.connect(
+            f"ws://127.0.0.1:{port}/ws", max_size=2**20, max_queue=1,
+            compression=None) as client:
+        await asyncio.wait_for(refused.wait(), 30)
+        assert 0 < len(written) < 400
+        for n in written:
+            got = await asyncio.wait_for(client.recv(), 10)
+            assert len(got) == frame_size and got[0] == got[-1] == n % 256
+        done_reading.set()
+
+
+async def test_a_closed_websocket_is_freed_without_the_cycle_collector():
+    """The raw ``send`` kept in the scope must not tie uvicorn's protocol to itself: with
+    the cyclic garbage collector off, a closed connection (protocol, transport, buffers) is
+    freed by reference counting alone. (A strong reference made a cycle per connection,
+    and the soak's memory grew with every spectator that came and went.)"""
+    protocols: list[weakref.ref] = []
+
+    async def endpoint(ws: WebSocket) -> None:
+        direct = DirectSocket.of(ws.scope[SCOPE_KEY])
+        assert direct is not None
+        protocols.append(weakref.ref(direct.proto))
+        del direct
+        await ws.accept()
+        await ws.receive()  # the client's close
+
+    app = RawSend(Starlette(routes=[WebSocketRoute("/ws", endpoint)]))
+    async with in_process(app) as port:
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(3):
+                async with websockets.connect(f"ws://127.0.0.1:{port}/ws", compression=None):
+                    pass
+            assert len(protocols) == 3
+            for _ in range(200):
+                if all(ref() is None for ref in protocols):
+                    break
+                await asyncio.sleep(0.01)
+            assert [ref() for ref in protocols] == [None, None, None]
+        finally:
+            gc.enable()
 
 
 async def test_a_watched_game_goes_out_as_prepared_frames(redis_url):
