@@ -56,6 +56,8 @@ export const api = {
     } catch { /* fall through */ }
     return [{ kind: "random" }]; // every server has this one
   },
-  addBot: (id, seat, kind, level) =>
-    call("POST", `${T(id)}/seats/${seat}/bot`, { body: level ? { kind, level } : { kind } }),
+  /** An empty seat gets a bot before the start; with the owner token, a person's seat is
+   *  handed to a bot during the game. */
+  addBot: (id, seat, kind, level, ownerToken) =>
+    call("POST", `${T(id)}/seats/${seat}/bot`, { token: ownerToken, body: level ? { kind, level } : { kind } }),
 };

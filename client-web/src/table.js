@@ -49,12 +49,13 @@ export function tablePage(root, id) {
     log: h("ol", { class: "log", testid: "log", "aria-live": "off" }),
     fair: h("div", {}),
     endLinks: h("div", {}),
+    owner: h("div", {}),
     toast: h("div", { class: "toast", role: "alert", "aria-live": "assertive", testid: "toast" }),
     dialog: h("div", { class: "dialog-host" }),
   };
   const logHead = h("h2", {}, t("log"));
   const logPanel = h("section", { class: "panel log-panel", "aria-label": t("log"), testid: "log-panel" }, logHead, els.log);
-  mount(els.side, els.endLinks, logPanel, els.fair);
+  mount(els.side, els.endLinks, logPanel, els.owner, els.fair);
   mount(root, h("div", { class: "table-page" }, els.top, els.banner,
     h("div", { class: "layout" }, h("main", { class: "main-col" }, els.main, els.score), els.side),
     els.toast, els.dialog));
@@ -97,6 +98,11 @@ export function tablePage(root, id) {
       h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
   }
 
+  /** A choice of the bots the server offers (`kind` or `kind:level`) for `seat`. */
+  const botSelect = (seat) => h("select", { testid: `bot-kind-${seat}`, "aria-label": t("bot_kind") }, st.botKinds.flatMap((k) => (k.levels && k.levels.length
+    ? k.levels.map((l) => h("option", { value: `${k.kind}:${l}` }, `${botLabel(k.kind)} · ${t("level")} ${l}`))
+    : [h("option", { value: k.kind }, botLabel(k.kind))])));
+
   // ---- seating (before the start) ------------------------------------------------
   function renderSeating() {
     const s = st.summary;
@@ -107,9 +113,7 @@ export function tablePage(root, id) {
     const mayStart = canStart();
     const seats = s.seats.map((x) => {
       const isMe = mine === x.seat;
-      const kindSel = h("select", { testid: `bot-kind-${x.seat}`, "aria-label": t("bot_kind") }, st.botKinds.flatMap((k) => (k.levels && k.levels.length
-        ? k.levels.map((l) => h("option", { value: `${k.kind}:${l}` }, `${botLabel(k.kind)} · ${t("level")} ${l}`))
-        : [h("option", { value: k.kind }, botLabel(k.kind))])));
+      const kindSel = botSelect(x.seat);
       let body;
       if (!x.kind) {
         body = [
@@ -292,6 +296,32 @@ export function tablePage(root, id) {
     } catch { /* the log fills from live deltas */ }
   }
 
+  // ---- the owner's seats (during the game) ----------------------------------------
+  /** The table's creator may hand a person's seat to a bot for the rest of the game
+   *  (someone left); the server checks the owner token and that the game runs. */
+  function renderOwner() {
+    const s = st.summary || conn.table;
+    const v = conn.view;
+    const humans = s && s.seats ? s.seats.filter((x) => x.kind === "human") : [];
+    if (!ownerFor(id) || !started(v) || v.phase === "ended" || !humans.length) { mount(els.owner); return; }
+    mount(els.owner, h("section", { class: "panel owner-panel", testid: "owner-panel", "aria-label": t("owner_seats") },
+      h("h2", {}, t("owner_seats")),
+      h("p", { class: "hint" }, t("owner_seats_hint")),
+      h("ul", { class: "owner-seats" }, humans.map((x) => {
+        const sel = botSelect(x.seat);
+        const name = seatName(x.name, x.seat, x);
+        return h("li", { testid: `owner-seat-${x.seat}` }, h("b", {}, name),
+          h("div", { class: "bot-add" }, sel, h("button", { type: "button", testid: `hand-to-bot-${x.seat}`, onclick: () => handToBot(x.seat, name, sel.value) }, t("hand_to_bot"))));
+      }))));
+  }
+  const handToBot = (seat, name, choice) => guard(async () => {
+    if (!window.confirm(t("hand_to_bot_confirm", { name }))) return;
+    const [kind, level] = choice.split(":");
+    st.summary = await api.addBot(id, seat, kind, level ? Number(level) : undefined, ownerFor(id));
+    renderOwner();
+    renderBoardNow(false);
+  });
+
   // ---- end of game ---------------------------------------------------------------
   async function loadRecord() {
     if (st.record || !conn.view || conn.view.phase !== "ended") return;
@@ -301,6 +331,7 @@ export function tablePage(root, id) {
     } catch { /* shown once available */ }
   }
   function renderEnd() {
+    renderOwner();
     const ended = started(conn.view) && conn.view.phase === "ended";
     mount(els.fair, renderFairness(st.summary || conn.table, st.record, !started(conn.view)));
     if (!ended) { mount(els.endLinks); return; }
