@@ -148,10 +148,15 @@ class Soak:
 
     def client(self, url: str) -> httpx.AsyncClient:
         """The HTTP client of one server address, made once: a client per request costs
-        tens of ms of CPU (its TLS context) and stalled this loop for seconds."""
+        tens of ms of CPU (its TLS context) and stalled this loop for seconds. Idle
+        connections are dropped after 2 s, before uvicorn's 5 s keep-alive ends them: a
+        request sent on a connection the server is closing at that moment fails
+        ("Server disconnected without sending a response", encode/httpx#2487: the likely
+        cause of the two failed table starts in one 30-minute run)."""
         http = self.clients.get(url)
         if http is None:
-            http = self.clients[url] = httpx.AsyncClient(base_url=url, timeout=10)
+            http = self.clients[url] = httpx.AsyncClient(
+                base_url=url, timeout=10, limits=httpx.Limits(keepalive_expiry=2.0))
         return http
 
     async def check(self, tid: str, spectators: list[Spectator]) -> None:
