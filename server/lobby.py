@@ -196,9 +196,11 @@ async def add_bot(request: Request) -> Response:
         elif held is not None:
             raise LobbyError(409, "seat_taken", f"seat {seat} is taken")
         # A handed-over seat keeps its token hash: the former player's actions get
-        # ``seat_handed_over`` instead of a bare 1008, and its sockets go on watching.
-        meta.seats[seat] = Seat(name=f"{req.kind.capitalize()} bot {seat + 1}", kind="bot",
-                                bot=req.kind, level=level)
+        # ``seat_handed_over`` instead of a bare 1008, and its sockets go on watching. It
+        # keeps its player's name too: the game was dealt to that name, and its events,
+        # chain and record say so to the end.
+        name = meta.seats[seat].name if held else f"{req.kind.capitalize()} bot {seat + 1}"
+        meta.seats[seat] = Seat(name=name, kind="bot", bot=req.kind, level=level)
         return {"seats": meta.seats_json()}
 
     meta = await svc.tables.lobby_change(request.path_params["id"], change,

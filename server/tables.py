@@ -634,7 +634,11 @@ class Tables:
         setup_deck = getattr(game, "setup_deck", None)
         deck = setup_deck(events) if setup_deck else []
         final = table.game.view(table.state, None)
-        return make_record(meta.game, meta.players(), meta.options, seed, deck, actions,
+        # The players the game was dealt to (its first event), not the seats' occupants
+        # now: a seat handed to a bot stays its player's in the replay and the chain.
+        players = list(getattr(events[0], "players", None) or meta.players()) if events \
+            else meta.players()
+        return make_record(meta.game, players, meta.options, seed, deck, actions,
                            server_seed=meta.server_seed, commitment=meta.commitment,
                            contributions=list(meta.contributions), table_id=table.id,
                            head=entries[-1]["h"] if entries else meta.head,

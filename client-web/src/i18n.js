@@ -4,6 +4,8 @@ import { saveLang, savedLang } from "./store.js";
 
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : "");
+const botEn = (kind) => ({ random: "Random bot", greedy: "Greedy bot", mcts: "MCTS bot" }[kind] || `${cap(kind)} bot`);
+const botDe = (kind) => ({ random: "Zufalls-Bot", greedy: "Gieriger Bot", mcts: "MCTS-Bot" }[kind] || `${cap(kind)}-Bot`);
 
 const en = {
   title: "Einauge sei wachsam!",
@@ -53,7 +55,9 @@ const en = {
   owner_seats_hint: "If a player has left, a bot can finish the game in their seat.",
   hand_to_bot: "Hand to a bot",
   hand_to_bot_confirm: (p) => `Hand ${p.name}'s seat to a bot for the rest of the game?`,
-  bot_name: (p) => `${{ random: "Random bot", greedy: "Greedy bot", mcts: "MCTS bot" }[p.kind] || `${cap(p.kind)} bot`} ${p.n}${p.level ? ` (level ${p.level})` : ""}`,
+  bot_name: (p) => `${botEn(p.kind)} ${p.n}${p.level ? ` (level ${p.level})` : ""}`,
+  handed_name: (p) => `${p.name} (now ${botEn(p.kind)}${p.level ? `, level ${p.level}` : ""})`,
+  seat_handed_notice: "The table's creator handed your seat to a bot; you are watching now.",
   ready_start: "All seats are filled: you can start the game now.",
   ready_start_others: "All seats are filled: any seated player or the table's creator can start the game.",
   start_by_others: "Only a seated player or the table's creator can start the game.",
@@ -239,7 +243,9 @@ const de = {
   owner_seats_hint: "Hat jemand den Tisch verlassen, spielt ein Bot auf seinem Platz zu Ende.",
   hand_to_bot: "An einen Bot übergeben",
   hand_to_bot_confirm: (p) => `Den Platz von ${p.name} für den Rest des Spiels an einen Bot übergeben?`,
-  bot_name: (p) => `${{ random: "Zufalls-Bot", greedy: "Gieriger Bot", mcts: "MCTS-Bot" }[p.kind] || `${cap(p.kind)}-Bot`} ${p.n}${p.level ? ` (Stufe ${p.level})` : ""}`,
+  bot_name: (p) => `${botDe(p.kind)} ${p.n}${p.level ? ` (Stufe ${p.level})` : ""}`,
+  handed_name: (p) => `${p.name} (jetzt ${botDe(p.kind)}${p.level ? `, Stufe ${p.level}` : ""})`,
+  seat_handed_notice: "Wer den Tisch erstellt hat, hat deinen Platz an einen Bot übergeben; du schaust jetzt zu.",
   ready_start: "Alle Plätze sind besetzt: Du kannst das Spiel jetzt starten.",
   ready_start_others: "Alle Plätze sind besetzt: Starten kann jeder, der am Tisch sitzt, oder wer den Tisch erstellt hat.",
   start_by_others: "Starten kann nur, wer am Tisch sitzt oder den Tisch erstellt hat.",

@@ -1,7 +1,8 @@
 // Player names as shown. The server names a bot seat in English ("Random bot 2", see
 // docs/protocol.md, table summary); the page shows it in the current language and with the
 // mcts level ("MCTS bot 4 (level 3)" / "MCTS-Bot 4 (Stufe 3)"). A person's name is shown
-// exactly as typed.
+// exactly as typed; a person's seat handed to a bot mid-game keeps the person's name
+// ("Anna (now Greedy bot)"), as the game's events and record do.
 import { t } from "./i18n.js";
 
 // The server's pattern for a bot seat's name: "<Kind> bot <seat + 1>".
@@ -16,13 +17,13 @@ const BOT_NAME = /^([A-Za-z_]+) bot (\d+)$/;
 export function seatName(name, seat, info = null) {
   if (!name) return name;
   if (info && info.kind && info.kind !== "bot") return name;
-  let kind = info && info.kind === "bot" ? info.bot : null;
-  if (!kind) {
-    const m = BOT_NAME.exec(name);
-    if (!m || Number(m[2]) !== seat + 1) return name;
-    kind = m[1].toLowerCase();
+  const m = BOT_NAME.exec(name);
+  const botNamed = !!m && Number(m[2]) === seat + 1;
+  const level = info ? info.level ?? null : null;
+  if (info && info.kind === "bot" && info.bot) {
+    return botNamed ? t("bot_name", { kind: info.bot, n: seat + 1, level }) : t("handed_name", { name, kind: info.bot, level });
   }
-  return t("bot_name", { kind, n: seat + 1, level: info ? info.level ?? null : null });
+  return botNamed ? t("bot_name", { kind: m[1].toLowerCase(), n: seat + 1, level }) : name;
 }
 
 /** `view` with every player's name as shown (a copy; `view` is left as it is). */

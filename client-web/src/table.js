@@ -60,15 +60,18 @@ export function tablePage(root, id) {
     h("div", { class: "layout" }, h("main", { class: "main-col" }, els.main, els.score), els.side),
     els.toast, els.dialog));
 
-  const mySeat = () => conn.seat;
   const seatsInfo = () => (st.summary || conn.table || {}).seats || null;
+  /** True when this browser's seat was handed to a bot mid-game (by the table's creator). */
+  const handedOver = () => conn.seat !== null && ((seatsInfo() || [])[conn.seat] || {}).kind === "bot";
+  /** This browser's seat; null for a spectator, and once the seat plays as a bot. */
+  const mySeat = () => (handedOver() ? null : conn.seat);
   /** The view as shown: bot seats named in the current language. */
   const shownView = () => namedView(conn.view, seatsInfo());
   /** Seated here, or this browser created the table: the server lets it start the game. */
   const canStart = () => mySeat() !== null || !!ownerFor(id);
   const promptActions = () => {
     const p = conn.prompt;
-    if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended") return null;
+    if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended" || handedOver()) return null;
     return groupActions(p.legal_actions);
   };
 
@@ -93,7 +96,7 @@ export function tablePage(root, id) {
     mount(els.top,
       h("div", { class: "tname" }, h("h1", {}, s ? s.name || id : id),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
-        conn.seat === null ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
+        mySeat() === null ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
       h("div", { class: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
       h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
   }
@@ -359,12 +362,24 @@ export function tablePage(root, id) {
   conn.addEventListener("status", (e) => { st.connState = e.detail.state; st.retryIn = e.detail.retryIn; renderTop(); });
   conn.addEventListener("welcome", (e) => {
     st.summary = e.detail.table;
+    tellHandedOver();
     if (e.detail.view) { st.prev = null; loadLog(conn.seq); }
     renderAll();
     loadRecord();
   });
+  // Told once, when the table's creator hands this browser's seat to a bot; the seat's
+  // token is forgotten, so the lobby no longer offers to return to it.
+  let handedTold = false;
+  function tellHandedOver() {
+    if (handedTold || !handedOver()) return;
+    handedTold = true;
+    forgetSeat(id);
+    notify(t("seat_handed_notice"));
+    if (started(conn.view)) renderBoardNow(false);
+  }
   conn.addEventListener("table", (e) => {
     st.summary = e.detail;
+    tellHandedOver();
     renderTop();
     if (!started(conn.view)) { renderSeating(); renderBanner(); }
     renderEnd();

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser, Dialog, Page, expect
 
+from engine.verify import verify_record
 from tests.client.conftest import api, shot
 from tests.conftest import ServerProcess
 
@@ -53,15 +54,31 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
     expect(owner.get_by_test_id("owner-seat-0")).to_have_count(0)
     assert asked == ["Hand Anna's seat to a bot for the rest of the game?"]
     seats = api(web, "GET", f"/api/tables/{table_id}")["seats"]
-    assert [s["kind"] for s in seats] == ["bot", "human"]
+    assert [(s["name"], s["kind"]) for s in seats] == [("Anna", "bot"), ("Ben", "human")]
+    # The seat keeps the name the game was dealt to, and says who plays it now.
+    for page in (owner, ben):
+        expect(page.get_by_test_id("player-0")).to_contain_text("Anna (now Random bot)")
+    expect(ben.get_by_test_id("spectator-badge")).to_have_count(0)
 
-    # Ben's seat still plays by his own clicks until he goes too; then a bot ends the game.
-    ben.context.close()
+    # Ben is still there when his seat is handed over too: he is told, and watches on.
     owner.get_by_test_id("hand-to-bot-1").click()
     expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
-    expect(owner.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended",
-                                                                  timeout=60_000)
+    expect(ben.get_by_test_id("toast")).to_have_text(
+        "The table's creator handed your seat to a bot; you are watching now.")
+    expect(ben.get_by_test_id("spectator-badge")).to_be_visible()
+    expect(ben.locator("[data-testid^=act-]:not([disabled])")).to_have_count(0)
+    for page in (owner, ben):
+        expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended",
+                                                                     timeout=60_000)
     summary = api(web, "GET", f"/api/tables/{table_id}")
     assert summary["status"] == "ended"
-    assert [s["kind"] for s in summary["seats"]] == ["bot", "bot"]
+    assert [(s["name"], s["kind"]) for s in summary["seats"]] == [("Anna", "bot"),
+                                                                  ("Ben", "bot")]
+    # The record names the players the game was dealt to, and verifies (chain included).
+    record = api(web, "GET", f"/api/tables/{table_id}/record")
+    assert record["players"] == ["Anna", "Ben"]
+    assert verify_record(record).ok
+    # Ben's browser forgot the seat's token: the lobby offers him no seat to return to.
+    assert ben.evaluate("(id) => localStorage.getItem('einauge.seat.' + id)", table_id) is None
     owner.context.close()
+    ben.context.close()

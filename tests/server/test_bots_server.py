@@ -8,6 +8,7 @@ import random
 
 import psutil
 
+from engine.verify import verify_record
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended
 
@@ -124,6 +125,7 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(server)
         assert r.status_code == 200, r.text
         seat2 = r.json()["seats"][2]
         assert (seat2["kind"], seat2["bot"], seat2["level"]) == ("bot", "mcts", 1)
+        assert seat2["name"] == "Hanna"  # the seat is still the one the game dealt to her
         for s in socks:
             msg = await s.wait(lambda f: f["t"] == "table" and f["table"]["seats"][2]["kind"]
                                == "bot")
@@ -146,6 +148,11 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(server)
         assert not [f for f in person.frames[mark:] if f["t"] == "prompt"], \
             "a seat played by a bot prompts nobody"
         record = (await lobby.get(f"/api/tables/{tid}/record")).json()
+        # The record names the players the game started with, so it replays to the chain
+        # the service stored (it used to take the seats' names at the end: chain failed).
+        assert record["players"] == ["Mcts bot 1", "Greedy bot 2", "Hanna"]
+        report = verify_record(record)
+        assert report.ok, [(c.name, c.detail) for c in report.failed()]
         by_seat2 = [a for a in record["actions"] if a["seat"] == 2]
         played = len([f for f in person.frames if f["t"] == "ack"])
         assert len(by_seat2) > played, "the bot went on playing the handed-over seat"
