@@ -123,7 +123,11 @@ class Soak:
                 self.start_failures += 1  # a process died under us, or overload: next one
                 for t in tasks:
                     t.cancel()
-                print(f"start failed: {type(e).__name__}: {str(e)[:120]}", file=sys.stderr)
+                where = ""
+                with contextlib.suppress(AttributeError, RuntimeError):  # no request known
+                    where = f" ({e.request.method} {e.request.url.path})"
+                print(f"start failed{where}: {type(e).__name__}: {str(e)[:120]}",
+                      file=sys.stderr)
                 await asyncio.sleep(0.5)
                 continue
             self.active[tid] = time.monotonic()
@@ -151,8 +155,7 @@ class Soak:
         tens of ms of CPU (its TLS context) and stalled this loop for seconds. Idle
         connections are dropped after 2 s, before uvicorn's 5 s keep-alive ends them: a
         request sent on a connection the server is closing at that moment fails
-        ("Server disconnected without sending a response", encode/httpx#2487: the likely
-        cause of the two failed table starts in one 30-minute run)."""
+        ("Server disconnected without sending a response", encode/httpx#2487)."""
         http = self.clients.get(url)
         if http is None:
             http = self.clients[url] = httpx.AsyncClient(

@@ -19,6 +19,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.maint_notifications import MaintNotificationsConfig
 
 APPEND_LUA = """
 local meta, events, acts, chan = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -126,10 +127,15 @@ class Store:
         # the 101st at once ("Too many connections": `unavailable` for every table beyond
         # 100 acting at the same moment); this one makes it wait for a free connection.
         # More connections would not make the one Redis thread any faster.
+        # No CLIENT SETINFO and no CLIENT MAINT_NOTIFICATIONS on connect: Redis before 7.2
+        # refuses the first and any Redis outside Redis Cloud the second; redis-py swallows
+        # the errors, but each new connection paid three refused round trips and left the
+        # exceptions in reference cycles (tests/server/test_garbage.py).
         pool = aioredis.BlockingConnectionPool.from_url(
             url, max_connections=REDIS_CONNECTIONS, timeout=10, socket_timeout=5,
             socket_connect_timeout=2, health_check_interval=30, retry=retry,
-            retry_on_error=[RedisConnectionError, RedisTimeoutError])
+            retry_on_error=[RedisConnectionError, RedisTimeoutError], driver_info=None,
+            maint_notifications_config=MaintNotificationsConfig(enabled=False))
         client = aioredis.Redis(connection_pool=pool)
         client.auto_close_connection_pool = True  # aclose() closes the pool too
         return cls(client)

@@ -158,6 +158,7 @@ export function tablePage(root, id) {
     savePlayerName(name);
     const r = await api.join(id, name, seat);
     saveSeat(id, { seat: r.seat, token: r.token, name });
+    notify(null); // an earlier complaint (no name) is answered now
     // Our share of the randomness: drawn here, committed before the start (CONTRACT §2).
     st.summary = await api.seed(id, r.token, randomHex(32));
     conn.reconnectNow(r.token);
@@ -317,10 +318,20 @@ export function tablePage(root, id) {
           h("div", { class: "bot-add" }, sel, h("button", { type: "button", testid: `hand-to-bot-${x.seat}`, onclick: () => handToBot(x.seat, name, sel.value) }, t("hand_to_bot"))));
       }))));
   }
+  const handing = new Set(); // seats with a handover request in flight (double clicks)
   const handToBot = (seat, name, choice) => guard(async () => {
-    if (!window.confirm(t("hand_to_bot_confirm", { name }))) return;
+    if (handing.has(seat) || !window.confirm(t("hand_to_bot_confirm", { name }))) return;
     const [kind, level] = choice.split(":");
-    st.summary = await api.addBot(id, seat, kind, level ? Number(level) : undefined, ownerFor(id));
+    handing.add(seat);
+    try {
+      st.summary = await api.addBot(id, seat, kind, level ? Number(level) : undefined, ownerFor(id));
+    } catch (e) {
+      // Another tab of the owner was quicker: what was asked for is done.
+      if (e.code !== "seat_taken") throw e;
+      st.summary = await api.getTable(id);
+    } finally {
+      handing.delete(seat);
+    }
     renderOwner();
     renderBoardNow(false);
   });

@@ -10,12 +10,16 @@ from tests.conftest import ServerProcess
 
 
 def sit(browser: Browser, url: str, name: str, seat: int) -> Page:
-    """A friend's browser that opens the shared link and takes ``seat``."""
+    """A friend's browser that opens the shared link and takes ``seat``, after first
+    trying without a name: the complaint goes once the seat is taken."""
     page = browser.new_context(locale="en-US").new_page()
     page.goto(url)
+    page.get_by_test_id(f"take-seat-{seat}").click()
+    expect(page.get_by_test_id("toast")).to_have_text("Please enter your name (1–32 characters).")
     page.get_by_test_id("name-input").fill(name)
     page.get_by_test_id(f"take-seat-{seat}").click()
     expect(page.get_by_test_id("leave-seat")).to_be_visible()
+    expect(page.get_by_test_id("toast")).to_have_text("")
     return page
 
 
