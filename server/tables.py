@@ -636,8 +636,7 @@ class Tables:
         final = table.game.view(table.state, None)
         # The players the game was dealt to (its first event), not the seats' occupants
         # now: a seat handed to a bot stays its player's in the replay and the chain.
-        players = list(getattr(events[0], "players", None) or meta.players()) if events \
-            else meta.players()
+        players = list(getattr(events[0], "players", None) or meta.players())
         return make_record(meta.game, players, meta.options, seed, deck, actions,
                            server_seed=meta.server_seed, commitment=meta.commitment,
                            contributions=list(meta.contributions), table_id=table.id,
