@@ -12,11 +12,15 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends redis-server \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
+# The locked versions (requirements/service.txt: what the service needs to run, no test
+# tools), then the project without resolving anything again.
+COPY requirements/service.txt requirements/
+RUN pip install --no-cache-dir --require-hashes -r requirements/service.txt
 COPY pyproject.toml README.md ./
 COPY engine/ engine/
 COPY server/ server/
 COPY cli/ cli/
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir --no-deps --no-build-isolation . && pip check
 COPY --from=client /src/client-web/dist client-web/dist
 RUN useradd --create-home einauge && mkdir -p var/redis && chown -R einauge /app/var
 USER einauge

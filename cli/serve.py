@@ -76,7 +76,10 @@ def run(args: argparse.Namespace) -> int:
         # uvicorn's own runner: it builds the loop from ``loop="auto"`` (uvloop when installed,
         # which the service depends on: about a fifth less CPU per action and per delivery,
         # docs/benchmarks.md "Service").
-        server.run()
+        try:
+            server.run()
+        except KeyboardInterrupt:  # uvicorn re-raises SIGINT once it has shut down
+            return 130
         return 0
     finally:
         if embedded is not None:

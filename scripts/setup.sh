@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One idempotent set-up for a fresh Debian machine: system packages, the Python virtual
-# environment with the project installed, and the built web client. Both README commands
+# environment with the locked packages and the project installed, and the built web client. Both README commands
 # (make serve, make test) run it first, so neither needs anything installed by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +19,18 @@ PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
+# The exact versions of the lockfile (requirements/dev.txt: the service's packages and the
+# test tools, each with its hashes), then the project itself without resolving anything
+# again. After pyproject.toml changes, `make lock` rewrites the lockfile.
 stamp=.venv/.installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -e '.[dev]'
+if [ ! -f "$stamp" ] || [ requirements/dev.txt -nt "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  .venv/bin/pip install -q --require-hashes -r requirements/dev.txt
+  .venv/bin/pip install -q --no-deps --no-build-isolation -e .
+  if ! .venv/bin/pip check >/dev/null; then
+    .venv/bin/pip check || true
+    echo "setup: requirements/*.txt do not satisfy pyproject.toml: run \`make lock\`" >&2
+    exit 1
+  fi
   touch "$stamp"
 fi
 

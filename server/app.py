@@ -92,7 +92,7 @@ def create_app(settings: Settings) -> Starlette:
         finally:
             await svc.close_sockets()
             await svc.tables.stop()
-            svc.bots.close()
+            await svc.bots.close()
             lag_monitor.cancel()
             await svc.store.close()
 

@@ -66,7 +66,7 @@ def _exit_with_parent(parent: int) -> None:
 
 class BotPool:
     """Runs ``think`` in up to ``workers`` processes (0: in a thread), see the module
-    docstring. Safe to use from one event loop; ``close`` ends the workers."""
+    docstring. Safe to use from one event loop; ``await close()`` ends the workers."""
 
     def __init__(self, workers: int) -> None:
         if workers < 0:
@@ -99,9 +99,15 @@ class BotPool:
                 pool.shutdown(wait=False, cancel_futures=True)
             raise
 
-    def close(self) -> None:
-        """Stop the workers (a search under way finishes in its process; its result is
-        dropped). The pool is created again if ``think`` is called afterwards."""
+    async def close(self) -> None:
+        """Stop the workers and wait for them (in a thread: a search under way finishes
+        in its process first, its result dropped; queued searches are cancelled). The pool
+        is created again if ``think`` is called afterwards.
+
+        Waiting matters: the executor's queues hold named semaphores (five), which are
+        unlinked only when the stopped executor is freed. uvicorn ends the process by
+        re-raising SIGTERM/SIGINT, so nothing runs at exit, and a pool left running has
+        multiprocessing's resource tracker report them as leaked."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)

@@ -71,9 +71,10 @@ class BotDriver:
         task.add_done_callback(lambda _t: self.tables.bots_done(table, seat))
         return task
 
-    def close(self) -> None:
-        """Stop the search workers (after the bot tasks were cancelled)."""
-        self.pool.close()
+    async def close(self) -> None:
+        """Stop the search workers and wait for them (after the bot tasks were
+        cancelled)."""
+        await self.pool.close()
 
     async def _play(self, table: LiveTable, seat: int) -> None:
         s = table.meta.seats[seat]

@@ -1,97 +1,181 @@
-"""Settings of the service, from the command line and the environment.
+"""Settings of the service, from the command line and the environment (pydantic-settings).
 
 Every field has an ``EINAUGE_<NAME>`` environment variable (upper case), except the Redis
 URL, which is ``REDIS_URL`` as most hosts set it. Command-line flags win over the
 environment; the environment wins over the defaults. Tests and benchmarks raise the limits
-through the same variables.
+through the same variables. A new setting is one annotated field with a default and a
+docstring (the docstring is its line in docs/protocol.md §4, which a test keeps in step:
+``python -m server.config`` prints the table).
+
+``from_env`` is the service's start-up: it refuses an ``EINAUGE_`` variable that names no
+setting and any value its field does not accept, with a ``SettingsError`` that names the
+variable, the value and what is allowed.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+PREFIX = "EINAUGE_"
 
 
-@dataclass(frozen=True)
-class Settings:
-    """What one server process needs to know. Units: seconds, bytes, counts."""
+class Settings(BaseSettings):
+    """What one server process needs to know. Units: seconds, bytes, counts.
+
+    ``Settings(port=9000)`` in code: keyword arguments win over the environment. Raises
+    ``pydantic.ValidationError`` for a value a field does not accept."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, env_ignore_empty=True, frozen=True,
+                                      validate_by_name=True, use_attribute_docstrings=True)
 
     host: str = "127.0.0.1"
-    port: int = 8000
-    redis_url: str | None = None
-    """``None``: start the embedded redis-server (``redis_dir``)."""
+    """address to listen on"""
+    port: int = Field(8000, ge=0, le=65535)
+    """port to listen on"""
+    redis_url: str | None = Field(None, validation_alias="REDIS_URL")
+    """`redis://`, `rediss://` or `unix://` URL of an external Redis; unset: start the
+    embedded redis-server (`EINAUGE_REDIS_DIR`)"""
     redis_dir: str = "var/redis"
-    max_frame: int = 16 * 1024
-    """Largest inbound websocket frame and HTTP body (bytes)."""
-    rate_per_s: float = 10.0
-    """Inbound websocket messages per second per connection (token bucket refill)."""
-    rate_burst: int = 20
-    """Token bucket size: messages a connection may send at once."""
-    flood_close: int = 50
-    """Messages refused for the rate limit in a row before the socket is closed (1008)."""
-    conns_per_addr: int = 64
-    """Open websockets per client address per process."""
-    tables_per_hour: int = 30
-    """Tables one client address may create per hour (shared by all processes)."""
-    allowed_origins: tuple[str, ...] = ()
-    """Extra websocket ``Origin`` values allowed (``*``: any). The page's own host and a
-    missing ``Origin`` (non-browser clients) are always allowed."""
-    bot_delay: float = 0.6
-    """Seconds a bot thinks before it acts (so people can follow a bot's turn)."""
-    bot_workers: int = 2
-    """Processes in which greedy/mcts bots search (started on the first search); 0: search
-    in a thread of the server process instead (holds the GIL while it searches)."""
-    idle_expiry: int = 3600
-    """Seconds an unstarted table lives without a lobby change; ended tables never expire."""
-    hello_timeout: float = 10.0
-    """Seconds a new socket has to send ``hello``."""
-    outbox_limit: int = 4096
-    """Frames queued for one slow socket before it is closed (it reconnects with last_seq)."""
-    recent_deltas: int = 32
-    """Encoded deltas kept per table for reconnects (older ones are rebuilt by replay)."""
+    """data directory of the embedded Redis"""
+    max_frame: int = Field(16 * 1024, gt=0)
+    """largest inbound websocket frame and HTTP body (bytes)"""
+    rate_per_s: float = Field(10.0, gt=0)
+    """inbound websocket messages per second per connection (token bucket refill)"""
+    rate_burst: int = Field(20, gt=0)
+    """token bucket size: messages a connection may send at once"""
+    flood_close: int = Field(50, gt=0)
+    """messages refused for the rate limit in a row before the socket is closed (1008)"""
+    conns_per_addr: int = Field(64, gt=0)
+    """open websockets per client address per process"""
+    tables_per_hour: int = Field(30, ge=0)
+    """tables one client address may create per hour (shared by all processes)"""
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
+    """comma-separated extra websocket `Origin` values allowed (`*`: any); the page's own
+    host and a missing `Origin` (non-browser clients) are always allowed"""
+    bot_delay: float = Field(0.6, ge=0)
+    """seconds a bot thinks before it acts (so people can follow a bot's turn)"""
+    bot_workers: int = Field(2, ge=0)
+    """processes in which `greedy`/`mcts` bots search (started on the first search); `0`:
+    a thread of the server process (holds the GIL while it searches)"""
+    idle_expiry: int = Field(3600, gt=0)
+    """seconds an unstarted table lives without a lobby change; ended tables never expire"""
+    hello_timeout: float = Field(10.0, gt=0)
+    """seconds a new socket has to send `hello`"""
+    outbox_limit: int = Field(4096, gt=0)
+    """frames queued for one slow socket before it is closed (it reconnects with
+    `last_seq`)"""
+    recent_deltas: int = Field(32, ge=0)
+    """encoded deltas kept per table for reconnects (older ones are rebuilt by replay)"""
     static_dir: str = "client-web/dist"
-    backlog: int = 4096
-    log_level: str = "info"
+    """the built web client"""
+    backlog: int = Field(4096, gt=0)
+    """listen backlog"""
+    log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"
+    """log level of the service and uvicorn"""
     log_json: bool = False
+    """JSON log lines"""
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_commas(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(s.strip() for s in value.split(",") if s.strip())
+        return value
 
     def replace(self, **changes: object) -> Settings:
-        """A copy with ``changes`` applied (``None`` values are ignored)."""
-        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+        """A validated copy with ``changes`` applied (``None`` values are ignored)."""
+        given = {k: v for k, v in changes.items() if v is not None}
+        return type(self)(**{**self.model_dump(), **given})
 
 
-_ENV_NAMES = {f.name: f"EINAUGE_{f.name.upper()}" for f in dataclasses.fields(Settings)}
-_ENV_NAMES["redis_url"] = "REDIS_URL"
+class SettingsError(ValueError):
+    """A setting the service cannot start with; the message names it, its value and what
+    is allowed."""
 
 
-def from_env(env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
-    """Settings from ``env`` (default ``os.environ``) and then ``overrides`` (CLI flags;
-    ``None`` means not given). Raises ``ValueError`` naming the variable for a bad value."""
-    env = os.environ if env is None else env
-    values: dict[str, object] = {}
-    for f in dataclasses.fields(Settings):
-        raw = env.get(_ENV_NAMES[f.name])
-        if raw is None or raw == "":
-            continue
-        values[f.name] = _parse(f, raw)
-    return Settings(**values).replace(**overrides)
+def env_name(field: str) -> str:
+    """The environment variable of ``field`` (``REDIS_URL`` or ``EINAUGE_<FIELD>``)."""
+    alias = Settings.model_fields[field].validation_alias
+    return alias if isinstance(alias, str) else PREFIX + field.upper()
 
 
-def _parse(f: dataclasses.Field, raw: str) -> object:
-    kind = str(f.type)
+def from_env(**overrides: object) -> Settings:
+    """Settings from ``os.environ``, then ``overrides`` (CLI flags; ``None`` means not
+    given). Raises ``SettingsError`` (see the module docstring)."""
+    check_names(os.environ)
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        if "tuple" in kind:
-            return tuple(s.strip() for s in raw.split(",") if s.strip())
-        if kind == "bool":
-            return raw.strip().lower() in {"1", "true", "yes", "on"}
-        if kind == "int":
-            return int(raw)
-        if kind == "float":
-            return float(raw)
-    except ValueError:
-        raise ValueError(f"{_ENV_NAMES[f.name]}={raw!r}: expected {kind}") from None
-    return raw
+        return Settings(**given)
+    except ValidationError as e:
+        raise SettingsError(_explain(e, given)) from None
 
 
-__all__ = ["Settings", "from_env"]
+def check_names(env: Mapping[str, str]) -> None:
+    """Raise ``SettingsError`` if ``env`` has an ``EINAUGE_`` variable that is no setting
+    (a typo would otherwise be ignored without a word)."""
+    known = {env_name(f) for f in Settings.model_fields}
+    unknown = sorted(k for k in env if k.upper().startswith(PREFIX) and k.upper() not in known)
+    if unknown:
+        raise SettingsError(
+            f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(known))} (docs/protocol.md §4)")
+
+
+_KINDS = {str: "text", int: "integer", float: "number", bool: "boolean"}
+
+
+def _kind(annotation: Any) -> str:
+    if get_origin(annotation) is tuple:
+        return "comma-separated list"
+    if get_origin(annotation) is Literal:
+        return " or ".join(f"`{a}`" for a in get_args(annotation))
+    optional = [a for a in get_args(annotation) if a is not type(None)]
+    if optional:
+        return _kind(optional[0])
+    return _KINDS[annotation]
+
+
+def _shown(default: Any) -> str:
+    if default == ():
+        return "(none)"
+    return f"`{str(default).lower() if isinstance(default, bool) else default}`"
+
+
+_ALLOWED_BOOLS = "true/false, 1/0, yes/no, on/off"
+
+
+def _explain(error: ValidationError, overrides: Mapping[str, object]) -> str:
+    lines = []
+    for err in error.errors():
+        field = str(err["loc"][0]) if err["loc"] else ""
+        if field == "REDIS_URL":
+            field = "redis_url"
+        name = f"--{field.replace('_', '-')}" if field in overrides else env_name(field)
+        msg = err["msg"]
+        if err["type"] == "bool_parsing":
+            msg = f"expected a boolean ({_ALLOWED_BOOLS})"
+        lines.append(f"{name}={err['input']!r}: {msg}")
+    return "; ".join(lines)
+
+
+def markdown_table() -> str:
+    """docs/protocol.md §4's settings table: variable, type, default, meaning."""
+    rows = ["| variable | type | default | meaning |", "|---|---|---|---|"]
+    for field, info in Settings.model_fields.items():
+        kind = _kind(info.annotation)
+        default = "(embedded)" if field == "redis_url" else _shown(info.default)
+        meaning = " ".join((info.description or "").split())
+        rows.append(f"| `{env_name(field)}` | {kind} | {default} | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+__all__ = ["Settings", "SettingsError", "check_names", "env_name", "from_env",
+           "markdown_table"]
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

@@ -11,8 +11,8 @@ serializing the frame once per socket.
 
 ``DirectSocket.of(send)`` finds the uvicorn websockets-sans-I/O protocol behind an ASGI
 ``send`` (``RawSend`` keeps a weak reference to that callable in the scope). Under any
-other ASGI server, or when uvicorn's internals differ, it returns ``None`` and every frame
-takes the ASGI path.
+other ASGI server, or when uvicorn's internals differ (tests/server/test_seams.py then
+fails), it returns ``None`` and every frame takes the ASGI path.
 ``write`` returns False whenever that path must be taken instead: the socket is not open,
 is closing, or its write buffer is over the high-water mark (back-pressure: the caller's
 queue waits for it to drain).
@@ -31,6 +31,15 @@ from websockets.protocol import Protocol, State
 
 SCOPE_KEY = "einauge.raw_send"
 
+PROTOCOL_SEAM = ("conn", "transport", "writable", "close_sent", "initial_response",
+                 "handshake_complete")
+"""Private attributes of uvicorn's ``WebSocketsSansIOProtocol`` that ``write`` reads (the
+checks uvicorn makes before it writes a frame). pyproject.toml holds uvicorn to the minor
+release tests/server/test_seams.py checked them on."""
+CONNECTION_SEAM = ("state", "extensions", "expect_continuation_frame")
+"""Attributes of the ``websockets`` sans-I/O ``Protocol`` that ``write`` reads (the last
+one is undocumented)."""
+
 
 def prepare(payload: bytes | str) -> bytes:
     """The complete unmasked websocket frame (binary for bytes, text for str) of
@@ -38,6 +47,17 @@ def prepare(payload: bytes | str) -> bytes:
     if isinstance(payload, str):
         return Frame(Opcode.TEXT, payload.encode()).serialize(mask=False)
     return Frame(Opcode.BINARY, payload).serialize(mask=False)
+
+
+def missing_seam(proto: Any) -> list[str]:
+    """The attributes of ``PROTOCOL_SEAM`` and ``CONNECTION_SEAM`` (as ``conn.<name>``)
+    that the ASGI server's protocol object ``proto`` lacks; ``["conn"]`` if it has no
+    websockets ``Protocol`` at all."""
+    conn = getattr(proto, "conn", None)
+    if not isinstance(conn, Protocol):
+        return ["conn"]
+    return ([a for a in PROTOCOL_SEAM if not hasattr(proto, a)]
+            + [f"conn.{a}" for a in CONNECTION_SEAM if not hasattr(conn, a)])
 
 
 class DirectSocket:
@@ -55,10 +75,7 @@ class DirectSocket:
         if isinstance(send, weakref.WeakMethod):
             send = send()
         proto = getattr(send, "__self__", None)
-        if proto is None or not isinstance(getattr(proto, "conn", None), Protocol):
-            return None
-        if not all(hasattr(proto, a) for a in ("transport", "writable", "close_sent",
-                                               "initial_response", "handshake_complete")):
+        if proto is None or missing_seam(proto):
             return None
         return cls(proto)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
 
 import psutil
+import pytest
 
 from engine.verify import verify_record
 from tests.conftest import ServerProcess
@@ -204,3 +206,39 @@ async def test_search_workers_end_with_the_server(redis_url):
             getattr(srv, stop)()
         _gone, alive = psutil.wait_procs(workers, timeout=30)
         assert not alive, f"workers left behind after {stop}: {[p.pid for p in alive]}"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_stopping_the_server_after_searches_leaves_no_semaphore(redis_url, sig):
+    """The pool's queues hold five named semaphores; a pool that is not shut down and
+    collected before the process ends leaves them to multiprocessing's resource tracker,
+    which then warns "There appear to be 5 leaked semaphore objects" on the server's
+    stderr. Stopped after greedy bots played, the server says nothing of the kind."""
+    srv = ServerProcess(redis_url).start()
+    lobby = Lobby(srv.url)
+    watcher: Socket | None = None
+    try:
+        table = await lobby.create(2)
+        tid = table["id"]
+        for seat in range(2):
+            await post_bot(lobby, tid, seat, {"kind": "greedy"})
+        watcher = await Socket(srv.ws_url, tid).connect()
+        await lobby.start(tid, table["owner_token"])
+        await watcher.wait(lambda f: f["t"] == "delta" and f["event"].get("seat") == 1)
+        assert pool_workers(srv.proc.pid), "the greedy bots searched in worker processes"
+        trackers = [p for p in psutil.Process(srv.proc.pid).children()
+                    if "resource_tracker" in " ".join(p.cmdline())]
+        assert trackers, "spawned workers run with multiprocessing's resource tracker"
+    finally:
+        if watcher is not None:
+            await watcher.close()
+        await lobby.close()
+    proc, srv.proc = srv.proc, None
+    proc.send_signal(sig)
+    proc.wait(30)
+    # The tracker writes its warning when it exits, after the server.
+    _gone, alive = psutil.wait_procs(trackers, timeout=30)
+    assert not alive, "the resource tracker outlived the server"
+    log = srv.read_log()
+    assert "leaked" not in log and "resource_tracker" not in log, log[-3000:]
+    assert "Traceback" not in log, log[-3000:]

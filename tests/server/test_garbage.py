@@ -89,8 +89,10 @@ async def settled(svc: Any) -> None:
                          f"sockets: {len(svc.connections)}")
 
 
-async def test_games_leave_no_server_objects_in_reference_cycles(redis_url):
-    app = create_app(config.from_env(TEST_ENV, redis_url=redis_url))
+async def test_games_leave_no_server_objects_in_reference_cycles(redis_url, monkeypatch):
+    for name, value in TEST_ENV.items():
+        monkeypatch.setenv(name, value)
+    app = create_app(config.from_env(redis_url=redis_url))
     svc = app.state.svc
     async with in_process(app, lifespan="on") as port:
         lobby = Lobby(f"http://127.0.0.1:{port}")

@@ -1,0 +1,86 @@
+"""The private attributes and undocumented behaviour of uvicorn, websockets and Starlette
+that the server relies on, checked on the installed versions.
+
+pyproject.toml holds these three packages to the releases these tests passed with. When an
+upgrade removes a seam, the test says which one and what it is for, here, instead of a game
+failing (or silently getting slower) at run time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import weakref
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
+from uvicorn.config import WS_PROTOCOLS
+
+from server.direct import SCOPE_KEY, DirectSocket, RawSend, missing_seam
+from tests.server.client import Socket, in_process
+
+
+def test_uvicorn_has_the_websockets_sansio_protocol():
+    assert "websockets-sansio" in WS_PROTOCOLS, (
+        f"uvicorn {uvicorn.__version__} has no ws='websockets-sansio' (cli/serve.py runs "
+        "the service on it, and server/direct.py writes through its protocol objects)")
+
+
+async def test_direct_writes_find_their_seams_behind_uvicorns_send():
+    """server/direct.py writes prepared frames on uvicorn's transport after repeating
+    uvicorn's own checks, which read private attributes of its protocol object and of the
+    websockets ``Protocol`` inside it. Without them every delivery would quietly take the
+    slower ASGI path (docs/benchmarks.md "Service")."""
+    found: dict[str, Any] = {}
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        send = ws.scope[SCOPE_KEY]
+        method = send() if isinstance(send, weakref.WeakMethod) else send
+        proto = getattr(method, "__self__", None)
+        found["missing"] = missing_seam(proto) if proto is not None else ["send.__self__"]
+        found["direct"] = DirectSocket.of(send)
+        await ws.close()
+
+    app = RawSend(Starlette(routes=[WebSocketRoute("/ws/tables/x", endpoint)]))
+    async with in_process(app) as port:
+        sock = await Socket(f"ws://127.0.0.1:{port}", "x").connect()
+        await asyncio.wait_for(sock.wait_closed(), 10)
+    assert found["missing"] == [], (
+        f"uvicorn {uvicorn.__version__}: server/direct.py reads {found['missing']} of the "
+        "protocol behind the ASGI send (to write prepared frames); adapt "
+        "server/direct.py or keep uvicorn/websockets at the tested versions")
+    assert found["direct"] is not None
+
+
+async def test_starlettes_websocket_keeps_the_raw_asgi_receive():
+    """server/ws.py drains a closing socket through ``WebSocket._receive`` (the raw ASGI
+    receive), because Starlette's ``receive`` refuses once the close is sent and the
+    websockets library completes the closing handshake only when its queue has room."""
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        pass
+
+    ws = WebSocket({"type": "websocket", "path": "/", "headers": []}, receive, send)
+    assert getattr(ws, "_receive", None) is receive, (
+        "starlette.websockets.WebSocket no longer keeps the ASGI receive as _receive: "
+        "server/ws.py _finish_close needs it to drain a closing socket")
+
+
+def test_uvicorns_server_shutdown_can_be_extended():
+    """cli/serve.py overrides ``uvicorn.Server.shutdown(sockets)`` to close every socket
+    with 1001 first, and finds the app through ``config.loaded_app``."""
+    params = list(inspect.signature(uvicorn.Server.shutdown).parameters)
+    assert params == ["self", "sockets"], (
+        f"uvicorn.Server.shutdown takes {params}: cli/serve.py GracefulServer overrides it")
+    assert inspect.iscoroutinefunction(uvicorn.Server.shutdown)
+    config = uvicorn.Config(Starlette())
+    config.load()
+    assert hasattr(config, "loaded_app"), (
+        "uvicorn.Config has no loaded_app: cli/serve.py _find_svc reads it at shutdown")
