@@ -58,6 +58,7 @@ from bench.load import (
     unpack,
     ws_url,
 )
+from engine import get_game
 from engine.chain import genesis, link
 from server import store
 
@@ -93,17 +94,19 @@ def clone_tables(redis_url: str, templates: list[tuple[str, list[str]]], total: 
         meta = {k.decode(): v.decode() for k, v in r.hgetall(store.meta_key(tid)).items()}
         entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
         acts = r.hgetall(store.acts_key(tid))
-        sources.append((tid, meta, entries, acts, tokens))
+        game = get_game(meta["game"])
+        publics = [game.project(game.events.decode(e["e"]), None) for e in entries]
+        sources.append((tid, meta, entries, publics, acts, tokens))
     i = 0
     pipe = r.pipeline(transaction=False)
     while len(made) < total:
-        template, meta, entries, acts, tokens = sources[i % len(sources)]
+        template, meta, entries, publics, acts, tokens = sources[i % len(sources)]
         i += 1
         new_id = secrets.token_urlsafe(9)
         head = genesis(new_id, meta["commitment"])
         packed = []
-        for entry in entries:
-            head = link(head, entry["e"])
+        for entry, public in zip(entries, publics, strict=True):
+            head = link(head, public)
             packed.append(store.pack({**entry, "h": head.hex()}))
         pipe.hset(store.meta_key(new_id), mapping={**meta, "head": head.hex()})
         pipe.rpush(store.events_key(new_id), *packed)

@@ -1,10 +1,22 @@
-"""The tamper-evident hash chain over a table's stored events (docs/protocol.md §3).
+"""The tamper-evident hash chain over a table's public log (docs/fairness.md §5, §6).
 
 ``h_0 = SHA-256(utf8(table_id + ":" + commitment))`` and
-``h_k = SHA-256(h_{k-1} || canonical(event_k))``, where ``canonical`` is the event's full
-wire dict as JSON with sorted keys and no spaces, UTF-8. Changing, dropping, adding or
-reordering any event changes every later head, so the final head in a record pins the
-whole game. Pure functions: any language with SHA-256 and JSON can recompute it.
+``h_k = SHA-256(h_{k-1} || canonical(public_k))``, where ``public_k`` is event ``k`` as a
+spectator receives it (``game.project(event_k, None)``: for Einauge ``game_started``
+without its deck) and ``canonical`` is JSON with sorted keys and no spaces, UTF-8.
+
+Why the public form and not the full event: a head is sent to every spectator during the
+game, so a head over a secret (the deck order) lets anyone with enough patience try every
+order of the face-down cards until the hash matches. Over the public log a head is a
+function of what every spectator already has (the projected events, the table id, the
+commitment), so it tells nobody anything new. The secret is still pinned: the deck follows
+from the committed ``server_seed`` and the public contributions, every full event follows
+from the deck and the recorded actions, and every card the game reveals is in the public
+form the chain hashes, so a record with another deck or another event chains to another
+head. Changing, dropping, adding or reordering any event changes every later head.
+
+Pure functions; nothing here knows a game: callers pass the projected dicts, or the game
+and its events to ``public_events``.
 """
 
 from __future__ import annotations
@@ -14,14 +26,24 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from engine.game import Game, Message
 
-def canonical(event: Mapping[str, Any]) -> bytes:
-    """The event's canonical bytes: sorted-key JSON, ``(",", ":")`` separators, UTF-8.
+
+def canonical(value: Mapping[str, Any] | None) -> bytes:
+    """The canonical bytes of a projected event: sorted-key JSON, ``(",", ":")``
+    separators, UTF-8 with non-ASCII kept; ``None`` (an event a spectator does not see at
+    all) is ``null``.
 
     Raises ``ValueError`` for values JSON cannot hold exactly (NaN, infinities).
     """
-    return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False).encode("utf-8")
+
+
+def public_events(game: Game, events: Iterable[Message]) -> list[dict[str, Any] | None]:
+    """What the chain hashes of each event: its spectator projection,
+    ``game.project(event, None)``, exactly the ``event`` of the ``delta`` a spectator gets."""
+    return [game.project(e, None) for e in events]
 
 
 def genesis(table_id: str, commitment: str) -> bytes:
@@ -29,16 +51,18 @@ def genesis(table_id: str, commitment: str) -> bytes:
     return hashlib.sha256(f"{table_id}:{commitment}".encode()).digest()
 
 
-def link(head: bytes, event: Mapping[str, Any]) -> bytes:
-    """The next head: ``SHA-256(head || canonical(event))`` (32 bytes)."""
-    return hashlib.sha256(head + canonical(event)).digest()
+def link(head: bytes, public: Mapping[str, Any] | None) -> bytes:
+    """The next head: ``SHA-256(head || canonical(public))`` (32 bytes), ``public`` being
+    the event's spectator projection (never the full event: see the module docstring)."""
+    return hashlib.sha256(head + canonical(public)).digest()
 
 
-def heads(table_id: str, commitment: str, events: Iterable[Mapping[str, Any]]) -> list[bytes]:
-    """Every head ``h_1 … h_n`` for the events' wire dicts, in order."""
+def heads(table_id: str, commitment: str,
+          publics: Iterable[Mapping[str, Any] | None]) -> list[bytes]:
+    """Every head ``h_1 … h_n`` for the events' spectator projections, in order."""
     head = genesis(table_id, commitment)
     out = []
-    for e in events:
-        head = link(head, e)
+    for p in publics:
+        head = link(head, p)
         out.append(head)
     return out

@@ -12,7 +12,8 @@ A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``com
   service record the options and actions are also written exactly as the service writes
   them (defaults filled in, actions in wire form).
 - ``result``: the replayed result equals the recorded ``result``.
-- ``chain``: the hash chain over the replayed events ends at ``head`` (docs/protocol.md §3).
+- ``chain``: the hash chain over the replayed events' spectator projections ends at
+  ``head`` (docs/fairness.md §5).
 
 A check whose fields are absent is *not run* (a plain CONTRACT record with ``seed`` or
 ``deck`` and ``actions`` can still be replay-checked); a check that needs a failed one
@@ -28,9 +29,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.chain import heads
+from engine.chain import heads, public_events
 from engine.einauge.actions import ACTIONS
 from engine.einauge.cards import COLORS_IN_PLAY
+from engine.einauge.game import EINAUGE
 from engine.einauge.record import RecordError, replay_record
 from engine.einauge.setup import shuffled_deck
 from engine.shuffle import combine_seed
@@ -304,7 +306,7 @@ def verify_record(record: Any) -> Report:
         add(Check("chain", NOT_RUN, "needs a successful replay"))
     else:
         try:
-            last = heads(table_id, commitment, [e.to_dict() for e in events])[-1].hex()
+            last = heads(table_id, commitment, public_events(EINAUGE, events))[-1].hex()
         except ValueError as e:
             add(Check("chain", FAIL, f"an event has no canonical form: {e}"))
         else:

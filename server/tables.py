@@ -204,9 +204,8 @@ class LiveTable:
         head = self.head
         entries = []
         for e in events:
-            d = e.to_dict()
-            head = link(head, d)
-            entries.append({"e": d, "h": head.hex()})
+            head = link(head, self.game.project(e, None))  # the public form: fairness.md §5
+            entries.append({"e": e.to_dict(), "h": head.hex()})
         if action is not None and entries:
             entries[0]["a"] = action.to_dict()
         return entries, head.hex()

@@ -23,7 +23,7 @@ import httpx
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from engine.chain import heads
+from engine.chain import heads, public_events
 from engine.einauge.game import EINAUGE
 from tests.conftest import ROOT
 from tests.trust.wire import LoggedServer, pack, unpack
@@ -148,7 +148,7 @@ def check_against_record(spectator: Spectator, record: dict[str, Any]) -> list[s
     for action in record["actions"]:
         events += EINAUGE.play(state, EINAUGE.actions.decode(action))
     chain = [h.hex() for h in heads(record["table_id"], record["commitment"],
-                                    [e.to_dict() for e in events])]
+                                    public_events(EINAUGE, events))]
     out = []
     for d in spectator.deltas:
         s = d["seq"]

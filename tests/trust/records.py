@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from engine.chain import heads
+from engine.chain import heads, public_events
 from engine.einauge.game import EINAUGE
 from engine.einauge.record import make_record
 from engine.einauge.state import State
@@ -61,7 +61,7 @@ def service_record(name: str = "fixture", players: Sequence[str] = ("Anna", "Jü
     options = dict(options or {"end_rule": "round", "color_bonus": False})
     actions, events, state = random_game(players, options, seed, f"bots/{name}")
     committed = commitment(server_seed)
-    head = heads(table_id, committed, [e.to_dict() for e in events])[-1].hex()
+    head = heads(table_id, committed, public_events(EINAUGE, events))[-1].hex()
     return make_record(players, options, seed, EINAUGE.setup_deck(events), actions,
                        server_seed=server_seed, commitment=committed,
                        contributions=list(contributions), table_id=table_id, head=head,

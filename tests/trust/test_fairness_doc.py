@@ -47,12 +47,23 @@ def test_vector_values_are_what_the_engine_computes() -> None:
     assert swaps == v["color_swaps"] and colors == v["shuffled_colors"]
     assert colors[:2] == v["colors_out"]
     assert shuffled_deck(len(v["players"]), seed) == v["deck"]
-    started = EINAUGE.start(v["players"], {}, seed)[0].to_dict()
-    assert started["deck"] == v["deck"]
-    assert canonical(started).decode() == v["event_1_canonical"]
+    started = EINAUGE.start(v["players"], {}, seed)[0]
+    assert started.to_dict()["deck"] == v["deck"]
+    public = EINAUGE.project(started, None)
+    assert canonical(public).decode() == v["event_1_canonical"]
+    # The projection as §5 spells it out, built from the vector alone (what a verifier in
+    # another language does): no deck; display, pirate table, deck count, colors in play.
+    deck = v["deck"]
+    spelled = {"type": "game_started", "players": v["players"],
+               "options": {"end_rule": "round", "color_bonus": False},
+               "display": deck[:6], "pirate_table": deck[6:7], "deck_count": len(deck) + 8 - 7,
+               "colors": [c for c in COLORS if c not in v["colors_out"]]}
+    assert json.dumps(spelled, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False) == v["event_1_canonical"]
+    assert not [c for c in deck[7:] if f'"{c}"' in v["event_1_canonical"]]  # none face down
     h0 = genesis(v["table_id"], v["commitment"])
     assert h0.hex() == v["h0"]
-    assert link(h0, started).hex() == v["h1"]
+    assert link(h0, public).hex() == v["h1"]
     assert hashlib.sha256(h0 + v["event_1_canonical"].encode()).hexdigest() == v["h1"]
 
 

@@ -2,13 +2,15 @@
 
 Pairs of tables whose games differ only in the unseen deck order: every frame each client
 gets (each seat, a msgpack spectator and a JSON spectator) and every HTTP response is
-byte-identical, after normalising what legitimately differs per table (table id,
-commitment, chain heads, timestamps: see ``Normaliser``), up to the first event that
-reveals a differing card. Every frame and response is also scanned: no ``deck`` key, no
+byte-identical, exactly as sent, chain heads included (issue 13: a head over the deck let
+anyone find the face-down order), up to the first event that reveals a differing card.
+Nothing is normalised: the two tables of a pair live on two Redis servers with a server
+process each, under the same table id, commitment, seat tokens and timestamps (the meta is
+copied, ``twin_table``). Every frame and response is also scanned: no ``deck`` key, no
 seed, no island card that is still face down at that seq. The tables are started on
 chosen decks by writing their first events to Redis exactly as the server does (the
 service itself always shuffles from the seed), then played by the test through the
-server like any table.
+servers like any table.
 
 A whole bot game started through the lobby shows that its seeds never appear in a frame,
 an HTTP response, a log line or a metric before the end (nor a seat token in the log).
@@ -30,7 +32,15 @@ from engine.einauge.game import EINAUGE
 from engine.einauge.setup import shuffled_deck
 from engine.game import Message
 from tests.trust.test_leaks_engine import twin_decks
-from tests.trust.wire import Client, Lobby, Normaliser, crashes, pack, secrets_of, start_with_deck
+from tests.trust.wire import (
+    Client,
+    Lobby,
+    LoggedServer,
+    crashes,
+    secrets_of,
+    start_with_deck,
+    twin_table,
+)
 
 PAIRS = 6
 ISLANDS = {c for c, card in CARDS.items() if card.color}
@@ -82,39 +92,43 @@ def frame_seq(frame: dict[str, Any]) -> int | None:
 
 
 class Side:
-    """One table of a pair: its clients, tokens, mirror of the game, HTTP snapshots."""
+    """One table of a pair on its own server: its clients, mirror of the game, HTTP
+    snapshots."""
 
-    def __init__(self, summary: dict[str, Any], deck: list[str]) -> None:
-        self.id = summary["id"]
-        self.summary = summary
+    def __init__(self, server: LoggedServer, lobby: Lobby, table_id: str,
+                 deck: list[str]) -> None:
+        self.server = server
+        self.lobby = lobby
+        self.id = table_id
         self.deck = deck
-        self.tokens: list[str] = []
         self.clients: dict[str, Client] = {}
         self.events: list[Message] = []
         self.state: Any = None
         self.http: list[tuple[int, int, bytes]] = []  # (seq, status, body)
-        self.norm = Normaliser(self.id, summary["commitment"])
 
 
-async def open_pair(server: Any, lobby: Lobby, rng: random.Random, n: int,
-                    i: int) -> tuple[Side, Side, int]:
+async def open_pair(sides: list[tuple[LoggedServer, Lobby]], rng: random.Random, n: int,
+                    i: int) -> tuple[Side, Side, int, list[str]]:
+    """One table created and joined on the first server, copied to the second one's
+    Redis under the same id; the same clients connect to each. Returns the sides, the
+    first differing deck position and the seat tokens (the same on both)."""
     options = {"end_rule": rng.choice(["round", "one_more_turn"]),
                "color_bonus": rng.random() < 0.5}
     deck_a, deck_b, k = twin_decks(rng, n, f"wire-{i}")
-    sides = []
-    for deck in (deck_a, deck_b):
-        side = Side(await lobby.create(n, **options), deck)
+    (server_a, lobby_a), (server_b, lobby_b) = sides
+    table_id = (await lobby_a.create(n, **options))["id"]
+    tokens = [(await lobby_a.join(table_id, f"p{seat}"))["token"] for seat in range(n)]
+    await twin_table(server_a.redis_url, server_b.redis_url, table_id)
+    pair = [Side(server_a, lobby_a, table_id, deck_a), Side(server_b, lobby_b, table_id, deck_b)]
+    for side in pair:
+        ws = side.server.ws_url
         for seat in range(n):
-            side.tokens.append((await lobby.join(side.id, f"p{seat}"))["token"])
-        for seat in range(n):
-            side.clients[f"seat{seat}"] = await Client(server.ws_url, side.id).connect(
-                side.tokens[seat])
-        side.clients["spectator"] = await Client(server.ws_url, side.id).connect()
-        side.clients["json"] = await Client(server.ws_url, side.id, binary=False).connect()
+            side.clients[f"seat{seat}"] = await Client(ws, table_id).connect(tokens[seat])
+        side.clients["spectator"] = await Client(ws, table_id).connect()
+        side.clients["json"] = await Client(ws, table_id, binary=False).connect()
         for c in side.clients.values():
             await c.wait(lambda f: f["t"] == "welcome")
-        sides.append(side)
-    return sides[0], sides[1], k
+    return pair[0], pair[1], k, tokens
 
 
 async def snapshot(http: httpx.AsyncClient, side: Side, seq: int) -> None:
@@ -128,12 +142,12 @@ async def caught_up(side: Side, seq: int) -> None:
         await c.wait(lambda f, s=seq: f["t"] == "delta" and f["seq"] == s)
 
 
-async def play_pair(server: Any, lobby: Lobby, i: int) -> dict[str, int]:
+async def play_pair(sides: list[tuple[LoggedServer, Lobby]], i: int) -> dict[str, int]:
     rng = random.Random(f"wire-pair-{i}")
     n = rng.randrange(2, 5)
-    a, b, k = await open_pair(server, lobby, rng, n, i)
+    a, b, k, _ = await open_pair(sides, rng, n, i)
     for side in (a, b):
-        side.events = await start_with_deck(server.redis_url, side.id, side.deck)
+        side.events = await start_with_deck(side.server.redis_url, side.id, side.deck)
         side.state = EINAUGE.replay(side.events)
         await caught_up(side, len(side.events))
     first_diff: int | None = None  # seq of the event that reveals deck position k
@@ -141,7 +155,7 @@ async def play_pair(server: Any, lobby: Lobby, i: int) -> dict[str, int]:
     while first_diff is None:
         seq = len(a.events)
         for side in (a, b):
-            await snapshot(lobby.http, side, seq)
+            await snapshot(side.lobby.http, side, seq)
         seat = EINAUGE.to_move(a.state)[0]
         legal = EINAUGE.legal_actions(a.state, seat)
         action = legal[rng.randrange(len(legal))]
@@ -161,31 +175,34 @@ async def play_pair(server: Any, lobby: Lobby, i: int) -> dict[str, int]:
     # Let lobby frames and prompts settle: the last action's frames all arrived above.
     await asyncio.sleep(0.05)
 
-    compared = 0
+    compared = heads = 0
     for name in a.clients:
         fa, fb = a.clients[name].frames, b.clients[name].frames
-        a.norm.learn(fa)
-        b.norm.learn(fb)
         cut_a = next(j for j, f in enumerate(fa) if (frame_seq(f) or 0) >= first_diff)
         cut_b = next(j for j, f in enumerate(fb) if (frame_seq(f) or 0) >= first_diff)
-        left = [pack(a.norm(f)) for f in fa[:cut_a]]
-        right = [pack(b.norm(f)) for f in fb[:cut_b]]
-        assert left == right, (i, name)
+        # The bytes as sent: heads, table id, commitment and all, nothing replaced.
+        left, right = a.clients[name].raw[:cut_a], b.clients[name].raw[:cut_b]
+        for j, (x, y) in enumerate(zip(left, right, strict=False)):
+            assert x == y, (i, name, j, fa[j], fb[j])
+        assert len(left) == len(right), (i, name)
         compared += len(left)
-        # The first differing reveal really differs (the pair tested something).
+        heads += sum(1 for f in fa[:cut_a] if f.get("head"))
+        # The first differing reveal really differs (the pair tested something), and so
+        # does its head: the heads are compared, and they follow the public log.
         da = next(f for f in fa if f.get("t") == "delta" and f["seq"] == first_diff)
         db = next(f for f in fb if f.get("t") == "delta" and f["seq"] == first_diff)
         assert da["event"] != db["event"]
+        assert da["head"] != db["head"]
     for (sa, ca, ba), (sb, cb, bb) in zip(a.http, b.http, strict=True):
         assert sa == sb and ca == cb
-        body_a, body_b = body_value(ba), body_value(bb)
-        assert pack(a.norm(body_a)) == pack(b.norm(body_b)), (i, sa)
+        assert ba == bb, (i, sa, body_value(ba), body_value(bb))
         compared += 1
+    assert heads > first_diff  # every seat and spectator saw heads before the cut
 
     # Nothing face down is in any frame or response, and no seed at all.
     for side in (a, b):
         shown = deck_positions(side.events)
-        secret = await secrets_of(server.redis_url, side.id)
+        secret = await secrets_of(side.server.redis_url, side.id)
         for c in side.clients.values():
             for raw, f in zip(c.raw, c.frames, strict=True):
                 assert not any(s.encode() in (raw if isinstance(raw, bytes) else raw.encode())
@@ -198,21 +215,24 @@ async def play_pair(server: Any, lobby: Lobby, i: int) -> dict[str, int]:
             assert not hidden_cards(body_value(body), side.deck, shown[seq])
         for c in side.clients.values():
             await c.close()
-    return {"frames": compared, "actions": step, "first_diff": first_diff}
+    return {"frames": compared, "actions": step, "first_diff": first_diff, "heads": heads}
 
 
 async def test_twin_tables_send_identical_bytes_until_the_first_differing_reveal(
-        logged_server) -> None:
-    lobby = Lobby(logged_server.url)
-    total = {"frames": 0, "actions": 0}
+        logged_server, own_redis, spawn) -> None:
+    twin = spawn(own_redis.url, "twin", {"EINAUGE_BOT_DELAY": "0.005"}).start()
+    sides = [(logged_server, Lobby(logged_server.url)), (twin, Lobby(twin.url))]
+    total = {"frames": 0, "actions": 0, "heads": 0}
     for i in range(PAIRS):
-        out = await play_pair(logged_server, lobby, i)
-        total["frames"] += out["frames"]
-        total["actions"] += out["actions"]
-    await lobby.close()
-    assert not crashes(logged_server.log_text())
+        out = await play_pair(sides, i)
+        for key in total:
+            total[key] += out[key]
+    for _, lobby in sides:
+        await lobby.close()
+    assert not crashes(logged_server.log_text()) and not crashes(twin.log_text())
     print(f"\n{PAIRS} table pairs, {total['actions']} actions each side, "
-          f"{total['frames']} frames and responses compared")
+          f"{total['frames']} frames and responses compared byte for byte, "
+          f"{total['heads']} of them with a chain head")
 
 
 async def test_no_seed_or_face_down_card_before_the_end(logged_server) -> None:

@@ -16,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli.main import main
+from engine.chain import heads, public_events
 from engine.einauge.cards import COLORS
+from engine.einauge.game import EINAUGE
 from engine.einauge.setup import shuffled_deck
 from engine.verify import CHECKS, FAIL, NOT_RUN, PASS, verify_bytes, verify_record
 from tests.trust.records import compact, random_game, same_json, service_record
@@ -117,6 +119,87 @@ def test_dropped_action_fails_result_and_chain() -> None:
     r["actions"].pop()
     out = failed(r)
     assert {"result", "chain"} <= set(out)
+
+
+def replayed_events(record):
+    events = list(EINAUGE.start(record["players"], record["options"], "", record["deck"]))
+    state = EINAUGE.replay(events)
+    for action in record["actions"]:
+        events += EINAUGE.play(state, EINAUGE.actions.decode(action))
+    return events
+
+
+def tampered(public: dict) -> dict:
+    """The public form of an event with one value changed (a card, a number, a name)."""
+    out = copy.deepcopy(public)
+    for key in sorted(out):
+        value = out[key]
+        if key == "type":
+            continue
+        if isinstance(value, bool):
+            out[key] = not value
+        elif isinstance(value, int):
+            out[key] = value + 1
+        elif isinstance(value, str):
+            out[key] = value + "x"
+        elif isinstance(value, list) and value:
+            out[key] = value[1:]
+        else:
+            continue
+        return out
+    out["note"] = "added"
+    return out
+
+
+def test_a_log_with_any_event_changed_fails_the_chain() -> None:
+    """The service showed a log in which one event differed (a revealed card, a price, a
+    seat) and exported the head of that log: for every event, ``chain`` fails, and every
+    head from that event on differs."""
+    r = copy.deepcopy(RECORD)
+    publics = public_events(EINAUGE, replayed_events(r))
+    honest = heads(r["table_id"], r["commitment"], publics)
+    assert honest[-1].hex() == r["head"]
+    for k in range(len(publics)):
+        log = [*publics[:k], tampered(publics[k]), *publics[k + 1:]]
+        shown = heads(r["table_id"], r["commitment"], log)
+        assert shown[:k] == honest[:k]
+        assert all(a != b for a, b in zip(shown[k:], honest[k:], strict=True)), k
+        r["head"] = shown[-1].hex()
+        out = failed(r)
+        assert set(out) == {"chain"}, (k, out)
+        assert "events chain to" not in out["chain"] and str(len(publics)) in out["chain"]
+
+
+def test_the_chain_covers_each_revealed_card_and_not_the_deck_itself() -> None:
+    """Heads follow the public log: another deck with the same cards revealed in the same
+    order chains alike (which is why a head tells a spectator nothing), one revealed card
+    moved changes them; the secret behind them is pinned by commitment, seed and deck."""
+    r = copy.deepcopy(RECORD)
+    events = replayed_events(r)
+    started = events[0]
+    publics = public_events(EINAUGE, events)
+    assert "deck" not in publics[0] and "deck" in started.to_dict()
+    assert publics[1:] == [e.to_dict() for e in events[1:]]  # the rest unchanged
+    # Every island card of the deck is revealed in deck order in a finished game.
+    shown = [*publics[0]["display"], *publics[0]["pirate_table"],
+             *(p["card"] for p in publics if p["type"] == "card_revealed")]
+    assert shown == r["deck"]
+    # The same deck with the first two face-down cards of the setup swapped: the shuffle
+    # check names it, and where the actions still replay the reveals differ, so the chain.
+    swapped = copy.deepcopy(r)
+    swapped["deck"][7], swapped["deck"][8] = swapped["deck"][8], swapped["deck"][7]
+    out = failed(swapped)
+    assert "card 7" in out["deck"]
+    assert "replay" in out or "chain" in out, out
+
+
+def test_a_head_over_the_full_events_fails_the_chain() -> None:
+    """A record whose head chains the full events (``game_started`` with its deck: the
+    chain before issue 13, which let spectators brute-force the deck) does not verify."""
+    r = copy.deepcopy(RECORD)
+    r["head"] = heads(r["table_id"], r["commitment"],
+                      [e.to_dict() for e in replayed_events(r)])[-1].hex()
+    assert set(failed(r)) == {"chain"}
 
 
 def test_illegal_action_names_its_index() -> None:

@@ -1,6 +1,6 @@
 """Wire-level helpers of the trust tests: a server process whose log is kept, websocket
 clients that keep every frame, a lobby client, starting a table on a chosen deck, and the
-normalisation of per-table fields for byte comparisons."""
+copying of a table to a second Redis for byte comparisons."""
 
 from __future__ import annotations
 
@@ -180,7 +180,7 @@ async def start_with_deck(redis_url: str, table_id: str, deck: list[str]) -> lis
         head = genesis(table_id, meta.commitment)
         entries = []
         for e in events:
-            head = link(head, e.to_dict())
+            head = link(head, EINAUGE.project(e, None))
             entries.append({"e": e.to_dict(), "h": head.hex()})
         result = await store.append(table_id, 0, entries, head.hex(),
                                     expected_version=meta.version,
@@ -204,30 +204,18 @@ async def secrets_of(redis_url: str, table_id: str) -> dict[str, str]:
             "seed": ":".join([meta.server_seed, *meta.contributions])}
 
 
-TIME_KEYS = ("created_at", "started_at", "ended_at")
+async def twin_table(from_url: str, to_url: str, table_id: str) -> None:
+    """Copy an open table's meta (id, commitment, server seed, seats, seat token hashes,
+    version, timestamps: every field) from one Redis to another, listed as open there.
 
-
-class Normaliser:
-    """Replaces what legitimately differs between two tables: the table id, the
-    commitment, chain heads (by the seq they belong to) and timestamps."""
-
-    def __init__(self, table_id: str, commitment: str, owner: str = "") -> None:
-        self.names = {table_id: "<table>", commitment: "<commitment>"}
-        if owner:
-            self.names[owner] = "<owner>"
-        self.names[genesis(table_id, commitment).hex()] = "<head:0>"
-
-    def learn(self, frames: list[dict[str, Any]]) -> None:
-        """Learn heads from delta frames (``head`` after ``seq``)."""
-        for f in frames:
-            if f.get("t") == "delta":
-                self.names.setdefault(f["head"], f"<head:{f['seq']}>")
-
-    def __call__(self, value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: "<time>" if k in TIME_KEYS else self(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self(v) for v in value]
-        if isinstance(value, str):
-            return self.names.get(value, value)
-        return value
+    The twin tables of the wire leak test live on two Redis servers, one server process
+    each, so that they can share the table id and the commitment: then nothing at all
+    may differ between their frames, chain heads included, until a differing reveal."""
+    source, target = Store.from_url(from_url), Store.from_url(to_url)
+    try:
+        fields = await source.load_meta(table_id)
+        assert fields.get("status") == "open", fields
+        await target.create(table_id, fields, 3600, float(fields["created_at"]))
+    finally:
+        await source.close()
+        await target.close()
