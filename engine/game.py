@@ -172,5 +172,9 @@ class Game(Protocol):
         ...
 
     def project(self, event: Message, viewer: Viewer) -> dict[str, Any] | None:
-        """The wire form of ``event`` as ``viewer`` may see it (``None``: nothing at all)."""
+        """The wire form of ``event`` as ``viewer`` may see it (``None``: nothing at all).
+
+        For ``viewer=None`` (a spectator) it is also what the hash chain links
+        (``engine.chain``, docs/fairness.md §5): heads are sent to everyone, so it must
+        hold nothing hidden, and everything hidden must follow from the seed."""
         ...

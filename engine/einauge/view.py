@@ -60,7 +60,8 @@ def client_view(s: State, viewer: Viewer) -> dict[str, Any]:
 
 def project(event: Message, viewer: Viewer) -> dict[str, Any]:
     """The wire form of ``event`` for any viewer: ``game_started`` loses its deck and shows
-    the setup a client sees (display, pirate table, deck count, colors in play)."""
+    the setup a client sees (display, pirate table, deck count, colors in play); every
+    other event is its full wire form. The hash chain links exactly this (fairness.md §5)."""
     d = event.to_dict()
     if type(event) is ev.GameStarted:
         deck = d.pop("deck")
