@@ -145,8 +145,9 @@ class Tables:
         if self.level is not None:
             body["level"] = self.level
         for seat in range(self.players):
-            (await self.http.post(f"/api/tables/{table['id']}/seats/{seat}/bot",
-                                  json=body)).raise_for_status()
+            (await self.http.post(f"/api/tables/{table['id']}/seats/{seat}/bot", json=body,
+                                  headers={"Authorization": f"Bearer {table['owner_token']}"})
+             ).raise_for_status()
         return table["id"], table["owner_token"]
 
     async def _run_one(self) -> None:

@@ -129,14 +129,14 @@ async def run_connections(url: str, k: int, *, warmup: int = 100, concurrency: i
         r = await http.post("/api/tables", json={"game": "einauge", "seats": 2,
                                                  "options": {}, "name": "connections"})
         r.raise_for_status()
-        table = r.json()["id"]
+        table, owner = r.json()["id"], r.json()["owner_token"]
         tokens = []
         for i in range(2):
             j = await http.post(f"/api/tables/{table}/join", json={"name": f"p{i}"})
             j.raise_for_status()
             tokens.append(j.json()["token"])
         (await http.post(f"/api/tables/{table}/start", json={},
-                         headers={"Authorization": f"Bearer {tokens[0]}"})).raise_for_status()
+                         headers={"Authorization": f"Bearer {owner}"})).raise_for_status()
     address = ws_url(url, table)
 
     warm = [Spectator() for _ in range(warmup)]

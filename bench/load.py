@@ -524,7 +524,7 @@ class TableRun:
         self.spectators = [kind(self, None, None) for _ in range(cfg.spectators)]
         await asyncio.gather(*(s.open(cfg.source_for(i))
                                for i, s in enumerate(self.players + self.spectators)))
-        await self._post(f"/api/tables/{self.id}/start", {}, token=tokens[0][1])
+        await self._post(f"/api/tables/{self.id}/start", {}, token=summary["owner_token"])
         self.stats.tables_started += 1
 
     # ---- events from the sockets

@@ -45,7 +45,8 @@ def finished_table(url: str) -> str:
     with httpx.Client(base_url=url, timeout=10) as http:
         table = http.post("/api/tables", json={"seats": 4}).json()
         for seat in range(4):
-            http.post(f"/api/tables/{table['id']}/seats/{seat}/bot", json={"kind": "random"})
+            http.post(f"/api/tables/{table['id']}/seats/{seat}/bot", json={"kind": "random"},
+                      headers={"Authorization": f"Bearer {table['owner_token']}"})
         http.post(f"/api/tables/{table['id']}/start",
                   headers={"Authorization": f"Bearer {table['owner_token']}"})
         deadline = time.monotonic() + 120

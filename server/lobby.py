@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import bots, metrics, protocol
+from server import bots, metrics, protocol, roles
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
 from server.tables import LobbyError, Unavailable
@@ -72,14 +72,28 @@ def bearer(request: Request) -> str | None:
     return auth[7:].strip() or None if auth.lower().startswith("bearer ") else None
 
 
+def table_key(request: Request) -> str | None:
+    """A private table's invite secret, sent as ``X-Table-Key``."""
+    return request.headers.get("x-table-key") or None
+
+
+def admitter(request: Request) -> Callable[[TableMeta], None]:
+    """The private-table check of this request (``roles.admit``) for ``lobby_change``."""
+    token, key = bearer(request), table_key(request)
+    return lambda meta: roles.admit(meta, token, key)
+
+
 def svc_of(request: Request) -> Any:
     return request.app.state.svc
 
 
 async def table_or_404(request: Request) -> Any:
+    """The live table of the path's ``id``; 404 ``no_table`` when it does not exist or is
+    private and the request carries neither its secret nor a token of it."""
     table = await svc_of(request).tables.get(request.path_params["id"])
     if table is None:
         raise LobbyError(404, "no_table", f"no table {request.path_params['id']!r}")
+    roles.admit(table.meta, bearer(request), table_key(request))
     return table
 
 
@@ -98,8 +112,10 @@ async def create_table(request: Request) -> Response:
     if count > svc.settings.tables_per_hour:
         return error(429, "rate_limited",
                      f"at most {svc.settings.tables_per_hour} new tables per hour per address")
-    meta, owner = await svc.tables.create(req.game, req.seats, options, req.name)
-    return JSONResponse({**meta.summary(), "owner_token": owner}, status_code=201)
+    meta, owner, invite = await svc.tables.create(req.game, req.seats, options, req.name,
+                                                  req.private)
+    extra = {"invite_key": invite} if invite else {}
+    return JSONResponse({**meta.summary(), "owner_token": owner, **extra}, status_code=201)
 
 
 @guarded
@@ -131,12 +147,22 @@ def _seat_index(meta: TableMeta, raw: Any) -> int:
 
 @guarded
 async def join(request: Request) -> Response:
+    """Take a seat. Without a bearer the seat gets a fresh token; the creator may send
+    its ``owner_token`` as bearer and then sits with it (so the host's seat is known)."""
     svc = svc_of(request)
     req = protocol.parse_body(protocol.Join, await body(request))
-    token = secrets.token_urlsafe(16)
+    given = bearer(request)
+    token = given or secrets.token_urlsafe(16)
     chosen: dict[str, int] = {}
 
     def change(meta: TableMeta) -> dict[str, str]:
+        if given is not None:
+            held = meta.seat_of(given)
+            if held is not None:
+                raise LobbyError(409, "seated", f"this token already holds seat {held}")
+            if not (meta.is_owner(given) or roles.is_host(meta, given)):
+                raise LobbyError(401, "bad_token", "only the creator's token may be sent "
+                                                   "to take a seat; send none")
         if req.seat is not None:
             seat = _seat_index(meta, req.seat)
             if meta.seats[seat].kind is not None:
@@ -146,12 +172,24 @@ async def join(request: Request) -> Response:
             if not free:
                 raise LobbyError(409, "table_full", "every seat is taken")
             seat = free[0]
-        meta.seats[seat] = Seat(name=req.name, kind="human")
+        meta.seats[seat] = Seat(name=req.name, kind="human", since=int(meta.version))
         chosen["seat"] = seat
         return {"seats": meta.seats_json(), f"tok:{seat}": token_hash(token)}
 
-    await svc.tables.lobby_change(request.path_params["id"], change)
+    await svc.tables.lobby_change(request.path_params["id"], change, admit=admitter(request))
     return JSONResponse({"seat": chosen["seat"], "token": token})
+
+
+def _empty_seat(meta: TableMeta, seat: int) -> dict[str, str]:
+    """Free ``seat`` before the start (its token and seed contribution go; the host role
+    passes on if the seat held it); returns the fields to store."""
+    host = roles.host_after_leave(meta, seat)
+    meta.seats[seat] = Seat()
+    meta.contributions[seat] = ""
+    meta.tokens[seat] = ""
+    meta.host = host
+    return {"seats": meta.seats_json(), f"tok:{seat}": "", "host": host,
+            "contributions": json.dumps(meta.contributions)}
 
 
 @guarded
@@ -159,22 +197,57 @@ async def leave(request: Request) -> Response:
     token = bearer(request)
 
     def change(meta: TableMeta) -> dict[str, str]:
-        seat = meta.seat_of(token)
-        if seat is None:
-            raise LobbyError(401, "bad_token", "this token holds no seat at this table")
-        meta.seats[seat] = Seat()
-        meta.contributions[seat] = ""
-        return {"seats": meta.seats_json(), f"tok:{seat}": "",
-                "contributions": json.dumps(meta.contributions)}
+        return _empty_seat(meta, roles.require_seat(meta, token))
 
-    await svc_of(request).tables.lobby_change(request.path_params["id"], change)
+    await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+                                              admit=admitter(request))
     return JSONResponse({"ok": True})
 
 
 @guarded
+async def kick(request: Request) -> Response:
+    """The host frees a person's seat before the start (that token stops holding it)."""
+    token = bearer(request)
+
+    def change(meta: TableMeta) -> dict[str, str]:
+        roles.require_host(meta, token, "kick a player")
+        seat = _seat_index(meta, request.path_params["seat"])
+        if meta.seats[seat].kind != "human":
+            raise LobbyError(409, "not_a_person", f"seat {seat} holds no person")
+        if meta.tokens[seat] == roles.host_hash(meta):
+            raise LobbyError(409, "own_seat", "the host leaves its own seat with leave")
+        return _empty_seat(meta, seat)
+
+    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+                                                     admit=admitter(request))
+    return JSONResponse(meta.summary())
+
+
+@guarded
+async def set_options(request: Request) -> Response:
+    """The host changes the options before the start: the given keys over the current
+    options, validated exactly as at creation."""
+    token = bearer(request)
+    given = await body(request)
+    if not isinstance(given, dict):
+        raise LobbyError(400, "bad_message", "the body must be an object of options")
+
+    def change(meta: TableMeta) -> dict[str, str]:
+        roles.require_host(meta, token, "change the options")
+        options = protocol.parse_body(protocol.EinaugeOptions, {**meta.options, **given})
+        meta.options = options.model_dump()
+        return {"options": json.dumps(meta.options)}
+
+    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+                                                     admit=admitter(request))
+    return JSONResponse(meta.summary())
+
+
+@guarded
 async def add_bot(request: Request) -> Response:
-    """Before the start: an empty seat gets a bot. During the game: the owner (bearer
-    ``owner_token``) hands a person's seat to a bot; that person's token stops acting."""
+    """Before the start: the host puts a bot on an empty seat. During the game: the host
+    (``roles.require_hand_over``) hands a person's seat to a bot; that person's token
+    stops acting."""
     svc = svc_of(request)
     req = protocol.parse_body(protocol.AddBot, await body(request))
     try:
@@ -188,13 +261,13 @@ async def add_bot(request: Request) -> Response:
         seat = _seat_index(meta, request.path_params["seat"])
         held = meta.seats[seat].kind
         if meta.status == "running":
-            if not meta.is_owner(token):
-                raise LobbyError(401, "bad_token",
-                                 "only the table's owner may hand a seat to a bot in the game")
+            roles.require_hand_over(meta, token, seat)
             if held != "human":
                 raise LobbyError(409, "seat_taken", f"seat {seat} already holds a bot")
-        elif held is not None:
-            raise LobbyError(409, "seat_taken", f"seat {seat} is taken")
+        else:
+            roles.require_host(meta, token, "add a bot")
+            if held is not None:
+                raise LobbyError(409, "seat_taken", f"seat {seat} is taken")
         # A handed-over seat keeps its token hash: the former player's actions get
         # ``seat_handed_over`` instead of a bare 1008, and its sockets go on watching. It
         # keeps its player's name too: the game was dealt to that name, and its events,
@@ -204,7 +277,7 @@ async def add_bot(request: Request) -> Response:
         return {"seats": meta.seats_json()}
 
     meta = await svc.tables.lobby_change(request.path_params["id"], change,
-                                         statuses=("open", "running"))
+                                         statuses=("open", "running"), admit=admitter(request))
     if meta.status == "running":
         # Apply the handover here now (the meta notice may lag): the bot starts at once
         # and this process refuses the former token from now on.
@@ -218,14 +291,18 @@ async def add_bot(request: Request) -> Response:
 
 @guarded
 async def remove_bot(request: Request) -> Response:
+    token = bearer(request)
+
     def change(meta: TableMeta) -> dict[str, str]:
+        roles.require_host(meta, token, "remove a bot")
         seat = _seat_index(meta, request.path_params["seat"])
         if meta.seats[seat].kind != "bot":
             raise LobbyError(409, "not_a_bot", f"seat {seat} holds no bot")
         meta.seats[seat] = Seat()
         return {"seats": meta.seats_json()}
 
-    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change)
+    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+                                                     admit=admitter(request))
     return JSONResponse(meta.summary())
 
 
@@ -235,19 +312,19 @@ async def seed(request: Request) -> Response:
     req = protocol.parse_body(protocol.PlayerSeed, await body(request))
 
     def change(meta: TableMeta) -> dict[str, str]:
-        seat = meta.seat_of(token)
-        if seat is None:
-            raise LobbyError(401, "bad_token", "this token holds no seat at this table")
+        seat = roles.require_seat(meta, token)
         meta.contributions[seat] = req.player_seed
         return {"contributions": json.dumps(meta.contributions)}
 
-    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change)
+    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+                                                     admit=admitter(request))
     return JSONResponse(meta.summary())
 
 
 @guarded
 async def start(request: Request) -> Response:
-    meta = await svc_of(request).tables.start_game(request.path_params["id"], bearer(request))
+    meta = await svc_of(request).tables.start_game(request.path_params["id"], bearer(request),
+                                                   table_key(request))
     return JSONResponse(meta.summary())
 
 
@@ -348,6 +425,8 @@ ROUTES = [
     Route("/api/tables/{id}/leave", leave, methods=["POST"]),
     Route("/api/tables/{id}/seats/{seat}/bot", add_bot, methods=["POST"]),
     Route("/api/tables/{id}/seats/{seat}/bot", remove_bot, methods=["DELETE"]),
+    Route("/api/tables/{id}/seats/{seat}/kick", kick, methods=["POST"]),
+    Route("/api/tables/{id}/options", set_options, methods=["PATCH"]),
     Route("/api/tables/{id}/seed", seed, methods=["POST"]),
     Route("/api/tables/{id}/start", start, methods=["POST"]),
     Route("/api/tables/{id}/view", view, methods=["GET"]),

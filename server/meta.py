@@ -20,16 +20,20 @@ def token_hash(token: str) -> str:
 
 @dataclass
 class Seat:
-    """One seat in the lobby: empty (``kind`` None), a person or a bot."""
+    """One seat in the lobby: empty (``kind`` None), a person or a bot. ``since``: the
+    lobby ``version`` at which a person took it (who has sat longest, when the host
+    role passes on; ``None`` for bots, empty seats and seats stored before it existed)."""
 
     name: str | None = None
     kind: str | None = None
     bot: str | None = None
     level: int | None = None
+    since: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form."""
-        return {"name": self.name, "kind": self.kind, "bot": self.bot, "level": self.level}
+        return {"name": self.name, "kind": self.kind, "bot": self.bot, "level": self.level,
+                "since": self.since}
 
 
 @dataclass
@@ -52,7 +56,11 @@ class TableMeta:
     tokens: list[str] = field(default_factory=list)
     """Token hash per seat ('' for none)."""
     owner: str = ""
-    """Hash of the creator's token (may start the game and manage bots)."""
+    """Hash of the creator's token (``owner_token``)."""
+    host: str = ""
+    """Hash of the host's token ('' : the creator's, ``owner``); see ``server.roles``."""
+    invite: str = ""
+    """SHA-256 hex of a private table's invite secret ('' : a public table)."""
     winners: list[int] | None = None
 
     @classmethod
@@ -66,6 +74,7 @@ class TableMeta:
             server_seed=f["server_seed"], created_at=float(f["created_at"]),
             seq=int(f.get("seq", "0")), head=f.get("head", ""), version=f.get("version", "0"),
             tokens=[f.get(f"tok:{i}", "") for i in range(len(seats))], owner=f.get("owner", ""),
+            host=f.get("host", ""), invite=f.get("invite", ""),
             winners=json.loads(f["winners"]) if f.get("winners") else None)
 
     def to_fields(self) -> dict[str, str]:
@@ -76,7 +85,7 @@ class TableMeta:
             "contributions": json.dumps(self.contributions), "commitment": self.commitment,
             "server_seed": self.server_seed, "created_at": repr(self.created_at),
             "seq": str(self.seq), "head": self.head, "version": self.version,
-            "owner": self.owner,
+            "owner": self.owner, "host": self.host, "invite": self.invite,
         }
         out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
         return out
@@ -100,6 +109,19 @@ class TableMeta:
         """True for the creator's token."""
         return bool(token and self.owner and hmac.compare_digest(self.owner, token_hash(token)))
 
+    @property
+    def private(self) -> bool:
+        """True for a table reached only through its invite link."""
+        return bool(self.invite)
+
+    def host_seat(self) -> int | None:
+        """The seat held by the host's token, ``None`` when the host holds none."""
+        host = self.host or self.owner
+        for i, stored in enumerate(self.tokens):
+            if stored and stored == host:
+                return i
+        return None
+
     def players(self) -> list[str]:
         """Display names in seat order (for ``Game.start``)."""
         return [s.name or f"Seat {i + 1}" for i, s in enumerate(self.seats)]
@@ -115,6 +137,7 @@ class TableMeta:
                       for i, s in enumerate(self.seats)],
             "commitment": self.commitment, "contributions": list(self.contributions),
             "seq": self.seq, "created_at": self.created_at,
+            "host": self.host_seat(), "private": self.private,
         }
         if self.winners is not None:
             out["winners"] = self.winners

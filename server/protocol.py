@@ -44,11 +44,13 @@ ActionBody = Annotated[dict[Annotated[str, Field(max_length=32)],
 
 
 class Hello(_Model):
-    """First frame: a seat token (``None``: spectator) and the last seq the client has."""
+    """First frame: a seat token (``None``: spectator), the last seq the client has, and
+    a private table's invite secret (``key``; not needed with a seat token)."""
 
     t: Literal["hello"]
     token: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     last_seq: Annotated[int, Field(ge=0, le=1_000_000)] | None = None
+    key: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
 class ActionMsg(_Model):
@@ -116,6 +118,8 @@ class CreateTable(_Model):
     seats: Annotated[int, Field(ge=2, le=5)]
     options: dict[str, Any] = Field(default_factory=dict)
     name: Annotated[str, Field(max_length=64)] = ""
+    private: StrictBool = False
+    """Unlisted, and reached only through the invite link (``server.roles``)."""
 
 
 class EinaugeOptions(_Model):

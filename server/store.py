@@ -148,12 +148,15 @@ class Store:
         """True when Redis answers."""
         return bool(await self.redis.ping())
 
-    async def create(self, table_id: str, fields: dict[str, str], ttl: int, score: float) -> None:
-        """Store a new table's meta (expiring after ``ttl`` s) and list it as open."""
+    async def create(self, table_id: str, fields: dict[str, str], ttl: int, score: float,
+                     listed: bool = True) -> None:
+        """Store a new table's meta (expiring after ``ttl`` s) and, when ``listed`` (not a
+        private table), list it as open."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hset(meta_key(table_id), mapping=fields)
         pipe.expire(meta_key(table_id), ttl)
-        pipe.zadd(index_key("open"), {table_id: score})
+        if listed:
+            pipe.zadd(index_key("open"), {table_id: score})
         await pipe.execute()
 
     async def load_meta(self, table_id: str) -> dict[str, str]:

@@ -28,8 +28,9 @@ from engine import get_game
 from engine.chain import genesis, link
 from engine.game import Game, IllegalAction, Message
 from engine.shuffle import combine_seed, commitment
-from server import metrics
+from server import metrics, roles
 from server.config import Settings
+from server.errors import LobbyError
 from server.fanout import Delta, Room, Subscriber
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
@@ -41,16 +42,6 @@ log = get_logger("tables")
 
 class Unavailable(Exception):
     """Redis did not confirm: nothing is acknowledged (error ``unavailable``, HTTP 503)."""
-
-
-class LobbyError(Exception):
-    """A lobby request that cannot be done: ``status`` (HTTP), ``code``, ``message``."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.status = status
-        self.code = code
-        self.message = message
 
 
 def viewer_keys(game: Game, seats: int) -> list[int | None]:
@@ -404,7 +395,7 @@ class Tables:
         if data.setdefault("seat", seat) != seat:
             raise IllegalAction("not_your_seat", f"you hold seat {seat}, not {data['seat']!r}")
         action = table.game.actions.decode(data)
-        act_key = f"{seat}:{action_id}"
+        act_key = roles.act_key(seat, action_id, by_bot)
         async with table.lock:
             try:
                 if table.suspect:
@@ -464,7 +455,8 @@ class Tables:
             fields["winners"] = json.dumps(winners)
         try:
             await self.store.update_meta(table.id, fields)
-            await self.store.move_index(table.id, "ended", table.meta.created_at)
+            if not table.meta.private:
+                await self.store.move_index(table.id, "ended", table.meta.created_at)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("could not mark ended", table=table.id, error=str(e))
@@ -498,26 +490,28 @@ class Tables:
     # ---- lobby ---------------------------------------------------------------------------
 
     async def create(self, game_name: str, seats: int, options: dict[str, Any], name: str,
-                     ) -> tuple[TableMeta, str]:
-        """A new open table with its server seed drawn and committed; returns its meta and
-        the creator's token (which may start the game and manage bots)."""
+                     private: bool = False) -> tuple[TableMeta, str, str | None]:
+        """A new open table with its server seed drawn and committed; returns its meta,
+        the creator's token (the host's, ``server.roles``) and, for a ``private`` table
+        (never listed), its invite secret (stored only as a hash)."""
         game = get_game(game_name)
         if not game.min_players <= seats <= game.max_players:
             raise LobbyError(400, "bad_message",
                              f"{game_name} takes {game.min_players}-{game.max_players} seats")
         server_seed = secrets.token_bytes(32).hex()
         owner = secrets.token_urlsafe(16)
+        invite = secrets.token_urlsafe(16) if private else None
         meta = TableMeta(
             id=secrets.token_urlsafe(9), game=game_name, status="open", name=name,
             options=options, seats=[Seat() for _ in range(seats)],
             contributions=[""] * seats, commitment=commitment(server_seed),
             server_seed=server_seed, created_at=time.time(), tokens=[""] * seats,
-            owner=token_hash(owner))
+            owner=token_hash(owner), invite=token_hash(invite) if invite else "")
         meta.head = genesis(meta.id, meta.commitment).hex()
         await self._redis(self.store.create(meta.id, meta.to_fields(), self.settings.idle_expiry,
-                                            meta.created_at))
-        log.info("table created", table=meta.id, seats=seats)
-        return meta, owner
+                                            meta.created_at, listed=not private))
+        log.info("table created", table=meta.id, seats=seats, private=private)
+        return meta, owner, invite
 
     async def _redis(self, coro: Any) -> Any:
         try:
@@ -535,14 +529,18 @@ class Tables:
 
     async def lobby_change(self, table_id: str,
                            change: Callable[[TableMeta], dict[str, str] | Any],
-                           statuses: tuple[str, ...] = ("open",)) -> TableMeta:
+                           statuses: tuple[str, ...] = ("open",),
+                           admit: Callable[[TableMeta], None] | None = None) -> TableMeta:
         """Apply ``change(meta)`` (which validates, edits ``meta`` and returns the fields
         to store) to the current meta with an optimistic version check; retried on a
-        concurrent change. Only while the table's status is one of ``statuses`` (else 409
-        ``started``; ``ended`` when running ones are allowed); only an open table's expiry
-        is refreshed."""
+        concurrent change. ``admit(meta)`` runs first (a private table: 404 without its
+        secret, before anything else is told). Only while the table's status is one of
+        ``statuses`` (else 409 ``started``; ``ended`` when running ones are allowed); only
+        an open table's expiry is refreshed."""
         for _ in range(8):
             meta = await self._fresh_meta(table_id)
+            if admit is not None:
+                admit(meta)
             if meta.status not in statuses:
                 if meta.status == "ended" and "running" in statuses:
                     raise LobbyError(409, "ended", "the game has ended")
@@ -556,15 +554,17 @@ class Tables:
                 return meta
         raise LobbyError(409, "stale", "the table changed meanwhile; try again")
 
-    async def start_game(self, table_id: str, token: str | None) -> TableMeta:
-        """Start: every seat filled; seed = combine_seed(server_seed, contributions);
-        store the game's first events in one append. Returns the meta."""
+    async def start_game(self, table_id: str, token: str | None,
+                         key: str | None = None) -> TableMeta:
+        """Start (the host only, ``server.roles``): every seat filled; seed =
+        combine_seed(server_seed, contributions); store the game's first events in one
+        append. Returns the meta. ``key``: a private table's invite secret."""
         for _ in range(4):
             meta = await self._fresh_meta(table_id)
+            roles.admit(meta, token, key)
             if meta.status != "open":
                 raise LobbyError(409, "started", "the game has already started")
-            if meta.seat_of(token) is None and not meta.is_owner(token):
-                raise LobbyError(401, "bad_token", "only a seated player or the creator may start")
+            roles.require_host(meta, token, "start the game")
             empty = [i for i, s in enumerate(meta.seats) if s.kind is None]
             if empty:
                 raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
@@ -581,7 +581,9 @@ class Tables:
                 meta_fields={"status": "running", "started_at": repr(time.time())},
                 meta_changed=True))
             if result.status == "ok":
-                await self._redis(self.store.move_index(table_id, "running", meta.created_at))
+                if not meta.private:
+                    await self._redis(self.store.move_index(table_id, "running",
+                                                            meta.created_at))
                 meta.status, meta.seq, meta.head = "running", result.seq, head
                 table = self.cache.get(table_id)
                 if table is not None:
@@ -610,7 +612,7 @@ class Tables:
                     gone.append(tid)
                     continue
                 meta = TableMeta.from_fields(tid, fields)
-                if meta.status == status:
+                if meta.status == status and not meta.private:
                     out.append(meta.summary())
             if gone:
                 await self._redis(self.store.drop_from_index(status, gone))

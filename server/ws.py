@@ -1,7 +1,8 @@
 """The websocket endpoint ``/ws/tables/{id}`` (docs/protocol.md §2).
 
 Order of a connection: Origin check (1008), per-address limit (4029), accept, ``hello``
-within ``hello_timeout`` (1008), token → seat (1008 for a token that is no seat's),
+within ``hello_timeout`` (1008), a private table's secret or token (4004, as for an
+unknown table), token → seat (1008 for a token that is no seat's),
 ``welcome`` (full view, or the missed deltas after ``last_seq``), then frames both ways.
 Every inbound frame is decoded (1003 if it cannot be), validated (error ``bad_message``),
 rate limited (error ``rate_limited``; a flood closes with 1008) and then handled.
@@ -18,7 +19,7 @@ from urllib.parse import urlsplit
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
-from server import metrics, protocol
+from server import metrics, protocol, roles
 from server.direct import SCOPE_KEY, DirectSocket
 from server.fanout import Connection
 from server.logging import get_logger
@@ -121,11 +122,16 @@ async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: p
     """The seat check, the welcome, then the socket's frames until it closes."""
     settings = svc.settings
     seat = table.meta.seat_of(hello.token)
-    if hello.token is not None and seat is None:
+    if ((hello.token is not None and seat is None)
+            or not roles.may_see(table.meta, hello.token, hello.key)):
         # The seat may have been taken a moment ago (the meta notice is still on its way).
         with contextlib.suppress(Exception):
             await svc.tables.sync(table)
         seat = table.meta.seat_of(hello.token)
+    if not roles.may_see(table.meta, hello.token, hello.key):
+        # A private table without its secret: the same answer as an unknown id.
+        await ws.close(4004, "no such table")
+        return
     if hello.token is not None and seat is None:
         metrics.REJECTED_SOCKETS.labels("token").inc()
         await ws.close(1008, "this token holds no seat at this table")

@@ -42,6 +42,16 @@ async def in_process(app: Any, lifespan: str = "off") -> AsyncIterator[int]:
         await serving
 
 
+def auth(token: str | None = None, key: str | None = None) -> dict[str, str]:
+    """Request headers: ``token`` as bearer, ``key`` (a private table's invite secret)."""
+    out = {}
+    if token:
+        out["Authorization"] = f"Bearer {token}"
+    if key:
+        out["X-Table-Key"] = key
+    return out
+
+
 def pack(msg: Any) -> bytes:
     return msgpack.packb(msg, use_bin_type=True)
 
@@ -51,35 +61,51 @@ def unpack(data: bytes | str) -> Any:
 
 
 class Lobby:
-    """The HTTP API of one server."""
+    """The HTTP API of one server. Remembers the ``owner_token`` (the host's) of every
+    table it created, and sends it where the host is needed unless told otherwise."""
 
     def __init__(self, base: str) -> None:
         self.http = httpx.AsyncClient(base_url=base, timeout=10)
+        self.owners: dict[str, str] = {}
 
     async def close(self) -> None:
         await self.http.aclose()
 
-    async def create(self, seats: int = 4, **options: Any) -> dict[str, Any]:
-        r = await self.http.post("/api/tables", json={"seats": seats, "options": options})
+    async def create(self, seats: int = 4, private: bool = False,
+                     **options: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {"seats": seats, "options": options}
+        if private:
+            body["private"] = True
+        r = await self.http.post("/api/tables", json=body)
         assert r.status_code == 201, r.text
-        return r.json()
+        table = r.json()
+        self.owners[table["id"]] = table["owner_token"]
+        return table
 
-    async def join(self, table_id: str, name: str, seat: int | None = None) -> dict[str, Any]:
+    async def join(self, table_id: str, name: str, seat: int | None = None,
+                   token: str | None = None, key: str | None = None) -> dict[str, Any]:
+        """Take a seat (``token``: the creator's, to sit with it; ``key``: a private
+        table's invite secret)."""
         body: dict[str, Any] = {"name": name}
         if seat is not None:
             body["seat"] = seat
-        r = await self.http.post(f"/api/tables/{table_id}/join", json=body)
+        r = await self.http.post(f"/api/tables/{table_id}/join", json=body,
+                                 headers=auth(token, key))
         assert r.status_code == 200, r.text
         return r.json()
 
-    async def bot(self, table_id: str, seat: int, kind: str = "random") -> dict[str, Any]:
-        r = await self.http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"kind": kind})
+    async def bot(self, table_id: str, seat: int, kind: str = "random",
+                  token: str | None = None) -> dict[str, Any]:
+        """A bot on ``seat``, asked for with ``token`` (default: the owner's)."""
+        r = await self.http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"kind": kind},
+                                 headers=auth(token or self.owners.get(table_id)))
         assert r.status_code == 200, r.text
         return r.json()
 
-    async def start(self, table_id: str, token: str) -> dict[str, Any]:
+    async def start(self, table_id: str, token: str | None = None) -> dict[str, Any]:
+        """Start with ``token`` (default: the owner's)."""
         r = await self.http.post(f"/api/tables/{table_id}/start",
-                                 headers={"Authorization": f"Bearer {token}"})
+                                 headers=auth(token or self.owners.get(table_id)))
         assert r.status_code == 200, r.text
         return r.json()
 
@@ -102,13 +128,16 @@ class Socket:
         self.new = asyncio.Event()
 
     async def connect(self, token: str | None = None, last_seq: int | None = None,
-                      **headers: str) -> Socket:
+                      key: str | None = None, **headers: str) -> Socket:
         self.ws = await websockets.connect(self.url, max_size=2**22, compression=None,
                                            additional_headers=headers or None)
         self.closed.clear()
         self.reader = asyncio.create_task(self._read())
         with contextlib.suppress(ConnectionClosed):  # refused at once: the test reads the code
-            await self.send({"t": "hello", "token": token, "last_seq": last_seq})
+            hello: dict[str, Any] = {"t": "hello", "token": token, "last_seq": last_seq}
+            if key is not None:
+                hello["key"] = key
+            await self.send(hello)
         return self
 
     async def send(self, msg: Any) -> None:

@@ -14,8 +14,12 @@ from engine.verify import verify_record
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended
 
+OWNER = "<the table's owner_token>"
 
-async def post_bot(lobby: Lobby, tid: str, seat: int, body: dict, token: str | None = None):
+
+async def post_bot(lobby: Lobby, tid: str, seat: int, body: dict, token: str | None = OWNER):
+    """``token``: by default the table's owner_token (the host's); ``None``: none."""
+    token = lobby.owners[tid] if token == OWNER else token
     headers = {"Authorization": f"Bearer {token}"} if token else None
     return await lobby.http.post(f"/api/tables/{tid}/seats/{seat}/bot", json=body,
                                  headers=headers)
@@ -112,9 +116,10 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(server)
         last_prompt = await play_until(person, both_bots_moved, rng)
         assert pool_workers(server.proc.pid), "the searches ran in a worker process"
 
-        # Only the owner may hand a seat over, only a person's seat, only known bots.
+        # Only the host (here the owner; a seated player gets 403) may hand a seat over,
+        # only a person's seat, only known bots.
         for body, tok, status, code in [
-            ({"kind": "greedy"}, token, 401, "bad_token"),
+            ({"kind": "greedy"}, token, 403, "not_host"),
             ({"kind": "greedy"}, None, 401, "bad_token"),
             ({"kind": "mcts", "level": 7}, owner, 400, "bad_bot"),
         ]:
@@ -164,6 +169,42 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(server)
             await asyncio.sleep(0.05)
         r = await post_bot(lobby, tid, 1, {"kind": "random"}, owner)
         assert (r.status_code, r.json()["error"]["code"]) == (409, "ended")
+    finally:
+        for s in socks:
+            await s.close()
+        await lobby.close()
+
+
+async def test_a_persons_action_id_cannot_freeze_the_bot_that_takes_the_seat(server):
+    """Issue 12: seat 0 sent a legal action under the id ``bot:2``, went idle, the owner
+    handed the seat to a bot; the bot's own ``bot:2`` counted as stored, it believed it
+    had moved and retried forever. Ids are scoped to their sender now: the bot moves."""
+    lobby = Lobby(server.url)
+    socks: list[Socket] = []
+    try:
+        table = await lobby.create(2)
+        tid, owner = table["id"], table["owner_token"]
+        token = (await lobby.join(tid, "Idle", seat=0))["token"]
+        await post_bot(lobby, tid, 1, {"kind": "random"})
+        person = await Socket(server.ws_url, tid).connect(token=token)
+        watcher = await Socket(server.ws_url, tid).connect()
+        socks += [person, watcher]
+        await lobby.start(tid, owner)
+        prompt = await person.wait(lambda f: f["t"] == "prompt")
+        assert prompt["seq"] == 1
+        await person.send({"t": "action", "id": "bot:2", "seq": 1,
+                           "action": prompt["legal_actions"][0]})
+        ack = await person.wait(lambda f: f["t"] in ("ack", "error") and f.get("id") == "bot:2")
+        # The exact state of the report: stored at seq 2, and seat 0 is still to move there
+        # (its turn has more steps), so a bot on seat 0 moves next under the id "bot:2".
+        assert ack == {"t": "ack", "id": "bot:2", "seq": 2}
+        again = await person.wait(lambda f: f["t"] == "prompt" and f["seq"] == 2)
+        assert again["legal_actions"]
+        r = await post_bot(lobby, tid, 0, {"kind": "random"}, owner)
+        assert r.status_code == 200, r.text
+        after = await watcher.wait(lambda f: f["t"] == "delta" and f["seq"] == 3, timeout=30)
+        assert after["event"].get("seat") == 0, "the bot made seat 0's move"
+        await watcher.wait(ended, timeout=120)
     finally:
         for s in socks:
             await s.close()

@@ -25,7 +25,7 @@ async def test_player_seeds_and_the_revealed_server_seed_rebuild_the_deck(server
     assert [s["seeded"] for s in summary["seats"]] == [True, True]
     assert summary["commitment"] == table["commitment"]
     assert (await lobby.get(f"/api/tables/{tid}/record")).status_code == 409
-    await lobby.start(tid, tokens[1])
+    await lobby.start(tid)  # the owner (host) starts
     r = await lobby.http.post(f"/api/tables/{tid}/seed", json={"player_seed": "late"},
                               headers={"Authorization": f"Bearer {tokens[0]}"})
     assert r.status_code == 409  # contributions close at the start

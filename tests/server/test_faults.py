@@ -33,7 +33,7 @@ async def start_players(server: ServerProcess, seats: int = 3) -> tuple[str, lis
     table = await lobby.create(seats)
     tid = table["id"]
     tokens = [(await lobby.join(tid, f"P{i}"))["token"] for i in range(seats)]
-    await lobby.start(tid, tokens[0])
+    await lobby.start(tid)  # the owner (host) starts
     await lobby.close()
     players = [Player(lambda: server.ws_url, tid, t, seed=i, delay=0.01)
                for i, t in enumerate(tokens)]

@@ -91,7 +91,8 @@ async def create_bot_table(http: httpx.AsyncClient, seats: int) -> str:
     table = r.json()
     for seat in range(seats):
         r = await http.post(f"/api/tables/{table['id']}/seats/{seat}/bot",
-                            json={"kind": "random"})
+                            json={"kind": "random"},
+                            headers={"Authorization": f"Bearer {table['owner_token']}"})
         assert r.status_code == 200, r.text
     return table["id"], table["owner_token"]
 

@@ -104,7 +104,8 @@ def fuzz_table(logged_server) -> dict[str, Any]:
     tokens = [http.post(f"/api/tables/{tid}/join", json={"name": n}).json()["token"]
               for n in ("Anna", "Ben")]
     assert http.post(f"/api/tables/{tid}/start",
-                     headers={"Authorization": f"Bearer {tokens[0]}"}).status_code == 200
+                     headers={"Authorization": f"Bearer {summary['owner_token']}"}
+                     ).status_code == 200
     url = f"{logged_server.ws_url}/ws/tables/{tid}"
     seat0 = Sock(url, tokens[0]).open()
     prompt = seat0.recv()

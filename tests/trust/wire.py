@@ -139,6 +139,7 @@ class Lobby:
 
     def __init__(self, base: str) -> None:
         self.http = httpx.AsyncClient(base_url=base, timeout=10)
+        self.owners: dict[str, str] = {}  # table id -> owner_token (the host's)
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -146,6 +147,7 @@ class Lobby:
     async def create(self, seats: int, **options: Any) -> dict[str, Any]:
         r = await self.http.post("/api/tables", json={"seats": seats, "options": options})
         assert r.status_code == 201, r.text
+        self.owners[r.json()["id"]] = r.json()["owner_token"]
         return r.json()
 
     async def join(self, table_id: str, name: str) -> dict[str, Any]:
@@ -155,10 +157,12 @@ class Lobby:
 
     async def bot(self, table_id: str, seat: int) -> None:
         r = await self.http.post(f"/api/tables/{table_id}/seats/{seat}/bot",
-                                 json={"kind": "random"})
+                                 json={"kind": "random"},
+                                 headers={"Authorization": f"Bearer {self.owners[table_id]}"})
         assert r.status_code == 200, r.text
 
-    async def start(self, table_id: str, token: str) -> dict[str, Any]:
+    async def start(self, table_id: str, token: str | None = None) -> dict[str, Any]:
+        token = token or self.owners[table_id]
         r = await self.http.post(f"/api/tables/{table_id}/start",
                                  headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 200, r.text

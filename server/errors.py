@@ -1,0 +1,14 @@
+"""The lobby's refusals: one exception carrying the HTTP status and the stable code of
+docs/protocol.md §1 (``lobby.guarded`` turns it into ``{"error": {"code", "message"}}``)."""
+
+from __future__ import annotations
+
+
+class LobbyError(Exception):
+    """A lobby request that cannot be done: ``status`` (HTTP), ``code``, ``message``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
