@@ -1,5 +1,7 @@
 // The lobby HTTP API of docs/protocol.md section 1. Every call returns parsed JSON or
-// throws an ApiError carrying the server's error code and message.
+// throws an ApiError carrying the server's error code and message. Calls on a private
+// table carry its invite secret (X-Table-Key) when this browser knows it.
+import { keyFor } from "./store.js";
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -9,10 +11,12 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, { body, token } = {}) {
+async function call(method, path, { body, token, table } = {}) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
+  const key = table ? keyFor(table) : null;
+  if (key) headers["X-Table-Key"] = key;
   let res;
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -30,21 +34,26 @@ async function call(method, path, { body, token } = {}) {
 }
 
 const T = (id) => `/api/tables/${encodeURIComponent(id)}`;
+/** A call on table `id` (with its invite secret, if known). */
+const onTable = (id, method, tail, opts = {}) => call(method, `${T(id)}${tail}`, { ...opts, table: id });
 
 export const api = {
   listTables: (status) => call("GET", status ? `/api/tables?status=${status}` : "/api/tables"),
-  createTable: (seats, options, name) =>
-    call("POST", "/api/tables", { body: { game: "einauge", seats, options, ...(name ? { name } : {}) } }),
-  getTable: (id) => call("GET", T(id)),
-  join: (id, name, seat) => call("POST", `${T(id)}/join`, { body: seat === undefined ? { name } : { name, seat } }),
-  leave: (id, token) => call("POST", `${T(id)}/leave`, { token, body: {} }),
-  removeBot: (id, seat) => call("DELETE", `${T(id)}/seats/${seat}/bot`),
-  seed: (id, token, playerSeed) => call("POST", `${T(id)}/seed`, { token, body: { player_seed: playerSeed } }),
-  start: (id, token) => call("POST", `${T(id)}/start`, { token, body: {} }),
-  view: (id) => call("GET", `${T(id)}/view`),
-  events: (id, from = 0) => call("GET", `${T(id)}/events?from=${from}`),
-  deltas: (id, from = 0) => call("GET", `${T(id)}/deltas?from=${from}`),
-  record: (id) => call("GET", `${T(id)}/record`),
+  createTable: (seats, options, name, isPrivate = false) =>
+    call("POST", "/api/tables", { body: { game: "einauge", seats, options, ...(name ? { name } : {}), ...(isPrivate ? { private: true } : {}) } }),
+  getTable: (id) => onTable(id, "GET", ""),
+  /** Take a seat; the creator sends its owner token and then sits with it. */
+  join: (id, name, seat, token) => onTable(id, "POST", "/join", { token, body: seat === undefined ? { name } : { name, seat } }),
+  leave: (id, token) => onTable(id, "POST", "/leave", { token, body: {} }),
+  removeBot: (id, seat, token) => onTable(id, "DELETE", `/seats/${seat}/bot`, { token }),
+  kick: (id, seat, token) => onTable(id, "POST", `/seats/${seat}/kick`, { token, body: {} }),
+  setOptions: (id, token, options) => onTable(id, "PATCH", "/options", { token, body: options }),
+  seed: (id, token, playerSeed) => onTable(id, "POST", "/seed", { token, body: { player_seed: playerSeed } }),
+  start: (id, token) => onTable(id, "POST", "/start", { token, body: {} }),
+  view: (id) => onTable(id, "GET", "/view"),
+  events: (id, from = 0) => onTable(id, "GET", `/events?from=${from}`),
+  deltas: (id, from = 0) => onTable(id, "GET", `/deltas?from=${from}`),
+  record: (id) => onTable(id, "GET", "/record"),
   replayRecord: (record) => call("POST", "/api/replay", { body: record }),
   cards: () => call("GET", "/api/games/einauge/cards"),
   /** Bot kinds the server offers, as `[{kind, levels?}]`; a fixed list when it has none. */
@@ -56,8 +65,8 @@ export const api = {
     } catch { /* fall through */ }
     return [{ kind: "random" }]; // every server has this one
   },
-  /** An empty seat gets a bot before the start; with the owner token, a person's seat is
-   *  handed to a bot during the game. */
-  addBot: (id, seat, kind, level, ownerToken) =>
-    call("POST", `${T(id)}/seats/${seat}/bot`, { token: ownerToken, body: level ? { kind, level } : { kind } }),
+  /** The host (its token) puts a bot on an empty seat before the start, or hands a
+   *  person's seat to a bot during the game. */
+  addBot: (id, seat, kind, level, hostToken) =>
+    onTable(id, "POST", `/seats/${seat}/bot`, { token: hostToken, body: level ? { kind, level } : { kind } }),
 };

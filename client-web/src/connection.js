@@ -11,10 +11,11 @@ const MAX_DELAY_MS = 10000;
  * `error` (server error message), `seat_lost`.
  */
 export class TableConnection extends EventTarget {
-  constructor(tableId, token = null) {
+  constructor(tableId, token = null, key = null) {
     super();
     this.tableId = tableId;
     this.token = token;
+    this.key = key; // a private table's invite secret
     this.view = null; // folded view, or null before the game starts
     this.seq = 0;
     this.table = null;
@@ -78,7 +79,9 @@ export class TableConnection extends EventTarget {
     let welcomed = false;
     ws.onopen = () => {
       this.syncing = false;
-      this.send({ t: "hello", token: this.token, last_seq: this.view ? this.seq : null });
+      const hello = { t: "hello", token: this.token, last_seq: this.view ? this.seq : null };
+      if (this.key) hello.key = this.key;
+      this.send(hello);
     };
     ws.onmessage = (m) => {
       let msg;

@@ -3,7 +3,7 @@ import { api } from "./api.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
-import { saveOwner, seatFor } from "./store.js";
+import { saveKey, saveOwner, seatFor } from "./store.js";
 
 const REFRESH_MS = 5000;
 
@@ -29,6 +29,9 @@ export function lobbyPage(root, go) {
       h("div", { class: "field check" },
         h("input", { type: "checkbox", id: "t-bonus", name: "color_bonus", testid: "color-bonus" }),
         h("label", { for: "t-bonus" }, t("color_bonus"))),
+      h("div", { class: "field check" },
+        h("input", { type: "checkbox", id: "t-private", name: "private", testid: "private-table" }),
+        h("label", { for: "t-private" }, t("private_table"))),
       h("button", { type: "submit", class: "primary big", testid: "create-table", disabled: st.busy }, t("create")));
   }
 
@@ -38,9 +41,10 @@ export function lobbyPage(root, go) {
     try {
       const s = await api.createTable(Number(data.get("seats")),
         { end_rule: data.get("end_rule"), color_bonus: data.get("color_bonus") === "on" },
-        (data.get("name") || "").trim() || undefined);
+        (data.get("name") || "").trim() || undefined, data.get("private") === "on");
       if (s.owner_token) saveOwner(s.id, s.owner_token);
-      go(`/table/${s.id}`);
+      if (s.invite_key) saveKey(s.id, s.invite_key);
+      go(s.invite_key ? `/table/${s.id}#k=${s.invite_key}` : `/table/${s.id}`);
     } catch (e) {
       st.error = e.message;
       renderList();

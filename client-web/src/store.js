@@ -1,4 +1,5 @@
-// What the browser remembers: seat tokens per table, the player's name, the language.
+// What the browser remembers: seat tokens per table, owner tokens and private tables'
+// invite secrets, the player's name, the language.
 
 const KEY = "einauge.";
 
@@ -19,6 +20,9 @@ export const forgetSeat = (id) => set(`seat.${id}`, null);
 /** The owner token of a table this browser created (may start it without a seat). */
 export const ownerFor = (id) => get(`owner.${id}`);
 export const saveOwner = (id, token) => set(`owner.${id}`, token);
+/** The invite secret of a private table this browser was invited to (or created). */
+export const keyFor = (id) => get(`key.${id}`);
+export const saveKey = (id, key) => set(`key.${id}`, key);
 export const playerName = () => get("name") || "";
 export const savePlayerName = (name) => set("name", name);
 export const savedLang = () => get("lang");

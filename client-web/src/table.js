@@ -10,8 +10,9 @@ import { h, mount, randomHex } from "./dom.js";
 import { colorName, onLangChange, t } from "./i18n.js";
 import { describeEvent, eventSeat, isMajor } from "./log.js";
 import { namedView, seatName, viewNames } from "./names.js";
+import { notFoundPage } from "./notfound.js";
 import { renderScore } from "./score.js";
-import { forgetSeat, ownerFor, playerName, saveSeat, savePlayerName, seatFor } from "./store.js";
+import { forgetSeat, keyFor, ownerFor, playerName, saveKey, saveSeat, savePlayerName, seatFor } from "./store.js";
 
 /** True once the game has started (before, the server's view has no players). */
 const started = (v) => !!(v && v.players && v.players.length);
@@ -22,6 +23,9 @@ const botBadge = (x) => `${t("bot")}: ${botLabel(x.bot || "")}${x.level ? ` · $
 
 /** Mount the table page for table `id` into `root`; returns a cleanup function. */
 export function tablePage(root, id) {
+  // An invite link to a private table carries its secret after `#k=`; kept for reloads.
+  const invited = new URLSearchParams(location.hash.slice(1)).get("k");
+  if (invited) saveKey(id, invited);
   const saved = seatFor(id);
   const st = {
     summary: null,
@@ -36,7 +40,7 @@ export function tablePage(root, id) {
     retryIn: null,
     logLoadedTo: 0,
   };
-  const conn = new TableConnection(id, saved ? saved.token : null);
+  const conn = new TableConnection(id, saved ? saved.token : null, keyFor(id));
   conn.seat = saved ? saved.seat : null; // until the welcome confirms (or refuses) it
   window.__einauge = { page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat };
 
@@ -67,8 +71,15 @@ export function tablePage(root, id) {
   const mySeat = () => (handedOver() ? null : conn.seat);
   /** The view as shown: bot seats named in the current language. */
   const shownView = () => namedView(conn.view, seatsInfo());
-  /** Seated here, or this browser created the table: the server lets it start the game. */
-  const canStart = () => mySeat() !== null || !!ownerFor(id);
+  /** The host's seat (null: the host holds none, so the creator's owner token is it). */
+  const hostSeat = () => { const s = st.summary || conn.table; return s && s.host !== undefined ? s.host : null; };
+  /** True when this browser holds the host role: it sits in the host's seat, or it
+   *  created the table and the role is still the creator's (server/roles.py). */
+  const isHost = () => (hostSeat() !== null ? mySeat() !== null && mySeat() === hostSeat() : !!ownerFor(id));
+  /** The token to send for host calls. */
+  const hostToken = () => (hostSeat() !== null && mySeat() === hostSeat() ? (seatFor(id) || {}).token : ownerFor(id));
+  /** Only the host may start the game. */
+  const canStart = () => isHost();
   const promptActions = () => {
     const p = conn.prompt;
     if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended" || handedOver()) return null;
@@ -86,7 +97,8 @@ export function tablePage(root, id) {
   // ---- top bar -------------------------------------------------------------------
   function renderTop() {
     const s = st.summary;
-    const link = `${location.origin}/table/${id}`;
+    const key = keyFor(id);
+    const link = `${location.origin}/table/${id}${key ? `#k=${key}` : ""}`;
     const copyBtn = h("button", { type: "button", class: "ghost small", testid: "copy-link", onclick: async () => {
       try { await navigator.clipboard.writeText(link); copyBtn.textContent = t("copied"); } catch { linkInput.select(); }
     } }, t("copy"));
@@ -96,6 +108,7 @@ export function tablePage(root, id) {
     mount(els.top,
       h("div", { class: "tname" }, h("h1", {}, s ? s.name || id : id),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
+        s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
         mySeat() === null ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
       h("div", { class: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
       h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
@@ -111,28 +124,31 @@ export function tablePage(root, id) {
     const s = st.summary;
     if (!s) return mount(els.main, h("p", {}, t("loading")));
     const mine = mySeat();
+    const host = isHost();
     const nameInput = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: playerName(), autocomplete: "nickname", "aria-label": t("your_name") });
     const allFilled = s.seats.every((x) => x.kind);
-    const mayStart = canStart();
     const seats = s.seats.map((x) => {
       const isMe = mine === x.seat;
-      const kindSel = botSelect(x.seat);
       let body;
       if (!x.kind) {
+        const kindSel = host ? botSelect(x.seat) : null;
         body = [
           h("div", { class: "occupant empty" }, t("empty_seat")),
           h("div", { class: "seat-actions" },
             mine === null ? h("button", { type: "button", class: "primary", testid: `take-seat-${x.seat}`, onclick: () => takeSeat(x.seat, nameInput.value) }, t("take_seat")) : null,
-            h("div", { class: "bot-add" }, kindSel, h("button", { type: "button", testid: `add-bot-${x.seat}`, onclick: () => addBot(x.seat, kindSel.value) }, t("add_bot")))),
+            host ? h("div", { class: "bot-add" }, kindSel, h("button", { type: "button", testid: `add-bot-${x.seat}`, onclick: () => addBot(x.seat, kindSel.value) }, t("add_bot"))) : null),
         ];
       } else {
+        const name = seatName(x.name, x.seat, x);
         body = [
-          h("div", { class: "occupant" }, h("b", { testid: `seat-name-${x.seat}` }, seatName(x.name, x.seat, x)), " ",
+          h("div", { class: "occupant" }, h("b", { testid: `seat-name-${x.seat}` }, name), " ",
             x.kind === "bot" ? h("span", { class: "badge", testid: `bot-badge-${x.seat}` }, botBadge(x)) : null,
+            s.host === x.seat ? h("span", { class: "badge host", testid: `host-badge-${x.seat}` }, t("host")) : null,
             isMe ? h("span", { class: "badge me" }, t("you")) : null,
             x.kind === "human" ? h("span", { class: `seeded ${x.seeded ? "yes" : "no"}` }, x.seeded ? t("seeded") : t("not_seeded")) : null),
           h("div", { class: "seat-actions" },
-            x.kind === "bot" ? h("button", { type: "button", class: "ghost", testid: `remove-bot-${x.seat}`, onclick: () => removeBot(x.seat) }, t("remove_bot")) : null,
+            host && x.kind === "bot" ? h("button", { type: "button", class: "ghost", testid: `remove-bot-${x.seat}`, onclick: () => removeBot(x.seat) }, t("remove_bot")) : null,
+            host && x.kind === "human" && !isMe ? h("button", { type: "button", class: "ghost", testid: `kick-${x.seat}`, onclick: () => kickSeat(x.seat, name) }, t("kick")) : null,
             isMe ? h("button", { type: "button", class: "ghost", testid: "leave-seat", onclick: leaveSeat }, t("leave_seat")) : null),
         ];
       }
@@ -141,12 +157,24 @@ export function tablePage(root, id) {
     const opts = s.options || {};
     mount(els.main, h("section", { class: "panel seating", testid: "seating" },
       h("h2", {}, t("seats")),
-      h("p", { class: "opts" }, `${t("end_rule")}: ${t(`end_rule_${opts.end_rule || "round"}`)} · ${t("color_bonus")}: ${opts.color_bonus ? "✓" : "–"}`),
+      host ? optionsForm(opts)
+        : h("p", { class: "opts", testid: "options-text" }, `${t("end_rule")}: ${t(`end_rule_${opts.end_rule || "round"}`)} · ${t("color_bonus")}: ${opts.color_bonus ? "✓" : "–"}`),
+      host ? h("p", { class: "hint", testid: "host-hint" }, t("you_host")) : null,
       mine === null ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
       h("ol", { class: "seats" }, seats),
       h("div", { class: "start-row" },
-        h("button", { type: "button", class: "primary big", testid: "start", disabled: !mayStart || !allFilled, onclick: startGame }, t("start_game")),
-        h("span", { class: "hint", testid: "start-hint" }, !mayStart ? (allFilled ? t("start_by_others") : t("only_players_start")) : allFilled ? "" : t("start_needs")))));
+        host ? h("button", { type: "button", class: "primary big", testid: "start", disabled: !allFilled, onclick: startGame }, t("start_game")) : null,
+        h("span", { class: "hint", testid: "start-hint" }, !host ? t("start_by_others") : allFilled ? "" : t("start_needs")))));
+  }
+
+  /** The host's options (before the start): each change is sent at once. */
+  function optionsForm(opts) {
+    const endSel = h("select", { id: "opt-end", testid: "opt-end-rule", onchange: () => setOptions({ end_rule: endSel.value }) },
+      ["round", "one_more_turn"].map((r) => h("option", { value: r, selected: (opts.end_rule || "round") === r }, t(`end_rule_${r}`))));
+    const bonus = h("input", { type: "checkbox", id: "opt-bonus", testid: "opt-color-bonus", checked: !!opts.color_bonus, onchange: () => setOptions({ color_bonus: bonus.checked }) });
+    return h("div", { class: "opts-form", testid: "options-form" },
+      h("div", { class: "field" }, h("label", { for: "opt-end" }, t("end_rule")), endSel),
+      h("div", { class: "field check" }, bonus, h("label", { for: "opt-bonus" }, t("color_bonus"))));
   }
 
   async function guard(fn) {
@@ -156,7 +184,14 @@ export function tablePage(root, id) {
     const name = (rawName || "").trim();
     if (!name || name.length > 32) { notify(t("name_required")); return; }
     savePlayerName(name);
-    const r = await api.join(id, name, seat);
+    // The creator sits with its owner token, so the server knows the host's seat.
+    let r;
+    try {
+      r = await api.join(id, name, seat, ownerFor(id) || undefined);
+    } catch (e) {
+      if (e.code !== "seated" && e.code !== "bad_token") throw e;
+      r = await api.join(id, name, seat); // that token sits elsewhere already: a fresh one
+    }
     saveSeat(id, { seat: r.seat, token: r.token, name });
     notify(null); // an earlier complaint (no name) is answered now
     // Our share of the randomness: drawn here, committed before the start (CONTRACT §2).
@@ -166,10 +201,22 @@ export function tablePage(root, id) {
   });
   const addBot = (seat, choice) => guard(async () => {
     const [kind, level] = choice.split(":");
-    st.summary = await api.addBot(id, seat, kind, level ? Number(level) : undefined);
+    st.summary = await api.addBot(id, seat, kind, level ? Number(level) : undefined, hostToken());
     renderAll();
   });
-  const removeBot = (seat) => guard(async () => { st.summary = await api.removeBot(id, seat); renderAll(); });
+  const removeBot = (seat) => guard(async () => { st.summary = await api.removeBot(id, seat, hostToken()); renderAll(); });
+  const kickSeat = (seat, name) => guard(async () => {
+    if (!window.confirm(t("kick_confirm", { name }))) return;
+    st.summary = await api.kick(id, seat, hostToken());
+    renderAll();
+  });
+  const setOptions = (change) => guard(async () => {
+    try {
+      st.summary = await api.setOptions(id, hostToken(), change);
+    } finally {
+      renderAll(); // a refused change shows the options as they are
+    }
+  });
   const leaveSeat = () => guard(async () => {
     const s = seatFor(id);
     if (s) await api.leave(id, s.token);
@@ -179,8 +226,7 @@ export function tablePage(root, id) {
     renderAll();
   });
   const startGame = () => guard(async () => {
-    const s = seatFor(id);
-    st.summary = await api.start(id, s ? s.token : ownerFor(id));
+    st.summary = await api.start(id, hostToken());
     renderAll();
   });
 
@@ -215,7 +261,7 @@ export function tablePage(root, id) {
   function waitingText() {
     const s = st.summary;
     if (!s || s.status !== "open") return "";
-    if (!s.seats.every((x) => x.kind)) return t("waiting_start");
+    if (!s.seats.every((x) => x.kind)) return isHost() ? t("waiting_start") : t("waiting_host");
     return canStart() ? t("ready_start") : t("ready_start_others");
   }
 
@@ -301,13 +347,13 @@ export function tablePage(root, id) {
   }
 
   // ---- the owner's seats (during the game) ----------------------------------------
-  /** The table's creator may hand a person's seat to a bot for the rest of the game
-   *  (someone left); the server checks the owner token and that the game runs. */
+  /** The table's host may hand a person's seat to a bot for the rest of the game
+   *  (someone left); the server checks the host's token and that the game runs. */
   function renderOwner() {
     const s = st.summary || conn.table;
     const v = conn.view;
     const humans = s && s.seats ? s.seats.filter((x) => x.kind === "human") : [];
-    if (!ownerFor(id) || !started(v) || v.phase === "ended" || !humans.length) { mount(els.owner); return; }
+    if (!isHost() || !started(v) || v.phase === "ended" || !humans.length) { mount(els.owner); return; }
     mount(els.owner, h("section", { class: "panel owner-panel", testid: "owner-panel", "aria-label": t("owner_seats") },
       h("h2", {}, t("owner_seats")),
       h("p", { class: "hint" }, t("owner_seats_hint")),
@@ -324,7 +370,7 @@ export function tablePage(root, id) {
     const [kind, level] = choice.split(":");
     handing.add(seat);
     try {
-      st.summary = await api.addBot(id, seat, kind, level ? Number(level) : undefined, ownerFor(id));
+      st.summary = await api.addBot(id, seat, kind, level ? Number(level) : undefined, hostToken());
     } catch (e) {
       // Another tab of the owner was quicker: what was asked for is done.
       if (e.code !== "seat_taken") throw e;
@@ -370,7 +416,20 @@ export function tablePage(root, id) {
   }
 
   // ---- wiring --------------------------------------------------------------------
-  conn.addEventListener("status", (e) => { st.connState = e.detail.state; st.retryIn = e.detail.retryIn; renderTop(); });
+  // An unknown, expired or (without its secret) private table: a page that says so.
+  let gone = null;
+  conn.addEventListener("status", (e) => {
+    st.connState = e.detail.state;
+    st.retryIn = e.detail.retryIn;
+    if (st.connState === "gone" && !gone) {
+      conn.stop();
+      offLang();
+      closeDialog();
+      gone = notFoundPage(root);
+      return;
+    }
+    if (!gone) renderTop();
+  });
   conn.addEventListener("welcome", (e) => {
     st.summary = e.detail.table;
     tellHandedOver();
@@ -424,5 +483,5 @@ export function tablePage(root, id) {
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 
-  return () => { offLang(); conn.stop(); closeDialog(); };
+  return () => { offLang(); conn.stop(); closeDialog(); if (gone) gone(); };
 }

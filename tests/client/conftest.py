@@ -108,3 +108,11 @@ def fold(deltas: list[dict], upto: int) -> dict:
             break
         view.update(d["patch"])
     return view
+
+
+def as_host(page: Page, web: ServerProcess, made: dict) -> None:
+    """Make ``page``'s browser the creator of ``made`` (a table created over the API): it
+    keeps the owner token where the client keeps the tables it created."""
+    page.goto(web.url + "/")
+    page.evaluate("([id, token]) => localStorage.setItem(`einauge.owner.${id}`, "
+                  "JSON.stringify(token))", [made["id"], made["owner_token"]])

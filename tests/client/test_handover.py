@@ -39,7 +39,7 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
     expect(owner.get_by_test_id("board")).to_be_visible()
     expect(ben.get_by_test_id("board")).to_be_visible()
 
-    # Only the creator's browser offers the handover; both seats are people's.
+    # Only the creator's (the host's) browser offers the handover; both seats are people's.
     expect(owner.get_by_test_id("owner-panel")).to_be_visible()
     expect(owner.get_by_test_id("owner-seat-0")).to_contain_text("Anna")
     expect(owner.get_by_test_id("owner-seat-1")).to_contain_text("Ben")
@@ -68,7 +68,7 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
     owner.get_by_test_id("hand-to-bot-1").click()
     expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
     expect(ben.get_by_test_id("toast")).to_have_text(
-        "The table's creator handed your seat to a bot; you are watching now.")
+        "The table's host handed your seat to a bot; you are watching now.")
     expect(ben.get_by_test_id("spectator-badge")).to_be_visible()
     expect(ben.locator("[data-testid^=act-]:not([disabled])")).to_have_count(0)
     for page in (owner, ben):

@@ -3,9 +3,10 @@ keyboard), the table list, seats and bots, language switching, and a phone-sized
 
 from __future__ import annotations
 
+import httpx
 from playwright.sync_api import Browser, Page, expect
 
-from tests.client.conftest import api, shot
+from tests.client.conftest import api, as_host, shot
 from tests.conftest import ServerProcess
 
 
@@ -35,7 +36,9 @@ def test_lobby_lists_tables_and_seats_change_live(browser: Browser, web: ServerP
     made = api(web, "POST", "/api/tables", json={
         "game": "einauge", "seats": 3, "options": {"end_rule": "round", "color_bonus": False},
         "name": "Harbour"})
-    api(web, "POST", f"/api/tables/{made['id']}/seats/1/bot", json={"kind": "mcts", "level": 3})
+    host = {"Authorization": f"Bearer {made['owner_token']}"}  # the creator, not this browser
+    api(web, "POST", f"/api/tables/{made['id']}/seats/1/bot", json={"kind": "mcts", "level": 3},
+        headers=host)
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     try:
         page = ctx.new_page()
@@ -48,37 +51,45 @@ def test_lobby_lists_tables_and_seats_change_live(browser: Browser, web: ServerP
         page.get_by_test_id(f"join-{made['id']}").click()
         expect(page.get_by_test_id("seat-name-1")).to_have_text("MCTS bot 2 (level 3)")
         expect(page.get_by_test_id("bot-badge-1")).to_have_text("bot: MCTS (strong) · level 3")
-        expect(page.get_by_test_id("waiting-text")).to_contain_text("take a seat or add bots")
+        expect(page.get_by_test_id("waiting-text")).to_have_text(
+            "Waiting for the host: take a seat, then the host starts.")
         # Another client takes seat 2: the page shows it without a reload.
         api(web, "POST", f"/api/tables/{made['id']}/join", json={"name": "Ben", "seat": 2})
         expect(page.get_by_test_id("seat-2")).to_contain_text("Ben")
         page.get_by_test_id("name-input").fill("Cem")
         page.get_by_test_id("take-seat-0").click()
         expect(page.get_by_test_id("seat-0")).to_contain_text("Cem")
-        # Every seat is filled: the banner says so, and that this seated player may start.
+        # Every seat is filled: the banner says so, and that the host (not this seated
+        # player) starts; this browser is offered no host control at all.
         expect(page.get_by_test_id("waiting-text")).to_have_text(
-            "All seats are filled: you can start the game now.")
-        expect(page.get_by_test_id("start")).to_be_enabled()
+            "All seats are filled: the table's host can start the game.")
+        for testid in ("start", "remove-bot-1", "kick-2", "options-form"):
+            expect(page.get_by_test_id(testid)).to_have_count(0)
         # The seat survives a reload (token in localStorage) and sent a seed.
         page.reload()
         expect(page.get_by_test_id("leave-seat")).to_be_visible()
         summary = api(web, "GET", f"/api/tables/{made['id']}")
         assert summary["seats"][0]["name"] == "Cem"
         assert len(summary["contributions"][0]) == 64
-        page.get_by_test_id("remove-bot-1").click()
-        expect(page.get_by_test_id("add-bot-1")).to_be_visible()
-        expect(page.get_by_test_id("waiting-text")).to_contain_text("take a seat or add bots")
+        # The host removes the bot: the seat is empty here, with no bot button to offer.
+        r = httpx.delete(f"{web.url}/api/tables/{made['id']}/seats/1/bot", headers=host)
+        assert r.status_code == 200, r.text
+        expect(page.get_by_test_id("seat-1")).to_contain_text("empty")
+        expect(page.get_by_test_id("add-bot-1")).to_have_count(0)
+        expect(page.get_by_test_id("waiting-text")).to_contain_text("Waiting for the host")
         page.get_by_test_id("leave-seat").click()
         expect(page.get_by_test_id("take-seat-0")).to_be_visible()
         assert api(web, "GET", f"/api/tables/{made['id']}")["seats"][0]["kind"] is None
         # Filled by others while this browser neither sits nor created the table: it is
         # told who may start.
-        api(web, "POST", f"/api/tables/{made['id']}/seats/0/bot", json={"kind": "random"})
-        api(web, "POST", f"/api/tables/{made['id']}/seats/1/bot", json={"kind": "mcts", "level": 2})
+        api(web, "POST", f"/api/tables/{made['id']}/seats/0/bot", json={"kind": "random"},
+            headers=host)
+        api(web, "POST", f"/api/tables/{made['id']}/seats/1/bot", json={"kind": "mcts", "level": 2},
+            headers=host)
         expect(page.get_by_test_id("waiting-text")).to_have_text(
-            "All seats are filled: any seated player or the table's creator can start the game.")
-        expect(page.get_by_test_id("start")).to_be_disabled()
-        expect(page.get_by_test_id("start-hint")).to_contain_text("table's creator")
+            "All seats are filled: the table's host can start the game.")
+        expect(page.get_by_test_id("start")).to_have_count(0)
+        expect(page.get_by_test_id("start-hint")).to_contain_text("table's host")
         # The same in German, bot names included.
         page.get_by_test_id("lang-de").click()
         expect(page.get_by_test_id("seat-name-0")).to_have_text("Zufalls-Bot 1")
@@ -123,6 +134,7 @@ def test_seat_cards_keep_their_buttons_at_common_widths(page: Page, web: ServerP
     """No seat's button spills into the next card (it was covered at 1280 px)."""
     made = api(web, "POST", "/api/tables", json={
         "game": "einauge", "seats": 5, "options": {"end_rule": "round", "color_bonus": False}})
+    as_host(page, web, made)  # the bot buttons are the host's
     page.goto(f"{web.url}/table/{made['id']}")
     expect(page.get_by_test_id("add-bot-4")).to_be_visible()
     # Each button lies inside its own card and is what a click at its centre hits.
