@@ -385,7 +385,9 @@ class Tables:
         another process re-decides once on the newer state. Raises ``IllegalAction`` (the
         engine's code, or ``not_started``, ``not_your_seat``, ``stale``) or
         ``Unavailable``; neither changes anything. A seat whose ``kind`` is ``bot`` (e.g.
-        handed to a bot by the owner) acts only ``by_bot`` (else ``seat_handed_over``)."""
+        handed to a bot by the host) acts only ``by_bot`` (else ``seat_handed_over``).
+        Idempotency is per sender (``roles.act_key``): a person's ``action_id`` never
+        matches a bot's."""
         if table.seq == 0:
             raise IllegalAction("not_started", "the game has not started yet")
         if not by_bot and table.meta.seats[seat].kind == "bot":

@@ -9,6 +9,7 @@ import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { describeEvent, eventSeat, isMajor } from "./log.js";
 import { namedView, seatName, viewNames } from "./names.js";
+import { notFoundPage } from "./notfound.js";
 import { renderScore } from "./score.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
@@ -232,6 +233,7 @@ export function replayPage(root, id) {
   };
   document.addEventListener("keydown", onKey);
   const offLang = onLangChange(renderAll);
+  let gone = null; // the not-found page's cleanup, once shown
 
   renderAll();
   loadCards().catch(() => {}).then(async () => {
@@ -240,10 +242,15 @@ export function replayPage(root, id) {
       const [r, s] = await Promise.all([api.deltas(id, 0), api.getTable(id).catch(() => null)]);
       load(r.deltas, s ? s.name || id : id, s ? s.seats : null);
     } catch (e) {
+      if (e.code === "no_table") { // unknown, expired, or private without its secret
+        offLang();
+        gone = notFoundPage(root);
+        return;
+      }
       st.error = e.message;
       st.loading = false;
       renderAll();
     }
   });
-  return () => { pause(); clearTimeout(urlTimer); document.removeEventListener("keydown", onKey); offLang(); };
+  return () => { pause(); clearTimeout(urlTimer); document.removeEventListener("keydown", onKey); offLang(); if (gone) gone(); };
 }

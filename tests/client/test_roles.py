@@ -25,6 +25,8 @@ def test_an_unknown_table_says_so_in_english_and_german(page: Page, web: ServerP
     page.get_by_test_id("not-found-lobby").click()
     expect(page.get_by_test_id("create-table")).to_have_text("Erstellen")
     page.get_by_test_id("lang-en").click()
+    page.goto(f"{web.url}/replay/{secrets.token_urlsafe(9)}")  # the replay of none, too
+    expect(page.get_by_test_id("not-found").locator("h1")).to_have_text("Table not found")
 
 
 def test_only_the_host_sees_the_hosts_controls(browser: Browser, web: ServerProcess) -> None:

@@ -12,7 +12,7 @@ import redis
 
 from engine.einauge.record import replay_record
 from engine.einauge.view import public_view
-from server import store
+from server import roles, store
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Lobby, Player, Socket
 
@@ -62,7 +62,7 @@ def check_acks_stored(redis_url: str, tid: str, players: list[Player]) -> list[d
     for seat, p in enumerate(players):
         for ack in p.acks:
             total += 1
-            assert acts[f"{seat}:{ack['id']}"] == ack["seq"]
+            assert acts[roles.act_key(seat, ack["id"], by_bot=False)] == ack["seq"]
             assert ends[ack["seq"]] == p.sent[ack["id"]]
     assert total > 10
     return entries

@@ -90,7 +90,7 @@ async def test_conflicting_actions_from_two_processes_store_exactly_one(server, 
 async def test_bots_driven_by_two_processes_move_once_per_turn(server, server_b, redis_url):
     import redis
 
-    from server import store
+    from server import roles, store
 
     lobby = Lobby(server.url)
     table = await lobby.create(3)
@@ -111,7 +111,8 @@ async def test_bots_driven_by_two_processes_move_once_per_turn(server, server_b,
     # One stored action per bot turn: each under the id of the seq it was decided at.
     assert len(acts) == sum(1 for e in entries if "a" in e)
     for key, seq_after in acts.items():
-        seat, _, at = key.split(":")
+        sender, seat, _, at = key.split(":")  # b:<seat>:bot:<seq>, a bot's key
+        assert sender == "b" and key == roles.act_key(int(seat), f"bot:{at}", by_bot=True)
         assert entries[int(at)]["a"]["seat"] == int(seat) and seq_after > int(at)
     record = (await lobby.get(f"/api/tables/{tid}/record")).json()
     assert len(record["actions"]) == len(acts)
