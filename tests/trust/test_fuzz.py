@@ -265,6 +265,7 @@ ENDPOINTS = [
     ("POST", "/api/tables/{id}/join"), ("POST", "/api/tables/{id}/leave"),
     ("POST", "/api/tables/{id}/seats/{seat}/bot"), ("DELETE", "/api/tables/{id}/seats/{seat}/bot"),
     ("POST", "/api/tables/{id}/seed"), ("POST", "/api/tables/{id}/start"),
+    ("POST", "/api/tables/{id}/seats/{seat}/kick"), ("PATCH", "/api/tables/{id}/options"),
     ("GET", "/api/tables/{id}/view"), ("GET", "/api/tables/{id}/events"),
     ("GET", "/api/tables/{id}/deltas"), ("POST", "/api/replay"),
     ("GET", "/api/tables/{id}/record"), ("GET", "/api/games/einauge/cards"),
