@@ -11,5 +11,6 @@ def get_game(name: str) -> Game:
 
 
 from engine.einauge import EINAUGE  # noqa: E402  (the registry needs the interface first)
+from engine.keltis import KELTIS  # noqa: E402
 
-GAMES: dict[str, Game] = {EINAUGE.name: EINAUGE}
+GAMES: dict[str, Game] = {EINAUGE.name: EINAUGE, KELTIS.name: KELTIS}

@@ -1,0 +1,77 @@
+"""Game records (CONTRACT-keltis.md §1): replay and write.
+
+A record is a plain dict as JSON gives it: ``game`` (``"keltis"``), ``players``,
+``options`` (``{}``), ``seed`` and/or ``deck``, and ``actions`` in order. Replaying one
+rebuilds every event, so a record is checked against the rules action by action. Unknown
+top-level fields are ignored (CONTRACT: "add fields freely").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.game import IllegalAction, Message
+from engine.keltis.actions import ACTIONS
+from engine.keltis.game import KELTIS
+from engine.keltis.state import State
+
+
+class RecordError(ValueError):
+    """A record that does not replay: ``index`` is the failing action's index (``None``
+    when the record itself is malformed), ``reason`` says why in a sentence."""
+
+    def __init__(self, index: int | None, reason: str) -> None:
+        where = "record" if index is None else f"action {index}"
+        super().__init__(f"{where}: {reason}")
+        self.index = index
+        self.reason = reason
+
+
+def replay_record(record: Mapping[str, Any]) -> tuple[State, list[Message]]:
+    """Set the game up from ``record`` and apply its actions in order.
+
+    Returns the final state and every event. Raises ``RecordError``: ``index=None`` for a
+    malformed record (not Keltis, bad players, options, seed or deck), otherwise the index
+    of the first action that is malformed (``bad_message``/``bad_action``: an unknown key,
+    a wrong type) or illegal, with the engine's code and message.
+    """
+    if not isinstance(record, Mapping):
+        raise RecordError(None, "a record is a JSON object")
+    if record.get("game") != "keltis":
+        raise RecordError(None, f"not a Keltis record: game is {record.get('game')!r}")
+    seed, deck = record.get("seed"), record.get("deck")
+    if seed is not None and not isinstance(seed, str):
+        raise RecordError(None, "seed must be a string")
+    actions = record.get("actions", [])
+    if not isinstance(actions, Sequence) or isinstance(actions, str):
+        raise RecordError(None, "actions must be a list")
+    try:
+        events = KELTIS.start(record.get("players"), record.get("options"), seed, deck)  # type: ignore[arg-type]
+    except ValueError as e:
+        raise RecordError(None, str(e)) from None
+    state = KELTIS.replay(events)
+    for i, data in enumerate(actions):
+        try:
+            events.extend(KELTIS.play(state, ACTIONS.decode(data)))
+        except IllegalAction as e:
+            raise RecordError(i, f"{e.code}: {e.message}") from None
+        except (TypeError, ValueError) as e:
+            raise RecordError(i, f"bad_action: {e}") from None
+    return state, events
+
+
+def make_record(players: Sequence[str], seed: str | None, deck: Sequence[str],
+                actions: Sequence[Message | Mapping[str, Any]],
+                **extra: Any) -> dict[str, Any]:
+    """A record in the layout of CONTRACT §1 (``extra`` fields are appended); actions in
+    their wire form (``draw`` with ``from``)."""
+    return {
+        "game": "keltis",
+        "players": list(players),
+        "options": {},
+        "seed": seed,
+        "deck": list(deck),
+        "actions": [a.to_dict() if isinstance(a, Message) else dict(a) for a in actions],
+        **extra,
+    }
