@@ -145,7 +145,7 @@ def test_point_card_on_a_color_row_of_the_same_value() -> None:
     """HM: a grey 6 may be laid on a row ending in blue-6; it counts for that row and keeps
     its direction; any matching row of the player is offered."""
     t = Table(2, hands={0: ["blue-2", "blue-6a", "green-6a", "point-6", "point-2",
-                            *PINK[:3]], 1: BLUE})
+                            "yellow-0", "yellow-1", "yellow-2"], 1: PINK})
     _lay_all(t, ["blue-2", "blue-6a", "green-6a"])
     lays = {(a.card, a.row) for a in t.legal() if a.type == "lay" and a.card == "point-6"}
     assert lays == {("point-6", "point"), ("point-6", "blue"), ("point-6", "green")}
