@@ -48,13 +48,11 @@ class Keltis:
             evolve(state, e)
         return state
 
-    def decide(self, state: State, action: Message) -> list[Message]:
-        """Events for ``action``; raises ``IllegalAction``; ``state`` is unchanged."""
-        return rules.decide(state, action)
-
-    def play(self, state: State, action: Message) -> list[Message]:
-        """Like ``decide`` but applies the events to ``state`` too (for fast self-play)."""
-        return rules.play(state, action)
+    # Bound directly (no wrapper call: these are the hot path of self-play and search).
+    decide = staticmethod(rules.decide)
+    """Events for ``action``; raises ``IllegalAction``; ``state`` is unchanged."""
+    play = staticmethod(rules.play)
+    """Like ``decide`` but applies the events to ``state`` too (for fast self-play)."""
 
     def to_move(self, state: State) -> tuple[int, ...]:
         """The seat to move, or ``()`` once the game has ended."""
@@ -63,9 +61,8 @@ class Keltis:
             return (state.current_seat,)  # type: ignore[return-value]
         return ()
 
-    def legal_actions(self, state: State, seat: int) -> list[Message]:
-        """Exactly the actions ``decide`` accepts from ``seat`` now."""
-        return rules.legal_actions(state, seat)
+    legal_actions = staticmethod(rules.legal_actions)
+    """Exactly the actions ``decide`` accepts from ``seat`` now."""
 
     def is_over(self, state: State) -> bool:
         """True once ``game_ended`` has been applied."""

@@ -156,6 +156,14 @@ def test_point_card_on_a_color_row_of_the_same_value() -> None:
                    "closed": False}
 
 
+def test_point_card_keeps_an_undecided_row_undecided() -> None:
+    t = Table(2, hands={0: ["red-4a", "point-4", "red-2", *PINK[:5]], 1: BLUE})
+    _lay_all(t, ["red-4a", "point-4"], ["red", "red"])
+    assert t.view()["players"][0]["rows"]["red"]["direction"] is None
+    _lay_all(t, ["red-2"])
+    assert t.view()["players"][0]["rows"]["red"]["direction"] == "falling"
+
+
 def test_point_card_cannot_start_a_row_nor_go_on_an_end_card() -> None:
     t = Table(2, hands={0: ["point-4", "red-4a", "end-red-1", "point-9", *PINK[:4]],
                         1: BLUE})
@@ -442,6 +450,9 @@ def test_five_closed_rows_over_all_players_trigger_the_end() -> None:
     assert [type(e) for e in new] == [ev.CardDrawn, ev.FinalTurnsStarted, ev.FinalTurnEnded]
     assert new[1] == ev.FinalTurnsStarted(0) and new[2] == ev.FinalTurnEnded(0)
     assert (t.view()["step"], t.seat) == ("final", 1)  # the triggering player goes last
+    with pytest.raises(IllegalAction) as err:  # no finish where no lay was possible
+        t.play(ac.Finish(0))
+    assert err.value.code == "not_your_turn"
     v = KELTIS.view(t.state, 1)
     assert v["final_lays_left"] == 2 and v["trigger"] == {"seat": 1, "reason": "rows_closed"}
     refused(t, "wrong_step", "discard", card=t.hand()[0])  # no discarding, no stone, no draw
