@@ -78,6 +78,10 @@ for _c in CANONICAL:
         KIND[_c], COLOR[_c] = NUMBER, _parts[0]
         VALUE[_c], PILE[_c] = int(_parts[1].rstrip("ab")), _parts[0]
 
+INFO: dict[str, tuple[int, str | None, int | None]] = {
+    c: (KIND[c], COLOR[c], VALUE[c]) for c in CANONICAL}
+"""``(kind, color, value)`` by card id, for the hot paths (one lookup instead of three)."""
+
 STONES: tuple[str, ...] = tuple(f"stone-{v}" for v in STONE_VALUES)
 """The stone card ids, by value."""
 STONE_ID: dict[int, str] = dict(zip(STONE_VALUES, STONES, strict=True))

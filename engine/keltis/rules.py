@@ -24,6 +24,7 @@ from engine.keltis.cards import (
     DECK,
     END,
     HAND_SIZE,
+    INFO,
     KIND,
     NUMBER,
     PILE,
@@ -98,28 +99,23 @@ def _lays(p: Player, lay: dict[tuple[str, str], Message], out: list[Message]) ->
     row first, then each matching color row in color order)."""
     rows, last, dirs = p.rows, p.last, p.dirs
     for c in p.hand:
-        kind = KIND[c]
+        kind, color, v = INFO[c]
         if kind == NUMBER:
-            color = COLOR[c]
             if color in rows:
                 lv = last.get(color)  # type: ignore[arg-type]
                 if lv is None:
                     continue  # closed
                 d = dirs[color]  # type: ignore[index]
-                if d:
-                    v = VALUE[c]
-                    if (v < lv) if d > 0 else (v > lv):  # type: ignore[operator]
-                        continue
+                if d and ((v < lv) if d > 0 else (v > lv)):  # type: ignore[operator]
+                    continue
             out.append(lay[c, color])  # type: ignore[index]
         elif kind == END:
-            color = COLOR[c]
             if color in rows:
                 out.append(lay[c, color])  # type: ignore[index]
         else:
             out.append(lay[c, POINT])
             if last:
-                v = VALUE[c]
-                for color in COLORS:
+                for color in COLORS:  # color order, not the order rows were started
                     if last.get(color) == v:
                         out.append(lay[c, color])
 
@@ -128,10 +124,9 @@ def has_lay(p: Player) -> bool:
     """True if ``p`` can lay at least one card (a point card always can: the point row)."""
     rows, last, dirs = p.rows, p.last, p.dirs
     for c in p.hand:
-        kind = KIND[c]
+        kind, color, v = INFO[c]
         if kind == POINT_CARD:
             return True
-        color = COLOR[c]
         if kind == END:
             if color in rows:
                 return True
@@ -141,7 +136,6 @@ def has_lay(p: Player) -> bool:
             lv = last.get(color)  # type: ignore[arg-type]
             if lv is not None:
                 d = dirs[color]  # type: ignore[index]
-                v = VALUE[c]
                 if d == 0 or ((v >= lv) if d > 0 else (v <= lv)):  # type: ignore[operator]
                     return True
     return False
@@ -401,17 +395,23 @@ def legal_actions(s: State, seat: int) -> list[Message]:
         out.extend([discard[c] for c in hand])
         stones = s.stones
         if stones:
-            by_value: dict[int, list[str]] = {}
+            first: dict[int, str] = {}
+            pairs: dict[int, list[str]] | None = None
             for c in hand:
                 v = VALUE[c]
                 if v in stones:
-                    if v in by_value:
-                        by_value[v].append(c)
+                    if v in first:
+                        if pairs is None:
+                            pairs = {}
+                        if v in pairs:
+                            pairs[v].append(c)
+                        else:
+                            pairs[v] = [first[v], c]
                     else:
-                        by_value[v] = [c]
-            stone = _STONE[seat]
-            for cards in by_value.values():
-                if len(cards) > 1:
+                        first[v] = c  # type: ignore[index]
+            if pairs:
+                stone = _STONE[seat]
+                for cards in pairs.values():
                     out.extend([stone[a, b] for a in cards for b in cards if a is not b])
     elif step == "draw":
         draw = _DRAW[seat]
