@@ -162,7 +162,8 @@ def sample(obs: Observation, rng: random.Random) -> State:
     s.draws_left = obs.draws_left
     s.blocked = tuple(obs.blocked)
     s.stones = list(obs.stones)
-    s.discards = {pile: list(dict(obs.discards)[pile]) for pile in PILES}
+    piles = dict(obs.discards)
+    s.discards = {pile: list(piles[pile]) for pile in PILES}
     s.closed_rows = sum(1 for p in players for c in p.rows if c not in p.last)
     s.end_triggered = obs.end_triggered
     s.trigger_seat = obs.trigger_seat

@@ -14,6 +14,7 @@ from typing import Any
 from engine.game import IllegalAction, Message
 from engine.keltis.actions import ACTIONS
 from engine.keltis.game import KELTIS
+from engine.keltis.setup import check_options
 from engine.keltis.state import State
 
 
@@ -61,15 +62,17 @@ def replay_record(record: Mapping[str, Any]) -> tuple[State, list[Message]]:
     return state, events
 
 
-def make_record(players: Sequence[str], seed: str | None, deck: Sequence[str],
-                actions: Sequence[Message | Mapping[str, Any]],
+def make_record(players: Sequence[str], options: Mapping[str, Any] | None, seed: str | None,
+                deck: Sequence[str], actions: Sequence[Message | Mapping[str, Any]],
                 **extra: Any) -> dict[str, Any]:
     """A record in the layout of CONTRACT §1 (``extra`` fields are appended); actions in
-    their wire form (``draw`` with ``from``)."""
+    their wire form (``draw`` with ``from``). Same signature as Einauge's ``make_record``,
+    so a server can look the writer up by game name. ``options`` as the game used them
+    (``{}``: none exist); raises ``ValueError`` for any other."""
     return {
         "game": "keltis",
         "players": list(players),
-        "options": {},
+        "options": check_options(options),
         "seed": seed,
         "deck": list(deck),
         "actions": [a.to_dict() if isinstance(a, Message) else dict(a) for a in actions],

@@ -53,12 +53,17 @@ def test_contract_example_replays() -> None:
 def test_round_trip_through_json() -> None:
     t = Table(3, seed="rt")
     t.run(discarder)
-    record = make_record(t.players, "rt", t.deck, t.actions, result=t.state.result)
+    record = make_record(t.players, {}, "rt", t.deck, t.actions, result=t.state.result)
     loaded = json.loads(json.dumps(record))
     assert loaded["actions"][1] == {"type": "draw", "seat": 0, "from": "deck"}
     state, events = replay_record(loaded)
     assert [e.to_dict() for e in events] == [e.to_dict() for e in t.events]
     assert state.result == t.state.result == loaded["result"]
+
+
+def test_make_record_refuses_options() -> None:
+    with pytest.raises(ValueError):
+        make_record(["a", "b"], {"x": 1}, "s", list(CANONICAL), [])
 
 
 def test_seed_only_record_uses_the_shuffle() -> None:
