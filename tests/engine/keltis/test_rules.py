@@ -496,6 +496,9 @@ def test_final_turn_order_and_finish_three_players() -> None:
     assert t.seat == 2
     t.act("finish")
     assert t.seat == 0
+    with pytest.raises(IllegalAction) as err:  # the laying rules apply unchanged
+        t.act("lay", card="point-9", row="green")
+    assert err.value.code == "no_row"
     t.lay("point-8", "point")
     assert (t.seat, KELTIS.view(t.state, 0)["final_lays_left"]) == (0, 1)
     t.act("finish")
