@@ -195,9 +195,8 @@ def _advance(s: State, out: list[Message]) -> None:
 _STEP_NAMES = {"play": "the play step", "draw": "the draw step", "final": "a final turn"}
 
 
-def _need_step(s: State, *steps: str) -> None:
-    if s.step not in steps:
-        raise IllegalAction("wrong_step", f"not allowed in {_STEP_NAMES.get(s.step, 'this step')}")  # type: ignore[arg-type]
+def _wrong_step(s: State) -> IllegalAction:
+    return IllegalAction("wrong_step", f"not allowed in {_STEP_NAMES.get(s.step, 'this step')}")  # type: ignore[arg-type]
 
 
 def _hand_card(p: Player, card: object) -> str:
@@ -252,7 +251,9 @@ def lay_problem(p: Player, card: str, row: str) -> IllegalAction | None:
 
 
 def _check_lay(s: State, p: Player, seat: int, a: ac.Lay) -> Message:
-    _need_step(s, "play", "final")
+    step = s.step
+    if step != "play" and step != "final":
+        raise _wrong_step(s)
     card = _hand_card(p, a.card)
     row = a.row
     if type(row) is not str:
@@ -268,14 +269,16 @@ def _check_lay(s: State, p: Player, seat: int, a: ac.Lay) -> Message:
 def _check_discard(s: State, p: Player, seat: int, a: ac.Discard) -> Message:
     if s.step == "final":
         raise IllegalAction("wrong_step", "no discarding in a final turn: only lays")
-    _need_step(s, "play")
+    if s.step != "play":
+        raise _wrong_step(s)
     return _CARD_DISCARDED[seat][_hand_card(p, a.card)]
 
 
 def _check_stone(s: State, p: Player, seat: int, a: ac.Stone) -> Message:
     if s.step == "final":
         raise IllegalAction("wrong_step", "no stone can be taken in the final turns")
-    _need_step(s, "play")
+    if s.step != "play":
+        raise _wrong_step(s)
     cards = a.cards
     if not isinstance(cards, tuple | list) or len(cards) != 2:
         raise IllegalAction("bad_action", "cards must list two card ids")
@@ -295,7 +298,8 @@ def _check_stone(s: State, p: Player, seat: int, a: ac.Stone) -> Message:
 
 
 def _check_draw(s: State, p: Player, seat: int, a: ac.Draw) -> Message:
-    _need_step(s, "draw")
+    if s.step != "draw":
+        raise _wrong_step(s)
     source = a.source
     if type(source) is not str:
         raise IllegalAction("bad_action", "from must be 'deck', a color or 'point'")
@@ -316,7 +320,8 @@ def _check_draw(s: State, p: Player, seat: int, a: ac.Draw) -> Message:
 
 
 def _check_finish(s: State, p: Player, seat: int, a: ac.Finish) -> Message:
-    _need_step(s, "final")
+    if s.step != "final":
+        raise _wrong_step(s)
     return _FINAL_TURN_ENDED[seat]
 
 
