@@ -16,6 +16,7 @@ from engine.keltis.actions import ACTIONS
 from engine.keltis.game import KELTIS
 from engine.keltis.setup import check_options
 from engine.keltis.state import State
+from engine.keltis.view import public_view
 
 
 class RecordError(ValueError):
@@ -78,3 +79,13 @@ def make_record(players: Sequence[str], options: Mapping[str, Any] | None, seed:
         "actions": [a.to_dict() if isinstance(a, Message) else dict(a) for a in actions],
         **extra,
     }
+
+
+def record_view(record: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]:
+    """What ``record play FILE [--seat N]`` prints (CONTRACT §3): the CONTRACT view of
+    ``seat`` (``None``: a spectator) after replaying ``record``. Raises ``RecordError``
+    as ``replay_record`` does, and for a seat not at the table (``index`` ``None``)."""
+    state, _ = replay_record(record)
+    if seat is not None and (type(seat) is not int or not 0 <= seat < len(state.players)):
+        raise RecordError(None, f"seat must be 0..{len(state.players) - 1}, not {seat!r}")
+    return public_view(state, seat)

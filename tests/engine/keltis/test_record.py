@@ -11,7 +11,7 @@ import pytest
 from engine.keltis import KELTIS
 from engine.keltis import events as ev
 from engine.keltis.cards import CANONICAL
-from engine.keltis.record import RecordError, make_record, replay_record
+from engine.keltis.record import RecordError, make_record, record_view, replay_record
 from engine.keltis.setup import shuffled_deck
 from tests.engine.keltis.helpers import Table, deck_for, discarder
 
@@ -110,3 +110,15 @@ def test_bad_action_names_its_index(index: int, action: dict[str, Any], code: st
     with pytest.raises(RecordError) as err:
         replay_record(contract_record(actions=actions))
     assert err.value.index == index and err.value.reason.startswith(code)
+
+
+def test_record_view_is_the_contract_view_of_a_seat_or_a_spectator() -> None:
+    record = contract_record()
+    state, _ = replay_record(record)
+    assert record_view(record) == KELTIS.public_view(state, None)
+    assert record_view(record, 2) == KELTIS.public_view(state, 2)
+    assert record_view(record, 2)["players"][2]["hand"] is not None
+    assert record_view(record)["players"][2]["hand"] is None
+    for bad in (3, -1, True):
+        with pytest.raises(RecordError):
+            record_view(record, bad)  # type: ignore[arg-type]
