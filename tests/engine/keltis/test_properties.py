@@ -89,6 +89,9 @@ def play(params: dict[str, Any], exhaustive: bool) -> tuple[list[Message], list[
         if KELTIS.is_over(state):
             break
         (seat,) = KELTIS.to_move(state)
+        assert state.step in ("play", "draw", "final")  # never "deal" or None after a batch
+        assert (state.step == "final") == (state.phase == "final_turns")
+        assert (state.draws_left > 0) == (state.step == "draw")
         if state.step == "play":
             assert len(state.players[seat].hand) == 8
         legal = KELTIS.legal_actions(state, seat)
