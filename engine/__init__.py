@@ -12,5 +12,7 @@ def get_game(name: str) -> Game:
 
 from engine.einauge import EINAUGE  # noqa: E402  (the registry needs the interface first)
 from engine.keltis import KELTIS  # noqa: E402
+from engine.loot_island import LOOT_ISLAND  # noqa: E402
 
-GAMES: dict[str, Game] = {EINAUGE.name: EINAUGE, KELTIS.name: KELTIS}
+GAMES: dict[str, Game] = {EINAUGE.name: EINAUGE, KELTIS.name: KELTIS,
+                          LOOT_ISLAND.name: LOOT_ISLAND}

@@ -1,0 +1,105 @@
+"""Loot Island as a ``engine.game.Game``: the object the server, bots and tools use."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.game import Message, Viewer
+from engine.loot_island import legal, rules, setup, view
+from engine.loot_island.actions import ACTIONS
+from engine.loot_island.events import EVENTS, GameStarted, MapDeckReshuffled
+from engine.loot_island.evolve import evolve
+from engine.loot_island.observation import Observation, observation, sample
+from engine.loot_island.state import State
+
+
+class LootIsland:
+    """The rules of RULES-loot-island.md behind the generic game interface."""
+
+    name = "loot-island"
+    min_players = 2
+    max_players = 5
+    events = EVENTS
+    actions = ACTIONS
+    uniform_view = False
+    """Hands are hidden: each seat's view and projections differ (``view``, ``project``)."""
+
+    def start(self, players: Sequence[str], options: Mapping[str, Any] | None,
+              seed: str | None, orders: Mapping[str, Any] | None = None) -> list[Message]:
+        """``game_started`` (the eight setup lists from ``seed`` by CONTRACT §2, each
+        replaced by ``orders`` where given) and the automatic events after it. Raises
+        ``ValueError`` naming the bad field (players, options, seed or orders)."""
+        return rules.start_events(State(), setup.game_started(players, options, seed, orders))
+
+    def initial_state(self) -> State:
+        """An empty state, before ``game_started``."""
+        return State()
+
+    def evolve(self, state: State, event: Message) -> State:
+        """Apply one event in place (see ``evolve.evolve``)."""
+        return evolve(state, event)
+
+    def replay(self, events: Sequence[Message]) -> State:
+        """The state after ``events``, folded from an empty one."""
+        state = State()
+        for e in events:
+            evolve(state, e)
+        return state
+
+    def decide(self, state: State, action: Message) -> list[Message]:
+        """Events for ``action``; raises ``IllegalAction``; ``state`` is unchanged."""
+        return rules.decide(state, action)
+
+    def play(self, state: State, action: Message) -> list[Message]:
+        """Like ``decide`` but applies the events to ``state`` too (for fast self-play)."""
+        return rules.play(state, action)
+
+    def to_move(self, state: State) -> tuple[int, ...]:
+        """The seat whose decision is pending, or ``()`` once the game has ended."""
+        seat = state.current_seat
+        return () if seat is None or state.phase == "ended" else (seat,)
+
+    def legal_actions(self, state: State, seat: int) -> list[Message]:
+        """The decisions ``decide`` accepts from ``seat`` now, each choice once
+        (see ``legal``)."""
+        return legal.legal_actions(state, seat)
+
+    def is_over(self, state: State) -> bool:
+        """True once ``game_ended`` has been applied."""
+        return state.phase == "ended"
+
+    def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
+        """CONTRACT §3's view for ``viewer``: own hand only, no deck order."""
+        return view.view(state, viewer)
+
+    def public_view(self, state: State) -> dict[str, Any]:
+        """The spectator's view (CONTRACT §3)."""
+        return view.view(state, None)
+
+    def project(self, event: Message, viewer: Viewer) -> dict[str, Any] | None:
+        """The wire form of ``event`` as ``viewer`` may see it (see ``view.project``)."""
+        return view.project(event, viewer)
+
+    def observation(self, state: State, seat: int) -> Observation:
+        """What ``seat`` knows (see ``observation``)."""
+        return observation(state, seat)
+
+    def sample(self, obs: Observation, rng: Any) -> State:
+        """A state consistent with ``obs``, its unseen part drawn from ``rng``."""
+        return sample(obs, rng)
+
+    def setup_orders(self, events: Sequence[Message]) -> dict[str, list[Any]]:
+        """The record's ``orders`` (all eight setup lists and every ``map_reshuffles``
+        entry used), from a game's events: the deck equivalent of Einauge's
+        ``setup_deck``. Raises ``ValueError`` if the first event is not ``game_started``."""
+        first = events[0] if events else None
+        if not isinstance(first, GameStarted):
+            raise ValueError("the first event must be game_started")
+        out: dict[str, list[Any]] = {k: list(v) for k, v in first.orders.items()}
+        out["map_reshuffles"] = [list(e.cards) for e in events
+                                 if isinstance(e, MapDeckReshuffled)]
+        return out
+
+
+LOOT_ISLAND = LootIsland()

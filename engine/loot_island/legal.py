@@ -1,0 +1,135 @@
+"""``legal_actions``: every decision ``decide`` accepts now, each choice listed once.
+
+Where the contract lets one choice be written in several orders (the cards of a
+``discard`` or an islet's payment, equal values within a ``play``), the list holds it once,
+cards in canonical map order (plays: by value, then canonical order); ``decide`` also
+accepts the other orders. Everything else is listed exactly: every landing, card set and
+joker value, every islet parameter, ``skip``, every pick and healer.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+
+from engine.game import Message
+from engine.loot_island import actions as ac
+from engine.loot_island.checks import can_act, modifier
+from engine.loot_island.data import (
+    ACTION,
+    COLOUR,
+    COLOURS,
+    HEALER_IDS,
+    ISLET_COST,
+    ISLETS,
+    LANDINGS,
+    MAP_INDEX,
+    VALUE,
+)
+from engine.loot_island.state import State
+
+
+def _canon(cards: list[str]) -> list[str]:
+    return sorted(cards, key=MAP_INDEX.__getitem__)
+
+
+def _subsets(items: list[str]) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    for c in items:
+        out += [[*sub, c] for sub in out]
+    return [_canon(x) for x in out]
+
+
+def _plays(s: State, seat: int) -> list[Message]:
+    hand = _canon(s.players[seat].hand)
+    no_jokers = modifier(s, "no_jokers", False)
+    free = s.discs_free(seat) > 0
+    out: list[Message] = []
+    for li, name in enumerate(LANDINGS):
+        x = s.landings[li]
+        if seat not in x.discs and not free:
+            continue
+        if x.cards:
+            colours: tuple[str, ...] = (COLOUR[x.cards[0]],)
+            lo = x.values[-1]
+        else:
+            other = s.landings[li ^ 1].cards
+            taken = COLOUR[other[0]] if other else None
+            colours = tuple(k for k in COLOURS if k != taken)
+            lo = 1
+        for k in colours:
+            mine = [c for c in hand if COLOUR[c] == k]
+            ones = [c for c in mine if VALUE[c] == 1]
+            printed = [c for c in mine if VALUE[c] >= max(lo, 2)]
+            jokers = [] if no_jokers else [c for c in mine if VALUE[c] == 0]
+            if x.cards:
+                row = {ACTION[c] for c in x.cards}
+                for one in ones:
+                    out.append(ac.Play(seat, name, [one]))
+                    out.extend(ac.Play(seat, name, [one], None, cp)
+                               for cp in ("shed", "draw") if cp in row)
+                firsts: list[list[str]] = [[]]
+            else:
+                firsts = [[]] + [[one] for one in ones]
+            joker_sets: list[dict[str, int]] = [{}]
+            for n in range(1, len(jokers) + 1):
+                for js in combinations(jokers, n):
+                    for vals in product(range(lo, 11), repeat=n):
+                        joker_sets.append(dict(zip(js, vals, strict=True)))
+            for first in firsts:
+                for sub in _subsets(printed):
+                    for jv in joker_sets:
+                        if not (first or sub or jv):
+                            continue
+                        rest = sorted([*sub, *jv],
+                                      key=lambda c: (jv.get(c) or VALUE[c], MAP_INDEX[c]))
+                        out.append(ac.Play(seat, name, first + rest, dict(jv) or None))
+    return out
+
+
+def _islets(s: State, seat: int) -> list[Message]:
+    if modifier(s, "no_islets", False) or not any(s.islets_open):
+        return []
+    hand = _canon(s.players[seat].hand)
+    any_cards = modifier(s, "islet_any_cards", False)
+    pairs = [list(p) for p in combinations(hand, ISLET_COST)
+             if any_cards or len({COLOUR[c] for c in p}) == 1]
+    if not pairs:
+        return []
+    mine = [li for li in range(8) if seat in s.landings[li].discs]
+    others = [li for li in range(8) if li not in mine]
+    free = s.discs_free(seat) > 0
+    options: list[tuple[str, dict[str, str | bool]]] = []
+    for i, islet in enumerate(ISLETS):
+        if not s.islets_open[i]:
+            continue
+        options.append((islet, {"skip": True}))
+        if islet == "islet-shortcut":
+            options += [(islet, {"landing": LANDINGS[li]}) for li in mine]
+        elif islet == "islet-camp":
+            options += [(islet, {"landing": LANDINGS[li]}) for li in others if free]
+        elif islet == "islet-portage":
+            options += [(islet, {"from_": LANDINGS[a], "to": LANDINGS[b]})
+                        for a in mine for b in others]
+        else:
+            options.append((islet, {}))
+    return [ac.Islet(seat, islet, cards, **params)  # type: ignore[arg-type]
+            for cards in pairs for islet, params in options]
+
+
+def legal_actions(s: State, seat: int) -> list[Message]:
+    """The decisions ``seat`` may take now (``[]`` when it is not that seat's decision)."""
+    if s.current_seat != seat or s.phase == "ended":
+        return []
+    if s.phase == "preparation":
+        return [ac.Discard(seat, cards) for cards in _subsets(s.players[seat].hand)]
+    if s.phase == "actions" and s.step == "act":
+        if not can_act(s, seat):
+            return [ac.Pass(seat)]
+        return [*_plays(s, seat), *_islets(s, seat), ac.Pass(seat)]
+    if s.offer is not None:
+        return ([ac.TakeLoot(seat, c) for c in s.offer]
+                + [ac.DiscardLoot(seat, c) for c in s.offer])
+    if s.phase == "healers":
+        left = set(s.healers_left())
+        return [ac.ChooseHealer(seat, h) for h in HEALER_IDS if h in left]
+    return []

@@ -1,0 +1,74 @@
+"""Game records (CONTRACT-loot-island.md §1): replay and write.
+
+A record is a plain dict as JSON gives it: ``game``, ``players``, ``options``, ``seed``,
+``orders`` and ``actions``. Replaying it rebuilds every event, checking each action
+against the rules. Unknown top-level fields are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.game import IllegalAction, Message
+from engine.loot_island.actions import ACTIONS
+from engine.loot_island.game import LOOT_ISLAND
+from engine.loot_island.state import State
+
+
+class RecordError(ValueError):
+    """A record that does not replay: ``index`` is the failing action's index (``None``
+    for a malformed record), ``reason`` says why (the field, or the engine's code)."""
+
+    def __init__(self, index: int | None, reason: str) -> None:
+        where = "record" if index is None else f"action {index}"
+        super().__init__(f"{where}: {reason}")
+        self.index = index
+        self.reason = reason
+
+
+def replay_record(record: Any) -> tuple[State, list[Message]]:
+    """Set the game up from ``record`` and apply its actions in order.
+
+    Returns the final state and every event. Raises ``RecordError``: ``index=None`` for a
+    malformed record (not an object, wrong ``game``, bad ``players``, ``options``,
+    ``seed``, ``orders`` or ``actions``), else the index of the first illegal action.
+    """
+    if not isinstance(record, Mapping):
+        raise RecordError(None, "a record is a JSON object")
+    if record.get("game") != "loot-island":
+        raise RecordError(None, f"game: not a Loot Island record ({record.get('game')!r})")
+    actions = record.get("actions", [])
+    if not isinstance(actions, list):
+        raise RecordError(None, "actions must be a list")
+    try:
+        events = LOOT_ISLAND.start(record.get("players"), record.get("options"),  # type: ignore[arg-type]
+                                   record.get("seed"), record.get("orders"))
+    except ValueError as e:
+        raise RecordError(None, str(e)) from None
+    state = LOOT_ISLAND.replay(events)
+    for i, data in enumerate(actions):
+        try:
+            action = ACTIONS.decode(data)
+            events.extend(LOOT_ISLAND.play(state, action))
+        except IllegalAction as e:
+            raise RecordError(i, f"{e.code}: {e.message}") from None
+    return state, events
+
+
+def make_record(players: Sequence[str], options: Mapping[str, Any], seed: str | None,
+                orders: Mapping[str, Any], actions: Sequence[Message | Mapping[str, Any]],
+                **extra: Any) -> dict[str, Any]:
+    """A record in the layout of CONTRACT §1 (``orders`` e.g. from
+    ``LOOT_ISLAND.setup_orders(events)``; ``extra`` fields are appended)."""
+    return {
+        "game": "loot-island",
+        "players": list(players),
+        "options": {"events": bool(options.get("events", True)),
+                    "min_cards": options.get("min_cards")},
+        "seed": seed,
+        "orders": {k: [list(x) if isinstance(x, list) else x for x in v]
+                   for k, v in orders.items()},
+        "actions": [a.to_dict() if isinstance(a, Message) else dict(a) for a in actions],
+        **extra,
+    }
