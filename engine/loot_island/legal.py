@@ -34,9 +34,9 @@ def _canon(cards: list[str]) -> list[str]:
 
 def _subsets(items: list[str]) -> list[list[str]]:
     out: list[list[str]] = [[]]
-    for c in items:
+    for c in items:  # items in canonical order, so every subset is too
         out += [[*sub, c] for sub in out]
-    return [_canon(x) for x in out]
+    return out
 
 
 def _plays(s: State, seat: int) -> list[Message]:
@@ -121,7 +121,7 @@ def legal_actions(s: State, seat: int) -> list[Message]:
     if s.current_seat != seat or s.phase == "ended":
         return []
     if s.phase == "preparation":
-        return [ac.Discard(seat, cards) for cards in _subsets(s.players[seat].hand)]
+        return [ac.Discard(seat, cards) for cards in _subsets(_canon(s.players[seat].hand))]
     if s.phase == "actions" and s.step == "act":
         if not can_act(s, seat):
             return [ac.Pass(seat)]
