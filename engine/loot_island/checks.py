@@ -230,10 +230,13 @@ def check_healer(s: State, a: ac.ChooseHealer) -> tuple[int, str]:
     return seat, a.healer
 
 
-def can_play_alone(s: State, seat: int, card: str, li: int) -> bool:
-    """Whether ``card`` alone is a legal play at landing ``li`` (RULES phase 2, (a))."""
+def can_play_alone(s: State, seat: int, card: str, li: int, free: bool | None = None) -> bool:
+    """Whether ``card`` alone is a legal play at landing ``li`` (RULES phase 2, (a));
+    ``free``: whether ``seat`` has a free disc, when the caller knows it already."""
     x = s.landings[li]
-    if seat not in x.discs and s.discs_free(seat) == 0:
+    if free is None:
+        free = s.discs_free(seat) > 0
+    if seat not in x.discs and not free:
         return False
     colour = MAP[card].colour
     if x.cards:
@@ -264,4 +267,6 @@ def can_act(s: State, seat: int) -> bool:
     """Whether ``seat`` has a legal action other than ``pass`` (else it passes by force)."""
     if can_use_islet(s, seat):
         return True
-    return any(can_play_alone(s, seat, c, li) for c in s.players[seat].hand for li in range(8))
+    free = s.discs_free(seat) > 0
+    return any(can_play_alone(s, seat, c, li, free)
+               for c in s.players[seat].hand for li in range(8))

@@ -116,3 +116,13 @@ def test_every_hand_is_shown_once_ended() -> None:
         v = t.view(viewer)
         assert [p["hand"] for p in v["players"]] == t.of(ev.GameEnded)[0].hands  # type: ignore[attr-defined]
         assert all(p["hand"] for p in v["players"])
+
+
+def test_12_cubes_are_not_eliminated_13_are() -> None:
+    t = Table(2, seed="elim", orders={"events_a": a_first("event-a01")})
+    to_round(t, 5)
+    t.arrange(cubes=[12, 13])
+    t.pass_all()
+    assert t.of(ev.PlayerEliminated) == [ev.PlayerEliminated(1, "curses", 13)]
+    assert t.view()["players"][1]["eliminated"] == "curses"
+    assert t.of(ev.HealersRevealed)[0].order == [0]  # type: ignore[attr-defined]

@@ -63,6 +63,7 @@ def test_games_are_deterministic_and_replay_to_the_same_state() -> None:
     s1, a1, e1 = _game("det", 4)
     s2, a2, e2 = _game("det", 4)
     assert [e.to_dict() for e in e1] == [e.to_dict() for e in e2] and a1 == a2
+    assert G.view(s2, None) == G.view(s1, None)
     replayed = G.replay(e1)
     for viewer in (None, 0, 3):
         assert G.view(replayed, viewer) == G.view(s1, viewer)

@@ -169,3 +169,14 @@ def test_short_and_empty_loot_deck() -> None:
     t.pass_all()
     assert t.of(ev.LootOffered)[-1] == ev.LootOffered("east-1", "big", [], [0])
     assert t.state.phase == "preparation" and t.state.round == 3
+
+
+def test_event_b05_big_loot_at_least_1() -> None:
+    t = Table(4, seed="ev", orders={"events_a": a_first("event-a01"),
+                                    "events_b": b_first("event-b05")})
+    to_round(t, 2)
+    plain = ["map-red-4a", "map-red-5a", "map-red-7a", "map-red-7b"]  # count 5, no chest
+    t.arrange(landings={"east-1": (plain, [0])})
+    t.pass_all()
+    assert t.of(ev.CoastExplored)[-1].offers == [  # type: ignore[attr-defined]
+        {"landing": "east-1", "size": "big", "number": 1}]

@@ -86,3 +86,11 @@ def test_the_data_file_matches_the_rules_table(card: str) -> None:
     assert (got.kind, got.variant, got.gold, got.curse, got.crosses, got.multiplier) == (
         want["kind"], want["variant"], want["gold"], want["curse"], want["crosses"],
         want["mult"])
+
+
+def test_crown_ranks_are_not_recomputed_after_a_player_cannot_pay() -> None:
+    loots = [["loot-20", "loot-52"], ["loot-03"], ["loot-17"]]  # crosses 8, 3, 2
+    result = final_result(loots, [12, 0, 0], ["healer-13", None, None], [False] * 3, 1)
+    s = result["scores"]
+    assert s[0]["eliminated"] == "cannot_pay" and s[0]["crowns"] == 25
+    assert [s[1]["crowns"], s[2]["crowns"]] == [18, 15]

@@ -144,3 +144,29 @@ def test_wrong_step_and_not_your_turn() -> None:
     with pytest.raises(IllegalAction) as e:
         t.decide("pass", seat="0")
     assert e.value.code == "bad_action"
+
+
+def test_an_empty_map_deck_is_reshuffled_from_the_discard_pile_by_the_seed() -> None:
+    from engine.loot_island.setup import reshuffled
+    t = Table(2, seed="deck", orders={"events_a": A01})
+    t.arrange(hands={0: ["map-red-4a", "map-red-5b"]}, empty_deck=True)
+    pile = list(t.state.map_discard)
+    assert t.view()["map_deck_count"] == 0 and len(pile) > 0
+    new = t.act("play", landing="south-1", cards=["map-red-4a"])  # draw: deck empty
+    assert new[1] == ev.MapDeckReshuffled(1, reshuffled("deck", 1, pile))
+    assert new[2] == ev.MapCardDrawn(0, new[1].cards[0], "draw")  # type: ignore[attr-defined]
+    v = t.view()
+    assert v["map_reshuffles"] == 1 and v["map_discard"] == []
+    assert v["map_deck_count"] == len(pile) - 1
+
+
+def test_with_both_piles_empty_the_draw_is_lost() -> None:
+    t = Table(2, seed="deck", orders={"events_a": A01})
+    t.arrange(hands={0: ["map-red-4a", "map-red-5b"]}, empty_deck=True)
+    s = t.state
+    # the whole pile goes into seat 1's hand: nothing is left to draw
+    s.players[1].hand.extend(s.map_discard)
+    s.map_discard.clear()
+    new = t.act("play", landing="south-1", cards=["map-red-4a"])
+    assert not any(isinstance(e, ev.MapCardDrawn | ev.MapDeckReshuffled) for e in new)
+    assert len(s.players[0].hand) == 1
