@@ -39,50 +39,70 @@ def _subsets(items: list[str]) -> list[list[str]]:
     return out
 
 
+def _sequences(mine: list[str], lo: int, empty: bool,
+               no_jokers: bool) -> list[tuple[list[str], dict[str, int] | None]]:
+    """Every ``(cards, joker values)`` of one colour's cards ``mine`` (canonical order)
+    that may be laid on a top value ``lo`` (1 at an empty landing), unders excluded."""
+    ones = [c for c in mine if VALUE[c] == 1] if empty else []
+    printed = [c for c in mine if VALUE[c] >= max(lo, 2)]
+    jokers = [] if no_jokers else [c for c in mine if VALUE[c] == 0]
+    joker_sets: list[dict[str, int]] = []
+    for n in range(1, len(jokers) + 1):
+        for js in combinations(jokers, n):
+            for vals in product(range(lo, 11), repeat=n):
+                joker_sets.append(dict(zip(js, vals, strict=True)))
+    out: list[tuple[list[str], dict[str, int] | None]] = []
+    # Within a colour canonical order is value order, so a subset of printed cards is
+    # already in laying order; only jokers are merged in.
+    subsets = _subsets(printed)
+    for first in [[], *([one] for one in ones)]:
+        for sub in subsets:
+            if first or sub:
+                out.append(([*first, *sub], None))
+            for jv in joker_sets:
+                rest = sorted([*sub, *jv], key=lambda c: (jv.get(c) or VALUE[c], MAP_INDEX[c]))
+                out.append(([*first, *rest], jv))
+    return out
+
+
 def _plays(s: State, seat: int) -> list[Message]:
     hand = _canon(s.players[seat].hand)
+    by_colour = {k: [c for c in hand if COLOUR[c] == k] for k in COLOURS}
     no_jokers = modifier(s, "no_jokers", False)
     free = s.discs_free(seat) > 0
+    memo: dict[tuple[str, int, bool], list[tuple[list[str], dict[str, int] | None]]] = {}
     out: list[Message] = []
+    play = ac.Play
     for li, name in enumerate(LANDINGS):
         x = s.landings[li]
         if seat not in x.discs and not free:
             continue
-        if x.cards:
-            colours: tuple[str, ...] = (COLOUR[x.cards[0]],)
-            lo = x.values[-1]
-        else:
+        empty = not x.cards
+        if empty:
             other = s.landings[li ^ 1].cards
             taken = COLOUR[other[0]] if other else None
-            colours = tuple(k for k in COLOURS if k != taken)
+            colours: tuple[str, ...] = tuple(k for k in COLOURS if k != taken)
             lo = 1
+        else:
+            colours = (COLOUR[x.cards[0]],)
+            lo = x.values[-1]
         for k in colours:
-            mine = [c for c in hand if COLOUR[c] == k]
-            ones = [c for c in mine if VALUE[c] == 1]
-            printed = [c for c in mine if VALUE[c] >= max(lo, 2)]
-            jokers = [] if no_jokers else [c for c in mine if VALUE[c] == 0]
-            if x.cards:
+            mine = by_colour[k]
+            if not mine:
+                continue
+            if not empty:
                 row = {ACTION[c] for c in x.cards}
-                for one in ones:
-                    out.append(ac.Play(seat, name, [one]))
-                    out.extend(ac.Play(seat, name, [one], None, cp)
-                               for cp in ("shed", "draw") if cp in row)
-                firsts: list[list[str]] = [[]]
-            else:
-                firsts = [[]] + [[one] for one in ones]
-            joker_sets: list[dict[str, int]] = [{}]
-            for n in range(1, len(jokers) + 1):
-                for js in combinations(jokers, n):
-                    for vals in product(range(lo, 11), repeat=n):
-                        joker_sets.append(dict(zip(js, vals, strict=True)))
-            for first in firsts:
-                for sub in _subsets(printed):
-                    for jv in joker_sets:
-                        if not (first or sub or jv):
-                            continue
-                        rest = sorted([*sub, *jv],
-                                      key=lambda c: (jv.get(c) or VALUE[c], MAP_INDEX[c]))
-                        out.append(ac.Play(seat, name, first + rest, dict(jv) or None))
+                for one in mine:
+                    if VALUE[one] == 1:
+                        out.append(play(seat, name, [one]))
+                        out.extend(play(seat, name, [one], None, cp)
+                                   for cp in ("shed", "draw") if cp in row)
+            key = (k, lo, empty)
+            seqs = memo.get(key)
+            if seqs is None:
+                seqs = memo[key] = _sequences(mine, lo, empty, no_jokers)
+            out.extend(play(seat, name, list(cards), None if jv is None else dict(jv))
+                       for cards, jv in seqs)
     return out
 
 

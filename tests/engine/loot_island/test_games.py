@@ -91,3 +91,35 @@ def test_registered_next_to_einauge() -> None:
     assert get_game("loot-island") is G and get_game("einauge").name == "einauge"
     assert (G.min_players, G.max_players, G.uniform_view) == (2, 5, False)
     assert len(MAP_IDS) == 88
+
+
+def test_replay_matches_the_live_state_at_every_step_and_messages_round_trip() -> None:
+    rng = random.Random(9)
+    events = G.start(["a", "b", "c"], {}, "steps")
+    state = G.replay(events)
+    while not G.is_over(state):
+        seat = G.to_move(state)[0]
+        legal = G.legal_actions(state, seat)
+        for a in legal[:50]:
+            assert G.actions.decode(a.to_dict()) == a
+        new = G.play(state, legal[rng.randrange(len(legal))])
+        assert all(G.events.decode(e.to_dict()) == e for e in new)
+        events.extend(new)
+        replayed = G.replay(events)
+        for viewer in (None, seat):
+            assert G.view(replayed, viewer) == G.view(state, viewer)
+
+
+def test_everyone_eliminated_means_no_winner() -> None:
+    from tests.engine.loot_island.helpers import Table, to_round
+    t = Table(2, seed="all-out", options={"events": False})
+    to_round(t, 5)
+    t.arrange(cubes=[13, 20])
+    t.pass_all()
+    assert G.is_over(t.state)
+    assert t.state.result == {"scores": [
+        {"seat": i, "eliminated": "curses", "cubes": c, **dict.fromkeys(
+            ["healer", "gold", "jewels", "crosses", "crowns", "skulls", "books", "book_pairs",
+             "amulets", "start_marker", "subtotal", "healer_cost", "total"])}
+        for i, c in ((0, 13), (1, 20))], "winners": []}
+    assert t.of(ev.HealersRevealed)[0].order == []  # type: ignore[attr-defined]
