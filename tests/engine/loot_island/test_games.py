@@ -123,3 +123,14 @@ def test_everyone_eliminated_means_no_winner() -> None:
              "amulets", "start_marker", "subtotal", "healer_cost", "total"])}
         for i, c in ((0, 13), (1, 20))], "winners": []}
     assert t.of(ev.HealersRevealed)[0].order == []  # type: ignore[attr-defined]
+
+
+def test_the_shared_self_play_loop_and_random_bot_play_loot_island() -> None:
+    from engine.bots.random_bot import RandomBot
+    from engine.selfplay import play_game
+    game = play_game(G, ["a", "b", "c", "d", "e"], {}, "selfplay",
+                     [RandomBot(i) for i in range(5)])
+    assert G.is_over(game.state) and game.events[-1].type == "game_ended"
+    again = play_game(G, ["a", "b", "c", "d", "e"], {}, "selfplay",
+                      [RandomBot(i) for i in range(5)])
+    assert again.actions == game.actions
