@@ -180,7 +180,7 @@ def check_islet(s: State, a: ac.Islet) -> IsletPlan:
         raise IllegalAction("bad_action", f"an islet costs {ISLET_COST} map cards")
     if not modifier(s, "islet_any_cards", False) and len({COLOUR[c] for c in cards}) != 1:
         raise IllegalAction("mixed_colours", "an islet costs cards of one colour")
-    if a.skip not in (None, True, False):
+    if a.skip is not None and type(a.skip) is not bool:
         raise IllegalAction("bad_action", "skip must be true or false")
     params = {"landing": a.landing, "from": a.from_, "to": a.to}
     if a.skip:

@@ -56,6 +56,16 @@ def replay_record(record: Any) -> tuple[State, list[Message]]:
     return state, events
 
 
+def record_view(record: Any, seat: Any = None) -> dict[str, Any]:
+    """What ``record play FILE [--seat N]`` prints (CONTRACT §3): the view of ``seat``
+    (``None``: a spectator) after replaying ``record``. Raises ``RecordError`` as
+    ``replay_record`` does, and for a seat not at the table (``index`` ``None``)."""
+    state, _ = replay_record(record)
+    if seat is not None and (type(seat) is not int or not 0 <= seat < len(state.players)):
+        raise RecordError(None, f"seat must be 0..{len(state.players) - 1}, not {seat!r}")
+    return LOOT_ISLAND.view(state, seat)
+
+
 def make_record(players: Sequence[str], options: Mapping[str, Any], seed: str | None,
                 orders: Mapping[str, Any], actions: Sequence[Message | Mapping[str, Any]],
                 **extra: Any) -> dict[str, Any]:

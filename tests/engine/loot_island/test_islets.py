@@ -135,6 +135,8 @@ def test_payment_two_distinct_cards_of_one_colour_jokers_and_1s_count() -> None:
     assert code(t, islet="islet-spring", cards=["map-red-5a"]) == "bad_action"
     assert code(t, islet="islet-spring", cards=["map-red-5a", "map-red-5a"]) == "bad_action"
     assert code(t, islet="islet-nowhere", cards=PAIR) == "unknown_islet"
+    assert code(t, islet="islet-spring", cards=["map-red-star-b", "map-red-1a"], skip=1) \
+        == "bad_action"
     assert t.decide("islet", islet="islet-spring", cards=["map-red-star-b", "map-red-1a"])
 
 

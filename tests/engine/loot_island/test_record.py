@@ -147,3 +147,20 @@ def test_a_record_may_stop_at_any_decision_and_ignores_unknown_top_level_fields(
     half = len(record["actions"]) // 2
     state, _ = replay_record({**record, "actions": record["actions"][:half], "note": "hi"})
     assert not G.is_over(state) and G.to_move(state)
+
+
+def test_record_view_is_what_record_play_prints() -> None:
+    from engine.loot_island.record import record_view
+    record, _ = played("record-8", 3)
+    state, _ = replay_record(record)
+    assert record_view(record) == G.view(state, None)
+    assert record_view(record, 2) == G.view(state, 2)
+    half = {**record, "actions": record["actions"][:10]}
+    mid, _ = replay_record(half)
+    assert record_view(half, 1)["players"][1]["hand"] is not None
+    assert record_view(half, 1)["players"][0]["hand"] is None
+    assert record_view(half, 1) == G.view(mid, 1)
+    for bad in (3, -1, "0", True):
+        with pytest.raises(RecordError) as err:
+            record_view(record, bad)
+        assert err.value.index is None and "seat" in err.value.reason
