@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.game import Game, Message
+from engine.seat_control import is_control
 
 
 def canonical(value: Mapping[str, Any] | None) -> bytes:
@@ -42,8 +43,9 @@ def canonical(value: Mapping[str, Any] | None) -> bytes:
 
 def public_events(game: Game, events: Iterable[Message]) -> list[dict[str, Any] | None]:
     """What the chain hashes of each event: its spectator projection,
-    ``game.project(event, None)``, exactly the ``event`` of the ``delta`` a spectator gets."""
-    return [game.project(e, None) for e in events]
+    ``game.project(event, None)``, exactly the ``event`` of the ``delta`` a spectator gets;
+    a seat-control event (engine/seat_control.py) hides nothing: its wire dict."""
+    return [e.to_dict() if is_control(e) else game.project(e, None) for e in events]
 
 
 def genesis(table_id: str, commitment: str) -> bytes:

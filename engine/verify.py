@@ -13,7 +13,8 @@ A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``com
   them (defaults filled in, actions in wire form).
 - ``result``: the replayed result equals the recorded ``result``.
 - ``chain``: the hash chain over the replayed events' spectator projections ends at
-  ``head`` (docs/fairness.md §5).
+  ``head`` (docs/fairness.md §5); the record's ``seat_changes`` (engine/seat_control.py)
+  are placed among the events first.
 
 A check whose fields are absent is *not run* (a plain CONTRACT record with ``seed`` or
 ``deck`` and ``actions`` can still be replay-checked); a check that needs a failed one

@@ -21,9 +21,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from server import lobby, metrics, ws
+from server import lobby, metrics, takeover, ws
+from server.attendance import Attendance
 from server.bots import BotDriver
 from server.config import Settings
+from server.deadlines import Deadlines
 from server.direct import RawSend
 from server.fanout import Connection
 from server.logging import get_logger
@@ -43,6 +45,8 @@ class Service:
         self.store = Store.from_url(settings.redis_url)
         self.tables = Tables(settings, self.store)
         self.bots = BotDriver(self.tables, settings.bot_delay, settings.bot_workers)
+        self.attendance = Attendance(self.tables)
+        self.deadlines = Deadlines(self.tables, settings.deadline_scan)
         self.connections: set[Connection] = set()
         self.addr_count: dict[str, int] = {}
 
@@ -84,6 +88,8 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await svc.tables.start()
+        svc.attendance.start()
+        svc.deadlines.start()
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
         log.info("service ready", redis="embedded" if "redis.sock" in (settings.redis_url or "")
                  else "external")
@@ -91,6 +97,8 @@ def create_app(settings: Settings) -> Starlette:
             yield
         finally:
             await svc.close_sockets()
+            await svc.deadlines.stop()
+            await svc.attendance.stop()
             await svc.tables.stop()
             await svc.bots.close()
             lag_monitor.cancel()
@@ -100,6 +108,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
         *lobby.ROUTES,
+        *takeover.ROUTES,
         WebSocketRoute("/ws/tables/{id}", ws.endpoint),
     ]
     dist = Path(settings.static_dir)

@@ -77,21 +77,22 @@ class BotDriver:
         await self.pool.close()
 
     async def _play(self, table: LiveTable, seat: int) -> None:
-        s = table.meta.seats[seat]
-        kind, level = s.bot or "random", s.level
+        kind, level = table.bot_of(seat)
         inline = make(kind, table.id, seat, level) if kind in INLINE_KINDS else None
         game = table.game
         with contextlib.suppress(Unavailable):
             await self.tables.get(table.id, watch=True)
         turn = table.turn[seat]
-        while not self.tables.game_over(table):
+        # Until the game ends, or the seat's player takes it back (engine/seat_control.py).
+        while not self.tables.game_over(table) and table.by_bot(seat):
             if seat not in game.to_move(table.state):
                 turn.clear()
                 await turn.wait()
                 continue
             seq = table.seq
             await asyncio.sleep(self.delay)
-            if table.seq != seq or seat not in game.to_move(table.state):
+            if (table.seq != seq or seat not in game.to_move(table.state)
+                    or not table.by_bot(seat)):
                 continue
             try:
                 if inline is not None:
@@ -119,3 +120,18 @@ class BotDriver:
         # The worker gets a snapshot of what the seat may know, never the live state.
         observation = observe(table.state, seat)
         return await self.pool.think(kind, f"{table.id}:{seat}:{table.seq}", level, observation)
+
+
+QUICK_KINDS = frozenset({"random", "greedy"})
+"""Kinds that decide in well under a millisecond: a timed-out move is decided inline."""
+
+
+def timeout_move(table: LiveTable, seat: int, kind: str) -> dict[str, Any]:
+    """The move a bot makes for ``seat`` whose time ran out, from what the seat may know
+    (``Bot.choose`` observes first), seeded ``<table id>:<seat>:<seq>`` so that every
+    process picks the same one. ``kind`` beyond ``QUICK_KINDS`` decides as ``greedy``
+    (a deadline must not wait for a search). Raises ``ValueError`` when the seat
+    cannot act."""
+    kind = kind if kind in QUICK_KINDS else "greedy"
+    bot = make_bot(kind, f"{table.id}:{seat}:{table.seq}")
+    return bot.choose(table.game, table.state, seat).to_dict()

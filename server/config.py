@@ -15,6 +15,7 @@ variable, the value and what is allowed.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -71,6 +72,24 @@ class Settings(BaseSettings):
     `last_seq`)"""
     recent_deltas: int = Field(32, ge=0)
     """encoded deltas kept per table for reconnects (older ones are rebuilt by replay)"""
+    presence_interval: float = Field(1.0, gt=0)
+    """seconds between a process's refreshes of the presence of the seats it holds
+    sockets of (and its reads of everyone else's)"""
+    presence_ttl: float = Field(3.0, gt=0)
+    """seconds a process's presence claim lasts without a refresh (a dead process's
+    sockets count as gone after at most this)"""
+    presence_grace: float = Field(2.0, ge=0)
+    """seconds without a socket before a seat shows as away (a reload is no absence)"""
+    deadline_scan: float = Field(0.2, gt=0)
+    """seconds between a process's scans of the deadline index"""
+    timeouts_to_bot: int = Field(3, gt=0)
+    """timeouts of a seat in a row after which a bot plays it for the rest of the game"""
+    replacement_bot: Literal["random", "greedy", "mcts"] = "greedy"
+    """the bot that makes a timed-out move (decided at once: `mcts` decides it as
+    `greedy`) and plays a seat taken over (timeout, claim, resignation)"""
+    clock_file: str = ""
+    """tests only: a file holding seconds added to the system clock (read on change), so
+    that tests move every process's clock without sleeping; empty: the system clock"""
     static_dir: str = "client-web/dist"
     """the built web client"""
     backlog: int = Field(4096, gt=0)
@@ -87,10 +106,40 @@ class Settings(BaseSettings):
             return tuple(s.strip() for s in value.split(",") if s.strip())
         return value
 
+    def now_ms(self) -> int:
+        """The service's clock: milliseconds since the epoch (plus ``clock_file``'s
+        offset when set)."""
+        return int((time.time() + _offset(self.clock_file)) * 1000)
+
     def replace(self, **changes: object) -> Settings:
         """A validated copy with ``changes`` applied (``None`` values are ignored)."""
         given = {k: v for k, v in changes.items() if v is not None}
         return type(self)(**{**self.model_dump(), **given})
+
+
+_OFFSETS: dict[str, tuple[float, float]] = {}
+
+
+def _offset(path: str) -> float:
+    """The seconds in ``path`` (0 when unset, missing or not a number), re-read when the
+    file's mtime changes."""
+    if not path:
+        return 0.0
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:
+        return 0.0
+    cached = _OFFSETS.get(path)
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    try:
+        with open(path) as f:
+            value = float(f.read().strip() or 0)
+    except (OSError, ValueError):
+        value = 0.0
+    _OFFSETS[path] = (mtime, value)
+    return value
+
 
 
 class SettingsError(ValueError):

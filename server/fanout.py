@@ -284,8 +284,9 @@ class Room:
         return self.players.get(seat, set())
 
     def publish(self, kind: str, item: Any) -> None:
-        """Queue ``("delta", Delta)``, ``("prompt", (seat, seq, legal))`` or
-        ``("table", summary)`` for delivery after everything queued before it."""
+        """Queue ``("delta", Delta)``, ``("prompt", (seat, seq, legal))``,
+        ``("table", summary)`` or ``("message", msg)`` (a message for every socket, e.g.
+        ``clock`` or ``presence``) for delivery after everything queued before it."""
         if not len(self):
             return
         self.pending.append((kind, item, time.perf_counter()))
@@ -325,8 +326,8 @@ class Room:
                     if conn.binary not in frames:
                         frames[conn.binary] = protocol.encode(msg, conn.binary)
                     conn.push(frames[conn.binary])
-        elif kind == "table":
-            msg = {"t": "table", "table": item}
+        elif kind in ("table", "message"):
+            msg = {"t": "table", "table": item} if kind == "table" else item
             frames = {}
             for i, conn in enumerate(tuple(self.connections())):
                 if conn.binary not in frames:

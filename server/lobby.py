@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import bots, metrics, protocol, roles
+from server import bots, clock, metrics, protocol, roles
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
 from server.tables import LobbyError, Unavailable
@@ -112,8 +112,14 @@ async def create_table(request: Request) -> Response:
     if count > svc.settings.tables_per_hour:
         return error(429, "rate_limited",
                      f"at most {svc.settings.tables_per_hour} new tables per hour per address")
+    time_control = (req.time_control.model_dump(exclude_none=True)
+                    if req.time_control else {})
+    try:
+        clock.parse(time_control)
+    except ValueError as e:
+        raise LobbyError(400, "bad_message", str(e)) from None
     meta, owner, invite = await svc.tables.create(req.game, req.seats, options, req.name,
-                                                  req.private)
+                                                  req.private, time_control)
     extra = {"invite_key": invite} if invite else {}
     return JSONResponse({**meta.summary(), "owner_token": owner, **extra}, status_code=201)
 
@@ -256,6 +262,13 @@ async def add_bot(request: Request) -> Response:
         raise LobbyError(400, "bad_bot", str(e)) from None
     level = bots.effective_level(req.kind, req.level)
     token = bearer(request)
+    running = await table_or_404(request)
+    if running.meta.status == "running":
+        # Stored in the table's stream like every change of who plays a seat.
+        from server import takeover
+
+        return await takeover.handover(svc, running, request.path_params["seat"], req.kind,
+                                       level, token)
 
     def change(meta: TableMeta) -> dict[str, str]:
         seat = _seat_index(meta, request.path_params["seat"])
@@ -349,8 +362,9 @@ async def events(request: Request) -> Response:
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None
-    game = table.game
-    projected = [game.project(game.events.decode(e["e"]), None) for e in entries]
+    from server.tables import project
+
+    projected = [project(table.game, table.decode(e), None) for e in entries]
     return JSONResponse({"seq": after + len(projected), "events": projected})
 
 

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from server import clock
+
 
 def token_hash(token: str) -> str:
     """SHA-256 of a seat token (hex): the only form a token is stored in."""
@@ -29,11 +31,16 @@ class Seat:
     bot: str | None = None
     level: int | None = None
     since: int | None = None
+    resigned: bool = False
+    """The seat's player resigned (a bot plays it to the end; engine/seat_control.py)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form."""
-        return {"name": self.name, "kind": self.kind, "bot": self.bot, "level": self.level,
-                "since": self.since}
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind, "bot": self.bot,
+                               "level": self.level, "since": self.since}
+        if self.resigned:
+            out["resigned"] = True
+        return out
 
 
 @dataclass
@@ -62,6 +69,9 @@ class TableMeta:
     invite: str = ""
     """SHA-256 hex of a private table's invite secret ('' : a public table)."""
     winners: list[int] | None = None
+    time_control: dict[str, Any] = field(default_factory=dict)
+    """As asked at creation (server/clock.py ``parse``); ``{}``: none."""
+    started_at: float = 0.0
 
     @classmethod
     def from_fields(cls, table_id: str, f: dict[str, str]) -> TableMeta:
@@ -75,7 +85,9 @@ class TableMeta:
             seq=int(f.get("seq", "0")), head=f.get("head", ""), version=f.get("version", "0"),
             tokens=[f.get(f"tok:{i}", "") for i in range(len(seats))], owner=f.get("owner", ""),
             host=f.get("host", ""), invite=f.get("invite", ""),
-            winners=json.loads(f["winners"]) if f.get("winners") else None)
+            winners=json.loads(f["winners"]) if f.get("winners") else None,
+            time_control=json.loads(f.get("time_control") or "{}"),
+            started_at=float(f.get("started_at") or 0))
 
     def to_fields(self) -> dict[str, str]:
         """Every field as stored (including the secrets: only for Redis)."""
@@ -86,6 +98,7 @@ class TableMeta:
             "server_seed": self.server_seed, "created_at": repr(self.created_at),
             "seq": str(self.seq), "head": self.head, "version": self.version,
             "owner": self.owner, "host": self.host, "invite": self.invite,
+            "time_control": json.dumps(self.time_control),
         }
         out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
         return out
@@ -133,11 +146,13 @@ class TableMeta:
             "options": self.options,
             "seats": [{"seat": i, "name": s.name, "kind": s.kind,
                        **({"bot": s.bot, "level": s.level} if s.kind == "bot" else {}),
+                       **({"resigned": True} if s.resigned else {}),
                        "seeded": bool(self.contributions[i])}
                       for i, s in enumerate(self.seats)],
             "commitment": self.commitment, "contributions": list(self.contributions),
             "seq": self.seq, "created_at": self.created_at,
             "host": self.host_seat(), "private": self.private,
+            "time_control": clock.parse(self.time_control).to_dict(),
         }
         if self.winners is not None:
             out["winners"] = self.winners

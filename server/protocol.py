@@ -111,6 +111,15 @@ def encode(message: dict[str, Any], binary: bool) -> bytes | str:
 
 # ---- HTTP bodies ------------------------------------------------------------------------
 
+class TimeControlBody(_Model):
+    """A table's time control (server/clock.py): ``none``, ``live`` with a ``preset``,
+    or ``async`` with ``days`` per move."""
+
+    kind: Literal["none", "live", "async"] = "none"
+    preset: Literal["fast", "normal", "slow"] | None = None
+    days: Literal[1, 2, 3] | None = None
+
+
 class CreateTable(_Model):
     """``POST /api/tables``."""
 
@@ -120,6 +129,7 @@ class CreateTable(_Model):
     name: Annotated[str, Field(max_length=64)] = ""
     private: StrictBool = False
     """Unlisted, and reached only through the invite link (``server.roles``)."""
+    time_control: TimeControlBody | None = None
 
 
 class EinaugeOptions(_Model):

@@ -242,3 +242,56 @@ class Store:
         pipe.expire(bucket, window)
         count, _ = await pipe.execute()
         return int(count)
+
+    # ---- deadlines and presence (server/deadlines.py, server/attendance.py) -------------
+
+    async def lower_deadline(self, table_id: str, at_ms: int) -> None:
+        """Make the table's score in the deadline index at most ``at_ms`` (``ZADD LT``):
+        the index only ever wakes a process early, never late."""
+        await self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True)
+
+    async def set_deadline(self, table_id: str, at_ms: int | None) -> None:
+        """Set the table's score in the deadline index (``None``: drop it)."""
+        if at_ms is None:
+            await self.redis.zrem(DEADLINES, table_id)
+        else:
+            await self.redis.zadd(DEADLINES, {table_id: at_ms})
+
+    async def due(self, now_ms: int, limit: int = 64) -> list[str]:
+        """Tables whose score in the deadline index is at most ``now_ms``."""
+        raw = await self.redis.zrangebyscore(DEADLINES, "-inf", now_ms, start=0, num=limit)
+        return [r.decode() for r in raw]
+
+    async def stored_seq(self, table_id: str) -> int | None:
+        """The table's stored seq (``None``: no table)."""
+        raw = await self.redis.hget(meta_key(table_id), "seq")
+        return None if raw is None else int(raw)
+
+    async def presence(self, table_id: str, set_fields: dict[str, str], drop: list[str],
+                       ttl: int, notify: bool) -> dict[str, str]:
+        """Write this process's presence fields (and drop others of its own), keep the
+        hash for ``ttl`` s, optionally publish a presence notice on the table channel, and
+        return the whole hash (one round trip)."""
+        key = presence_key(table_id)
+        pipe = self.redis.pipeline(transaction=False)
+        if set_fields:
+            pipe.hset(key, mapping=set_fields)
+        if drop:
+            pipe.hdel(key, *drop)
+        pipe.expire(key, ttl)
+        if notify:
+            pipe.spublish(channel(table_id), pack({"table": table_id, "from": 0,
+                                                   "entries": [], "presence": True}))
+        pipe.hgetall(key)
+        raw = (await pipe.execute())[-1]
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+DEADLINES = "tables:deadlines"
+"""Sorted set: table id → a time (ms) no later than its next move deadline (an index: the
+truth is the clock in the table's stream)."""
+
+
+def presence_key(table_id: str) -> str:
+    """The table's presence hash (server/presence.py)."""
+    return f"t:{{{table_id}}}:presence"

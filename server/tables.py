@@ -24,10 +24,11 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from engine import get_game
+from engine import get_game, seat_control
 from engine.chain import genesis, link
 from engine.game import Game, IllegalAction, Message
 from engine.shuffle import combine_seed, commitment
+from server import clock as clocks
 from server import metrics, roles
 from server.config import Settings
 from server.errors import LobbyError
@@ -52,6 +53,17 @@ def viewer_keys(game: Game, seats: int) -> list[int | None]:
     return [None, *range(seats)]
 
 
+def evolve(game: Game, state: Any, event: Message) -> Any:
+    """The game's ``evolve``, skipping seat-control events (engine/seat_control.py)."""
+    return state if seat_control.is_control(event) else game.evolve(state, event)
+
+
+def project(game: Game, event: Message, viewer: int | None) -> dict[str, Any] | None:
+    """What ``viewer`` sees of a stored event; seat-control events hide nothing (as
+    ``engine.chain.public_events`` hashes them)."""
+    return event.to_dict() if seat_control.is_control(event) else game.project(event, viewer)
+
+
 def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
                   heads: list[str], after: int = 0) -> list[Delta]:
     """The deltas of ``events`` after seq ``after``, computed exactly as live (``heads``:
@@ -61,12 +73,12 @@ def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
     shadow.state = game.initial_state()
     shadow.seq = 0
     for event in events[:after]:
-        shadow.state = game.evolve(shadow.state, event)
+        shadow.state = evolve(game, shadow.state, event)
         shadow.seq += 1
     shadow.views = {k: game.view(shadow.state, k) for k in keys}
     out = []
     for event, head in zip(events[after:], heads[after:], strict=True):
-        shadow.state = game.evolve(shadow.state, event)
+        shadow.state = evolve(game, shadow.state, event)
         shadow.seq += 1
         shadow.head = bytes.fromhex(head)
         out.append(shadow._delta(event))
@@ -94,6 +106,13 @@ class LiveTable:
         self.subscribed = False
         self.suspect = False
         self.on_over: Callable[[LiveTable], None] | None = None
+        self.on_control: Callable[[LiveTable], None] | None = None
+        self.tc = clocks.parse(meta.time_control)
+        self.clock: clocks.Clock | None = None
+        """The move clock as of the last stored entry that carried one (``c``)."""
+        self.control = seat_control.Control()
+        self.presence: dict[str, Any] | None = None
+        """The last ``presence`` message this process sent (server/attendance.py)."""
         self._reset_views()
 
     def _reset_views(self) -> None:
@@ -101,12 +120,26 @@ class LiveTable:
 
     # ---- applying stored entries ---------------------------------------------------------
 
+    def decode(self, entry: dict[str, Any]) -> Message:
+        """A stored entry's event (the game's, or a seat-control event)."""
+        return seat_control.decode(self.game.events, entry["e"])
+
+    def _fold(self, entry: dict[str, Any]) -> Message:
+        event = self.decode(entry)
+        if seat_control.is_control(event):
+            self.control.apply(event)
+        else:
+            self.state = self.game.evolve(self.state, event)
+        if "c" in entry:
+            self.clock = clocks.Clock.from_dict(entry["c"])
+        self.seq += 1
+        self.head = bytes.fromhex(entry["h"])
+        return event
+
     def replay(self, entries: list[dict[str, Any]]) -> None:
         """Fold stored entries into the state without building deltas (rebuild on load)."""
         for entry in entries:
-            self.state = self.game.evolve(self.state, self.game.events.decode(entry["e"]))
-            self.seq += 1
-            self.head = bytes.fromhex(entry["h"])
+            self._fold(entry)
         self._reset_views()
 
     def apply(self, entries: list[dict[str, Any]], first_seq: int) -> bool:
@@ -118,17 +151,62 @@ class LiveTable:
         fresh = entries[self.seq + 1 - first_seq:]
         if not fresh:
             return True
+        controlled = False
         for entry in fresh:
-            event = self.game.events.decode(entry["e"])
-            self.state = self.game.evolve(self.state, event)
-            self.seq += 1
-            self.head = bytes.fromhex(entry["h"])
+            event = self._fold(entry)
+            controlled = controlled or seat_control.is_control(event)
             delta = self._delta(event)
             self.ring.append(delta)
             self.room.publish("delta", delta)
         self.meta.seq, self.meta.head = self.seq, self.head.hex()
+        if self.tc.clocked and any("c" in e for e in fresh):
+            self.room.publish("message", self.clock_message())
+        if controlled and self.on_control is not None:
+            self.on_control(self)
         self._after_change()
         return True
+
+    # ---- who plays each seat, and the clock ----------------------------------------------
+
+    def by_bot(self, seat: int) -> bool:
+        """True while a bot plays ``seat`` (a bot seat, or one handed to a bot)."""
+        return self.control.by(seat, self.meta.seats[seat].kind) == "bot"
+
+    def bot_of(self, seat: int) -> tuple[str, int | None]:
+        """The kind and level of the bot playing ``seat``."""
+        s = self.control.seats.get(seat)
+        if s is not None and s.by == "bot" and s.bot:
+            return s.bot, s.level
+        m = self.meta.seats[seat]
+        return m.bot or "random", m.level
+
+    def deadline(self) -> tuple[int, int] | None:
+        """``(deadline ms, seat)`` of the earliest running move time of a seat its player
+        plays, or ``None`` (no clock, game over, only bots to move)."""
+        if self.seq == 0 or self.game.is_over(self.state):
+            return None
+        people = [s for s in self.game.to_move(self.state) if not self.by_bot(s)]
+        return clocks.next_deadline(self.tc, self.clock, people)
+
+    def clock_state(self) -> dict[str, Any] | None:
+        """The public clock (docs/protocol.md ``clock``): ``turn_at``, ``deadline`` and
+        ``seat`` of the running move time (``null`` when none runs), ``per_move``,
+        ``reserve`` and ``timeouts`` per seat; ``None`` for a table without a clock or not
+        started."""
+        if not self.tc.clocked or self.clock is None:
+            return None
+        due = self.deadline()
+        return {"turn_at": self.clock.turn_at, "per_move": self.tc.per_move,
+                "reserve": list(self.clock.reserve), "timeouts": list(self.clock.timeouts),
+                "deadline": due[0] if due else None, "seat": due[1] if due else None}
+
+    def clock_message(self) -> dict[str, Any]:
+        """The ``clock`` message (``now``: the server's clock, ms, to correct offsets)."""
+        return {"t": "clock", "now": self.now(), "clock": self.clock_state()}
+
+    def now(self) -> int:
+        """The server's clock in ms (replaced by ``Tables`` with the service's clock)."""
+        return int(time.time() * 1000)
 
     def _delta(self, event: Message) -> Delta:
         dicts: dict[int | None, dict[str, Any]] = {}
@@ -140,7 +218,7 @@ class LiveTable:
             before = self.views.get(k, {}) if self.seq > 1 else {}
             patch = {key: value for key, value in view.items() if before.get(key) != value}
             self.views[k] = view
-            msg = {"t": "delta", "seq": self.seq, "event": self.game.project(event, k),
+            msg = {"t": "delta", "seq": self.seq, "event": project(self.game, event, k),
                    "patch": patch, "head": head}
             if k is not None and msg == dicts.get(None):
                 continue  # same as the spectators': share their frame
@@ -151,7 +229,7 @@ class LiveTable:
         for seat in self.game.to_move(self.state):
             # A seat handed to a bot keeps its former player's sockets (as watchers): no
             # prompt for them.
-            if self.room.seat_connections(seat) and self.meta.seats[seat].kind != "bot":
+            if self.room.seat_connections(seat) and not self.by_bot(seat):
                 self.room.publish("prompt", (seat, self.seq, self.legal(seat)))
             event = self.turn.get(seat)
             if event is not None:
@@ -183,22 +261,22 @@ class LiveTable:
     def rebuild_deltas(self, entries: list[dict[str, Any]], after: int) -> list[Delta]:
         """Deltas ``after+1 … len(entries)`` recomputed by replaying ``entries`` (all the
         stored entries from seq 1), identical to the ones sent live."""
-        events = [self.game.events.decode(e["e"]) for e in entries]
+        events = [self.decode(e) for e in entries]
         return replay_deltas(self.game, self.keys, events, [e["h"] for e in entries], after)
 
     # ---- building entries ----------------------------------------------------------------
 
-    def chain(self, events: list[Message], action: Message | None
+    def chain(self, events: list[Message], action: Message | None, first: int = 0
               ) -> tuple[list[dict[str, Any]], str]:
-        """Stored entries for ``events`` (each with its chain head; the first also with the
-        action) and the new head (hex)."""
+        """Stored entries for ``events`` (each with its chain head; the one at index
+        ``first``, the action's first event, also with the action) and the new head."""
         head = self.head
         entries = []
         for e in events:
-            head = link(head, self.game.project(e, None))  # the public form: fairness.md §5
+            head = link(head, project(self.game, e, None))  # the public form: fairness.md §5
             entries.append({"e": e.to_dict(), "h": head.hex()})
-        if action is not None and entries:
-            entries[0]["a"] = action.to_dict()
+        if action is not None and len(entries) > first:
+            entries[first]["a"] = action.to_dict()
         return entries, head.hex()
 
 
@@ -214,6 +292,13 @@ class Tables:
         self.bot_runner: Callable[[LiveTable, int], asyncio.Task[None]] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.closing = False
+        self.now: Callable[[], int] = settings.now_ms
+        """The service's clock (ms since the epoch; injectable: ``Settings.clock_file``)."""
+        self.on_clock: Callable[[LiveTable], None] | None = None
+        """Called after this process stored entries of a clocked table, and when it loads
+        one (server/deadlines.py keeps the deadline index right)."""
+        self.on_presence: Callable[[LiveTable], None] | None = None
+        """Called when another process announced a presence change (server/attendance.py)."""
 
     async def start(self) -> None:
         """Open the subscription."""
@@ -275,10 +360,11 @@ class Tables:
                 fut.set_result(None)
                 return None
             meta = TableMeta.from_fields(table_id, fields)
-            table = LiveTable(meta, self.settings.recent_deltas)
-            table.on_over = self._on_over
+            table = self._live(meta)
             if meta.seq:
                 table.replay(await self.store.load_entries(table_id))
+            if table.tc.clocked and self.on_clock is not None:
+                self.on_clock(table)
             self._ensure_bots(table)
             if table.bot_tasks:
                 await self._follow(table)
@@ -292,6 +378,13 @@ class Tables:
             raise
         finally:
             self.loading.pop(table_id, None)
+
+    def _live(self, meta: TableMeta, ring: int | None = None) -> LiveTable:
+        table = LiveTable(meta, ring or self.settings.recent_deltas)
+        table.on_over = self._on_over
+        table.on_control = self._control_changed
+        table.now = self.now  # type: ignore[method-assign]
+        return table
 
     async def _follow(self, table: LiveTable) -> None:
         if table.subscribed:
@@ -355,6 +448,8 @@ class Tables:
         entries = msg.get("entries") or []
         if entries and not table.apply(entries, int(msg["from"])):
             self.spawn(self._safe_sync(table))  # a gap: fill it from the event list
+        if msg.get("presence") and self.on_presence is not None:
+            self.on_presence(table)
         if msg.get("meta"):
             self.spawn(self._safe_sync(table))
 
@@ -378,7 +473,7 @@ class Tables:
 
     async def act(self, table: LiveTable, seat: int, action_id: str,
                   body: dict[str, Any], expected_seq: int | None = None,
-                  by_bot: bool = False) -> int:
+                  by_bot: bool = False, timed_out: bool = False) -> int:
         """Validate, decide, store and apply one action of ``seat``; returns the seq after
         it (the original seq for a repeated ``action_id``). With ``expected_seq`` the
         action is only decided at that seq (else ``stale``); without it, a conflict with
@@ -387,10 +482,13 @@ class Tables:
         ``Unavailable``; neither changes anything. A seat whose ``kind`` is ``bot`` (e.g.
         handed to a bot by the host) acts only ``by_bot`` (else ``seat_handed_over``).
         Idempotency is per sender (``roles.act_key``): a person's ``action_id`` never
-        matches a bot's."""
+        matches a bot's. ``timed_out``: the bot's move for a seat whose time ran out
+        (server/deadlines.py; only at ``expected_seq``): stored after a ``seat_timed_out``
+        event, and after ``timeouts_to_bot`` in a row the seat goes to a bot in the same
+        append."""
         if table.seq == 0:
             raise IllegalAction("not_started", "the game has not started yet")
-        if not by_bot and table.meta.seats[seat].kind == "bot":
+        if not by_bot and table.by_bot(seat):
             raise IllegalAction("seat_handed_over",
                                 f"seat {seat} is played by a bot now; this token no longer acts")
         data = dict(body)
@@ -413,7 +511,8 @@ class Tables:
                         raise IllegalAction("stale", f"the table is at seq {table.seq}, "
                                                      f"not {expected_seq}; look and try again")
                     try:
-                        events = table.game.decide(table.state, action)
+                        prefix = self._timeout_events(table, seat) if timed_out else []
+                        events = prefix + list(table.game.decide(table.state, action))
                     except IllegalAction:
                         done = await self.store.act_seq(table.id, act_key)
                         if done is not None:
@@ -421,10 +520,14 @@ class Tables:
                         raise
                     except (TypeError, ValueError, KeyError, AttributeError) as e:
                         raise IllegalAction("bad_message", f"malformed action: {e}") from None
-                    entries, head = table.chain(list(events), action)
-                    result = await self.store.append(table.id, table.seq, entries, head, act_key)
+                    entries, head = table.chain(events, action, len(prefix))
+                    extra = await self._clocked(table, entries, seat, timed_out,
+                                                by_bot and not timed_out, prefix)
+                    result = await self.store.append(table.id, table.seq, entries, head, act_key,
+                                                     **extra)
                     if result.status == "ok":
                         table.apply(entries, result.seq - len(entries) + 1)
+                        self._stored(table)
                         return result.seq
                     if result.status == "dup":
                         # Stored before (a resend, or a retry after a lost reply): make
@@ -434,6 +537,88 @@ class Tables:
                         raise IllegalAction("no_table", "the table no longer exists")
                     await self.sync(table)  # stale: another process appended first
                 raise IllegalAction("stale", "the table changed meanwhile; look and try again")
+            except RedisError as e:
+                metrics.REDIS_ERRORS.inc()
+                table.suspect = True
+                raise Unavailable(str(e)) from None
+
+    def _timeout_events(self, table: LiveTable, seat: int) -> list[Message]:
+        """``seat_timed_out`` (and, at ``timeouts_to_bot`` in a row, the seat's change to
+        a bot) before the bot's move for a seat whose time ran out."""
+        count = (table.clock.timeouts[seat] if table.clock else 0) + 1
+        out: list[Message] = [seat_control.SeatTimedOut(seat, count)]
+        if count >= self.settings.timeouts_to_bot:
+            kind = self.settings.replacement_bot
+            out.append(seat_control.SeatControllerChanged(
+                seat, "bot", "timeout", kind, self._level(kind)))
+        return out
+
+    @staticmethod
+    def _level(kind: str) -> int | None:
+        from server.bots import effective_level  # bots imports this module
+
+        return effective_level(kind, None)
+
+    async def _clocked(self, table: LiveTable, entries: list[dict[str, Any]], seat: int | None,
+                       timed_out: bool, by_bot: bool, control: list[Message]
+                       ) -> dict[str, Any]:
+        """Put the clock after this append on its last entry (``c``); for seat-control
+        events, the seats as they will be (meta, version-checked). Lowers the deadline
+        index to a time no later than the next deadline before the append, so a process
+        that dies right after it leaves no deadline unenforced (server/deadlines.py)."""
+        extra: dict[str, Any] = {}
+        changes = [e for e in control if isinstance(e, seat_control.SeatControllerChanged)]
+        if changes:
+            seats = [Seat(**s.to_dict()) for s in table.meta.seats]
+            for e in changes:
+                old = seats[e.seat]
+                resigned = old.resigned or e.reason == "resigned"
+                seats[e.seat] = (Seat(name=old.name, kind="bot", bot=e.bot, level=e.level,
+                                      since=old.since, resigned=resigned) if e.by == "bot"
+                                 else Seat(name=old.name, kind="human", since=old.since,
+                                           resigned=resigned))
+            extra = {"expected_version": table.meta.version, "meta_changed": True,
+                     "meta_fields": {"seats": json.dumps([s.to_dict() for s in seats])}}
+        if table.tc.clocked and table.clock is not None and entries:
+            now = self.now()
+            c = table.clock
+            if seat is not None:
+                c = clocks.moved(table.tc, c, seat, now, timed_out, by_bot)
+            elif any(e.by == "player" for e in changes):
+                c = clocks.restarted(c, now)  # a player took a seat back: a fresh move time
+            entries[-1]["c"] = c.to_dict()
+            await self.store.lower_deadline(table.id, c.turn_at + table.tc.per_move)
+        return extra
+
+    def _stored(self, table: LiveTable) -> None:
+        if table.tc.clocked and self.on_clock is not None:
+            self.on_clock(table)
+
+    async def change_control(self, table: LiveTable,
+                             build: Callable[[LiveTable], list[Message]]) -> int:
+        """Store seat-control events alone (a handover, claim, resignation or return):
+        ``build(table)`` checks who may and returns the events, or raises
+        ``IllegalAction``/``LobbyError``; it runs again on the newer table after a
+        concurrent change. Returns the seq after them. Raises ``Unavailable``."""
+        async with table.lock:
+            try:
+                for _ in range(4):
+                    if table.suspect:
+                        await self.sync(table)
+                        table.suspect = False
+                    events = build(table)
+                    entries, head = table.chain(events, None)
+                    extra = await self._clocked(table, entries, None, False, False, events)
+                    result = await self.store.append(table.id, table.seq, entries, head, **extra)
+                    if result.status == "ok":
+                        table.apply(entries, result.seq - len(entries) + 1)
+                        self._stored(table)
+                        await self.sync(table)  # the new seats (meta) before the answer
+                        return result.seq
+                    if result.status == "missing":
+                        raise LobbyError(404, "no_table", "the table no longer exists")
+                    await self.sync(table)
+                raise LobbyError(409, "stale", "the table changed meanwhile; try again")
             except RedisError as e:
                 metrics.REDIS_ERRORS.inc()
                 table.suspect = True
@@ -452,6 +637,8 @@ class Tables:
         view = table.game.view(table.state, None)
         result = view.get("result") if isinstance(view, dict) else None
         winners = result.get("winners") if isinstance(result, dict) else None
+        if winners is not None:  # a resigned seat cannot win (docs/rules.md, "Resigning")
+            winners = [w for w in winners if not table.control.resigned(w)]
         fields = {"status": "ended", "ended_at": repr(time.time())}
         if winners is not None:
             fields["winners"] = json.dumps(winners)
@@ -469,8 +656,8 @@ class Tables:
     def _ensure_bots(self, table: LiveTable) -> None:
         if self.bot_runner is None or table.seq == 0 or self.game_over(table):
             return
-        idle = [seat for seat, s in enumerate(table.meta.seats)
-                if s.kind == "bot" and seat not in table.bot_tasks]
+        idle = [seat for seat in range(len(table.meta.seats))
+                if table.by_bot(seat) and seat not in table.bot_tasks]
         if not idle:
             return
         # A bot watches its table: the table stays cached (and, once its task runs,
@@ -482,6 +669,11 @@ class Tables:
             table.turn[seat] = asyncio.Event()
             table.bot_tasks[seat] = self.bot_runner(table, seat)
 
+    def _control_changed(self, table: LiveTable) -> None:
+        for event in table.turn.values():
+            event.set()  # a bot whose seat went back to its player stops
+        self._ensure_bots(table)
+
     def bots_done(self, table: LiveTable, seat: int) -> None:
         """A bot task ended (game over or cancelled)."""
         table.bot_tasks.pop(seat, None)
@@ -492,10 +684,12 @@ class Tables:
     # ---- lobby ---------------------------------------------------------------------------
 
     async def create(self, game_name: str, seats: int, options: dict[str, Any], name: str,
-                     private: bool = False) -> tuple[TableMeta, str, str | None]:
+                     private: bool = False, time_control: dict[str, Any] | None = None,
+                     ) -> tuple[TableMeta, str, str | None]:
         """A new open table with its server seed drawn and committed; returns its meta,
         the creator's token (the host's, ``server.roles``) and, for a ``private`` table
-        (never listed), its invite secret (stored only as a hash)."""
+        (never listed), its invite secret (stored only as a hash). ``time_control``: as
+        ``server.clock.parse`` takes it (``None``: none)."""
         game = get_game(game_name)
         if not game.min_players <= seats <= game.max_players:
             raise LobbyError(400, "bad_message",
@@ -508,7 +702,8 @@ class Tables:
             options=options, seats=[Seat() for _ in range(seats)],
             contributions=[""] * seats, commitment=commitment(server_seed),
             server_seed=server_seed, created_at=time.time(), tokens=[""] * seats,
-            owner=token_hash(owner), invite=token_hash(invite) if invite else "")
+            owner=token_hash(owner), invite=token_hash(invite) if invite else "",
+            time_control=dict(time_control or {}))
         meta.head = genesis(meta.id, meta.commitment).hex()
         await self._redis(self.store.create(meta.id, meta.to_fields(), self.settings.idle_expiry,
                                             meta.created_at, listed=not private))
@@ -578,9 +773,13 @@ class Tables:
                 raise LobbyError(400, "bad_options", str(e)) from None
             shadow = LiveTable(meta, 1)
             entries, head = shadow.chain(events, None)
+            if shadow.tc.clocked:
+                now = self.now()
+                entries[-1]["c"] = clocks.start(shadow.tc, len(meta.seats), now).to_dict()
+                await self._redis(self.store.lower_deadline(table_id, now + shadow.tc.per_move))
             result = await self._redis(self.store.append(
                 table_id, 0, entries, head, expected_version=meta.version,
-                meta_fields={"status": "running", "started_at": repr(time.time())},
+                meta_fields={"status": "running", "started_at": repr(self.now() / 1000)},
                 meta_changed=True))
             if result.status == "ok":
                 if not meta.private:
@@ -592,9 +791,10 @@ class Tables:
                     table.apply(entries, 1)
                     with contextlib.suppress(Unavailable, RedisError):
                         await self.sync(table)
-                elif any(s.kind == "bot" for s in meta.seats):
+                    self._stored(table)
+                elif any(s.kind == "bot" for s in meta.seats) or shadow.tc.clocked:
                     with contextlib.suppress(Unavailable):
-                        await self.get(table_id)  # load it here so that its bots play
+                        await self.get(table_id)  # load it here: its bots play, its clock runs
                 log.info("game started", table=table_id, seq=result.seq)
                 return meta
             if result.status == "missing":
@@ -630,7 +830,7 @@ class Tables:
             raise LobbyError(409, "not_ended", "the record is published when the game has ended")
         entries = await self._redis(self.store.load_entries(table.id))
         game = table.game
-        events = [game.events.decode(e["e"]) for e in entries]
+        events = [table.decode(e) for e in entries]
         actions = [e["a"] for e in entries if "a" in e]
         meta = table.meta
         seed = combine_seed(meta.server_seed, meta.contributions)
@@ -644,4 +844,6 @@ class Tables:
                            server_seed=meta.server_seed, commitment=meta.commitment,
                            contributions=list(meta.contributions), table_id=table.id,
                            head=entries[-1]["h"] if entries else meta.head,
-                           result=final.get("result"))
+                           result=final.get("result"),
+                           seat_changes=seat_control.record_changes(entries),
+                           resigned=[i for i in range(len(players)) if table.control.resigned(i)])

@@ -150,10 +150,12 @@ async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: p
     svc.connections.add(conn)
     try:
         await welcome(svc, table, conn, hello.last_seq)
+        svc.attendance.changed(table)
         await _loop(ws, svc, table, conn)
     finally:
         svc.connections.discard(conn)
         table.room.remove(conn)
+        svc.attendance.changed(table)
         if conn.closing is not None:
             await _finish_close(ws, conn)
         conn.closed = True
@@ -211,7 +213,9 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
             if len(entries) >= table.seq:
                 deltas = table.rebuild_deltas(entries[:table.seq], last_seq)
     msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
-           "head": table.head.hex(), "view": None if deltas is not None else table.view(conn.seat)}
+           "head": table.head.hex(), "view": None if deltas is not None else table.view(conn.seat),
+           "now": svc.tables.now(), "clock": table.clock_state(),
+           "presence": table.presence}
     conn.message(msg)
     key = conn.seat if conn.seat is not None else None
     for d in deltas or ():
@@ -219,7 +223,7 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
     conn.seq = table.seq
     table.room.add(conn)
     if (conn.seat is not None and conn.seat in table.game.to_move(table.state)
-            and table.meta.seats[conn.seat].kind != "bot"):  # handed over: the bot plays
+            and not table.by_bot(conn.seat)):  # handed over: the bot plays
         conn.message({"t": "prompt", "seq": table.seq, "legal_actions": table.legal(conn.seat)})
 
 

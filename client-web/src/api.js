@@ -39,9 +39,13 @@ const onTable = (id, method, tail, opts = {}) => call(method, `${T(id)}${tail}`,
 
 export const api = {
   listTables: (status) => call("GET", status ? `/api/tables?status=${status}` : "/api/tables"),
-  createTable: (seats, options, name, isPrivate = false) =>
-    call("POST", "/api/tables", { body: { game: "einauge", seats, options, ...(name ? { name } : {}), ...(isPrivate ? { private: true } : {}) } }),
+  createTable: (seats, options, name, isPrivate = false, timeControl = null) =>
+    call("POST", "/api/tables", { body: { game: "einauge", seats, options, ...(name ? { name } : {}), ...(isPrivate ? { private: true } : {}), ...(timeControl ? { time_control: timeControl } : {}) } }),
   getTable: (id) => onTable(id, "GET", ""),
+  /** Who plays a seat during the game (server/takeover.py), with the caller's seat token. */
+  claim: (id, seat, token) => onTable(id, "POST", `/seats/${seat}/claim`, { token, body: {} }),
+  resign: (id, token) => onTable(id, "POST", "/resign", { token, body: {} }),
+  takeBack: (id, token) => onTable(id, "POST", "/return", { token, body: {} }),
   /** Take a seat; the creator sends its owner token and then sits with it. */
   join: (id, name, seat, token) => onTable(id, "POST", "/join", { token, body: seat === undefined ? { name } : { name, seat } }),
   leave: (id, token) => onTable(id, "POST", "/leave", { token, body: {} }),

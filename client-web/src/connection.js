@@ -8,6 +8,7 @@ const MAX_DELAY_MS = 10000;
 /**
  * Emits (as `CustomEvent`s with `detail`): `status` {state, retryIn}, `welcome`, `delta`
  * {delta, view}, `view` (after every change of the view), `prompt`, `table`, `ack`,
+ * `clock`, `presence` (the messages; also kept in `this.clock`/`this.presence`),
  * `error` (server error message), `seat_lost`.
  */
 export class TableConnection extends EventTarget {
@@ -144,6 +145,8 @@ export class TableConnection extends EventTarget {
         this.attempt = 0;
         this.syncing = false;
         this.table = msg.table;
+        this.clock = msg.clock ?? null;
+        if (msg.presence) this.presence = msg.presence;
         if (this.token && msg.seat === null) { this.token = null; this.emit("seat_lost", {}); }
         this.seat = msg.seat;
         if (msg.view) {
@@ -179,6 +182,12 @@ export class TableConnection extends EventTarget {
       case "table":
         this.table = msg.table;
         this.emit("table", msg.table);
+        break;
+      case "clock":
+      case "presence":
+        // The seats' clocks and presence (docs/protocol.md); each carries the server's now.
+        this[msg.t] = msg.t === "clock" ? msg.clock : msg;
+        this.emit(msg.t, msg);
         break;
       case "ack":
         if (msg.id === this.pending) this.pending = null;

@@ -2,10 +2,27 @@
 import { api } from "./api.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
+import { timeControlText } from "./clock.js";
 import { seatName } from "./names.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
 
 const REFRESH_MS = 5000;
+// The time controls offered (server/clock.py); the figures shown come from the presets.
+const S = 1000;
+const TIME_CONTROLS = [
+  ["none", { kind: "none" }],
+  ["fast", { kind: "live", preset: "fast", per_move: 15 * S, reserve: 60 * S }],
+  ["normal", { kind: "live", preset: "normal", per_move: 30 * S, reserve: 180 * S }],
+  ["slow", { kind: "live", preset: "slow", per_move: 60 * S, reserve: 600 * S }],
+  ["async1", { kind: "async", days: 1 }],
+  ["async2", { kind: "async", days: 2 }],
+  ["async3", { kind: "async", days: 3 }],
+];
+/** The body's `time_control` for a choice: only what the server asks for. */
+const askedControl = (value) => {
+  const tc = Object.fromEntries(TIME_CONTROLS)[value] || { kind: "none" };
+  return tc.kind === "live" ? { kind: "live", preset: tc.preset } : tc.kind === "async" ? { kind: "async", days: tc.days } : { kind: "none" };
+};
 
 /** Mount the lobby into `root`; `go(path)` navigates inside the app. Returns a cleanup. */
 export function lobbyPage(root, go) {
@@ -26,6 +43,9 @@ export function lobbyPage(root, go) {
         h("select", { id: "t-end", name: "end_rule", testid: "end-rule-select" },
           h("option", { value: "round" }, t("end_rule_round")),
           h("option", { value: "one_more_turn" }, t("end_rule_one_more_turn")))),
+      h("div", { class: "field" }, h("label", { for: "t-clock" }, t("time_control")),
+        h("select", { id: "t-clock", name: "time_control", testid: "time-control-select" },
+          TIME_CONTROLS.map(([value, tc]) => h("option", { value }, timeControlText(tc))))),
       h("div", { class: "field check" },
         h("input", { type: "checkbox", id: "t-bonus", name: "color_bonus", testid: "color-bonus" }),
         h("label", { for: "t-bonus" }, t("color_bonus"))),
@@ -41,7 +61,8 @@ export function lobbyPage(root, go) {
     try {
       const s = await api.createTable(Number(data.get("seats")),
         { end_rule: data.get("end_rule"), color_bonus: data.get("color_bonus") === "on" },
-        (data.get("name") || "").trim() || undefined, data.get("private") === "on");
+        (data.get("name") || "").trim() || undefined, data.get("private") === "on",
+        askedControl(data.get("time_control")));
       if (s.owner_token) saveOwner(s.id, s.owner_token);
       if (s.invite_key) saveKey(s.id, s.invite_key);
       go(s.invite_key ? `/table/${s.id}#k=${s.invite_key}` : `/table/${s.id}`);
@@ -68,7 +89,8 @@ export function lobbyPage(root, go) {
         h("div", {}, h("b", {}, s.name || s.id), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`))),
         h("div", { class: "meta" }, t("players_n", { taken, seats: s.seats.length }), names ? ` · ${names}` : "",
           ` · ${t(`end_rule_${(s.options && s.options.end_rule) || "round"}`)}`,
-          s.options && s.options.color_bonus ? ` · ${t("color_bonus")}` : ""),
+          s.options && s.options.color_bonus ? ` · ${t("color_bonus")}` : "",
+          h("span", { testid: `tc-${s.id}` }, ` · ${timeControlText(s.time_control)}`)),
         mine ? h("div", { class: "meta mine" }, t("your_seat", { n: mine.seat + 1 })) : null),
       act);
   }

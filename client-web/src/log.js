@@ -45,12 +45,22 @@ export function describeEvent(e, names = []) {
       const w = ((e.result && e.result.winners) || []).map((s) => names[s] ?? `#${s + 1}`);
       return t("ev_game_ended", { winners: t("winners_are", { names: listWords(w), n: w.length }) });
     }
+    // Who plays a seat (engine/seat_control.py): in the log and the replay.
+    case "seat_timed_out": return t("ev_seat_timed_out", { name: person(e, names, name), n: e.count });
+    case "seat_controller_changed": {
+      const key = `ev_seat_${e.by}_${e.reason}`;
+      const text = t(key, { name: person(e, names, name) });
+      return text === key ? t("ev_unknown", { type: e.type }) : text;
+    }
     default: return t("ev_unknown", { type: e.type });
   }
 }
+
+/** The person a seat-control event is about (not "Anna (now Greedy bot)"). */
+const person = (e, names, shown) => (names.people && names.people[e.seat]) || shown;
 
 /** The seat an event is about (for colouring the log line), or null. */
 export const eventSeat = (e) => (typeof e.seat === "number" ? e.seat : null);
 
 /** Log entry kinds that deserve emphasis. */
-export const isMajor = (e) => ["game_started", "ship_revealed", "final_round_started", "game_ended"].includes(e.type);
+export const isMajor = (e) => ["game_started", "ship_revealed", "final_round_started", "game_ended", "seat_timed_out", "seat_controller_changed"].includes(e.type);

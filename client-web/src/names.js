@@ -32,5 +32,11 @@ export function namedView(view, seats = null) {
   return { ...view, players: view.players.map((p) => ({ ...p, name: seatName(p.name, p.seat, seats && seats[p.seat]) })) };
 }
 
-/** The shown names by seat of `view`'s players (for the game log). */
-export const viewNames = (view, seats = null) => ((view && view.players) || []).map((p) => seatName(p.name, p.seat, seats && seats[p.seat]));
+/** The shown names by seat of `view`'s players (for the game log); `.people` holds the
+ *  names the game was dealt to (a seat-control line names the person, not the bot). */
+export const viewNames = (view, seats = null) => {
+  const players = (view && view.players) || [];
+  const out = players.map((p) => seatName(p.name, p.seat, seats && seats[p.seat]));
+  out.people = players.map((p) => seatName(p.name, p.seat));
+  return out;
+};

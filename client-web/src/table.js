@@ -4,6 +4,7 @@ import { groupActions } from "./actions.js";
 import { api } from "./api.js";
 import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
 import { loadCards } from "./cards.js";
+import { ServerClock, timeControlText } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { renderFairness } from "./fairness.js";
 import { h, mount, randomHex } from "./dom.js";
@@ -11,6 +12,7 @@ import { colorName, onLangChange, t } from "./i18n.js";
 import { describeEvent, eventSeat, isMajor } from "./log.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { notFoundPage } from "./notfound.js";
+import { renderSeatsPanel, tickSeatsPanel } from "./presence.js";
 import { renderScore } from "./score.js";
 import { forgetSeat, keyFor, ownerFor, playerName, saveKey, saveSeat, savePlayerName, seatFor } from "./store.js";
 
@@ -54,12 +56,13 @@ export function tablePage(root, id) {
     fair: h("div", {}),
     endLinks: h("div", {}),
     owner: h("div", {}),
+    seats: h("div", {}),
     toast: h("div", { class: "toast", role: "alert", "aria-live": "assertive", testid: "toast" }),
     dialog: h("div", { class: "dialog-host" }),
   };
   const logHead = h("h2", {}, t("log"));
   const logPanel = h("section", { class: "panel log-panel", "aria-label": t("log"), testid: "log-panel" }, logHead, els.log);
-  mount(els.side, els.endLinks, logPanel, els.owner, els.fair);
+  mount(els.side, els.endLinks, els.seats, logPanel, els.owner, els.fair);
   mount(root, h("div", { class: "table-page" }, els.top, els.banner,
     h("div", { class: "layout" }, h("main", { class: "main-col" }, els.main, els.score), els.side),
     els.toast, els.dialog));
@@ -159,6 +162,7 @@ export function tablePage(root, id) {
       h("h2", {}, t("seats")),
       host ? optionsForm(opts)
         : h("p", { class: "opts", testid: "options-text" }, `${t("end_rule")}: ${t(`end_rule_${opts.end_rule || "round"}`)} · ${t("color_bonus")}: ${opts.color_bonus ? "✓" : "–"}`),
+      h("p", { class: "opts", testid: "time-control-text" }, `${t("time_control")}: ${timeControlText(s.time_control)}`),
       host ? h("p", { class: "hint", testid: "host-hint" }, t("you_host")) : null,
       mine === null ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
       h("ol", { class: "seats" }, seats),
@@ -382,6 +386,25 @@ export function tablePage(root, id) {
     renderBoardNow(false);
   });
 
+  // ---- presence, clocks, who plays each seat (presence.js) -------------------------
+  const serverClock = new ServerClock();
+  const seatsState = () => ({ summary: st.summary || conn.table, view: shownView(), presence: conn.presence,
+    clock: conn.clock, now: serverClock.now(), mySeat: conn.seat, onClaim: claimSeat, onResign: resign, onReturn: takeBack });
+  function renderSeats() {
+    if (!started(conn.view)) { mount(els.seats); return; }
+    mount(els.seats, renderSeatsPanel(seatsState()));
+  }
+  const ticker = setInterval(() => tickSeatsPanel(els.seats, seatsState()), 500);
+  const myToken = () => (seatFor(id) || {}).token;
+  const seatCall = (fn) => guard(async () => {
+    st.summary = await fn();
+    renderSeats();
+    renderBoardNow(false);
+  });
+  const claimSeat = (seat, name) => { if (window.confirm(t("claim_confirm", { name }))) seatCall(() => api.claim(id, seat, myToken())); };
+  const resign = () => { if (window.confirm(t("resign_confirm"))) seatCall(() => api.resign(id, myToken())); };
+  const takeBack = () => seatCall(() => api.takeBack(id, myToken()));
+
   // ---- end of game ---------------------------------------------------------------
   async function loadRecord() {
     if (st.record || !conn.view || conn.view.phase !== "ended") return;
@@ -408,6 +431,7 @@ export function tablePage(root, id) {
 
   function renderAll() {
     renderTop();
+    renderSeats();
     if (started(conn.view)) renderBoardNow(false);
     else renderSeating();
     renderBanner();
@@ -431,33 +455,39 @@ export function tablePage(root, id) {
     if (!gone) renderTop();
   });
   conn.addEventListener("welcome", (e) => {
+    serverClock.sync(e.detail.now);
     st.summary = e.detail.table;
     tellHandedOver();
     if (e.detail.view) { st.prev = null; loadLog(conn.seq); }
     renderAll();
     loadRecord();
   });
-  // Told once, when the table's creator hands this browser's seat to a bot; the seat's
-  // token is forgotten, so the lobby no longer offers to return to it.
+  // Told once each time a bot starts playing this browser's seat (timeout, claim,
+  // handover, resignation). The token is kept: the seat can be taken back (unless resigned).
   let handedTold = false;
   function tellHandedOver() {
-    if (handedTold || !handedOver()) return;
+    if (!handedOver()) { handedTold = false; return; }
+    if (handedTold) return;
     handedTold = true;
-    forgetSeat(id);
-    notify(t("seat_handed_notice"));
+    const resigned = ((seatsInfo() || [])[conn.seat] || {}).resigned;
+    notify(t(resigned ? "seat_resigned_notice" : "seat_bot_notice"));
     if (started(conn.view)) renderBoardNow(false);
   }
   conn.addEventListener("table", (e) => {
     st.summary = e.detail;
     tellHandedOver();
     renderTop();
-    if (!started(conn.view)) { renderSeating(); renderBanner(); }
+    if (!started(conn.view)) { renderSeating(); renderBanner(); } else renderBoardNow(false);
+    renderSeats();
     renderEnd();
   });
+  for (const kind of ["clock", "presence"]) {
+    conn.addEventListener(kind, (e) => { serverClock.sync(e.detail.now); renderSeats(); });
+  }
   conn.addEventListener("delta", (e) => {
     const { delta } = e.detail;
     appendLog(delta.seq, delta.event);
-    if (delta.seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); }
+    if (delta.seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); renderSeats(); }
   });
   let prevView = null;
   conn.addEventListener("view", (e) => {
@@ -483,5 +513,5 @@ export function tablePage(root, id) {
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 
-  return () => { offLang(); conn.stop(); closeDialog(); if (gone) gone(); };
+  return () => { offLang(); conn.stop(); closeDialog(); clearInterval(ticker); if (gone) gone(); };
 }

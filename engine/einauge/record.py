@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine import seat_control
 from engine.einauge.actions import ACTIONS
 from engine.einauge.game import EINAUGE
 from engine.einauge.state import State
@@ -30,7 +31,9 @@ class RecordError(ValueError):
 def replay_record(record: Mapping[str, Any]) -> tuple[State, list[Message]]:
     """Set the game up from ``record`` and apply its actions in order.
 
-    Returns the final state and every event. Raises ``RecordError``: ``index=None`` for a
+    ``seat_changes`` (optional, engine/seat_control.py) are placed before the action
+    their ``before_action`` names. Returns the final state and every event (the
+    seat-control ones included, in stream order). Raises ``RecordError``: ``index=None`` for a
     malformed record (wrong game, players, options, seed or deck), otherwise the index of
     the first action that is malformed or illegal, with the engine's code and message.
     """
@@ -49,14 +52,23 @@ def replay_record(record: Mapping[str, Any]) -> tuple[State, list[Message]]:
     except ValueError as e:
         raise RecordError(None, str(e)) from None
     state = EINAUGE.replay(events)
-    for i, data in enumerate(actions):
+    try:
+        changes = seat_control.parse_changes(record.get("seat_changes"), len(actions),
+                                             len(record.get("players") or ()))
+    except ValueError as e:
+        raise RecordError(None, str(e)) from None
+
+    def play(i: int) -> list[Message]:
         try:
-            action = ACTIONS.decode(data)
-            events.extend(EINAUGE.play(state, action))
+            return EINAUGE.play(state, ACTIONS.decode(actions[i]))
         except IllegalAction as e:
             raise RecordError(i, f"{e.code}: {e.message}") from None
         except (TypeError, ValueError) as e:
             raise RecordError(i, f"bad_action: {e}") from None
+
+    # Seat-control events (engine/seat_control.py) sit among the game's events as stored:
+    # they change no game state, but the chain covers them.
+    events.extend(seat_control.interleave(changes, len(actions), play))
     return state, events
 
 

@@ -68,7 +68,8 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
     owner.get_by_test_id("hand-to-bot-1").click()
     expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
     expect(ben.get_by_test_id("toast")).to_have_text(
-        "The table's host handed your seat to a bot; you are watching now.")
+        "A bot plays your seat now; you can take it back.")
+    expect(ben.get_by_test_id("take-back")).to_be_visible()  # issue 12: he may return
     expect(ben.get_by_test_id("spectator-badge")).to_be_visible()
     expect(ben.locator("[data-testid^=act-]:not([disabled])")).to_have_count(0)
     for page in (owner, ben):
@@ -82,7 +83,10 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
     record = api(web, "GET", f"/api/tables/{table_id}/record")
     assert record["players"] == ["Anna", "Ben"]
     assert verify_record(record).ok
-    # Ben's browser forgot the seat's token: the lobby offers him no seat to return to.
-    assert ben.evaluate("(id) => localStorage.getItem('einauge.seat.' + id)", table_id) is None
+    # Ben's browser keeps the seat's token (a seat handed to a bot may be taken back).
+    assert ben.evaluate("(id) => localStorage.getItem('einauge.seat.' + id)", table_id)
+    # The handovers are in the stream and the record.
+    assert [(c["seat"], c["reason"]) for c in record["seat_changes"]] == [(0, "handover"),
+                                                                         (1, "handover")]
     owner.context.close()
     ben.context.close()

@@ -72,15 +72,25 @@ class Lobby:
         await self.http.aclose()
 
     async def create(self, seats: int = 4, private: bool = False,
+                     time_control: dict[str, Any] | None = None,
                      **options: Any) -> dict[str, Any]:
         body: dict[str, Any] = {"seats": seats, "options": options}
         if private:
             body["private"] = True
+        if time_control is not None:
+            body["time_control"] = time_control
         r = await self.http.post("/api/tables", json=body)
         assert r.status_code == 201, r.text
         table = r.json()
         self.owners[table["id"]] = table["owner_token"]
         return table
+
+    async def seat_call(self, table_id: str, path: str, token: str | None,
+                        body: dict[str, Any] | None = None) -> httpx.Response:
+        """``POST /api/tables/{id}/<path>`` with a seat token (claim, resign, return)."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return await self.http.post(f"/api/tables/{table_id}/{path}", json=body or {},
+                                    headers=headers)
 
     async def join(self, table_id: str, name: str, seat: int | None = None,
                    token: str | None = None, key: str | None = None) -> dict[str, Any]:
@@ -333,3 +343,38 @@ def current_seq(s: Socket) -> int:
         if f["t"] in ("welcome", "delta"):
             seq = f["seq"]
     return seq
+
+
+class ClockFile:
+    """The injectable clock of server processes (``EINAUGE_CLOCK_FILE``): seconds added
+    to the system clock, shared by every process started with ``env``."""
+
+    def __init__(self, path: Any) -> None:
+        self.path = path
+        self.offset = 0.0
+        self.set(0.0)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"EINAUGE_CLOCK_FILE": str(self.path)}
+
+    def set(self, offset: float) -> None:
+        self.offset = offset
+        tmp = f"{self.path}.tmp"
+        with open(tmp, "w") as f:
+            f.write(repr(offset))
+        import os
+
+        os.replace(tmp, self.path)  # readers never see a half-written file
+
+    def now_ms(self) -> int:
+        """The servers' clock now (ms)."""
+        import time
+
+        return int((time.time() + self.offset) * 1000)
+
+    def reach(self, at_ms: int, past: int = 20) -> None:
+        """Move the servers' clock so that it shows ``at_ms + past`` now."""
+        import time
+
+        self.set((at_ms + past) / 1000 - time.time())

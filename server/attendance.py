@@ -1,0 +1,123 @@
+"""Presence across processes: the asyncio shell around server/presence.py.
+
+Each process vouches for the seats it holds sockets of, in the table's presence hash
+(``on:<seat>:<process>`` until now + ``presence_ttl``, ``seen:<seat>``), and for its
+spectator count (``spec:<process>``). It writes them when a socket comes or goes (and
+then publishes a presence notice on the table's channel, so the other processes read the
+hash at once) and every ``presence_interval`` s for each table it holds sockets of (which
+also notices claims that lapsed: a process that died). Whenever the seats' states or the
+spectator count differ from what it last sent, it sends every local socket of the table a
+``presence`` message (docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from server import metrics, presence
+from server.logging import get_logger
+from server.tables import LiveTable, Tables
+
+log = get_logger("attendance")
+KEEP = 86_400
+"""Seconds the presence hash outlives its last write (an abandoned table's goes away)."""
+
+
+class Attendance:
+    """Presence of the tables this process holds sockets of."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.settings = tables.settings
+        self.process = secrets.token_hex(6)
+        self.held: dict[str, tuple[frozenset[int], bool]] = {}
+        """Per table: the seats and whether spectators this process last vouched for."""
+        self.task: asyncio.Task[None] | None = None
+        tables.on_presence = self.notice
+
+    def start(self) -> None:
+        """Start the periodic refresh."""
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop refreshing (the claims lapse after ``presence_ttl``)."""
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(BaseException):
+                await self.task
+
+    def changed(self, table: LiveTable) -> None:
+        """A local socket of ``table`` came or went: write and announce it."""
+        self.tables.spawn(self.refresh(table, notify=True))
+
+    def notice(self, table: LiveTable) -> None:
+        """Another process announced a change: read it."""
+        if len(table.room):
+            self.tables.spawn(self.refresh(table, notify=False))
+
+    def message(self, table: LiveTable, fields: dict[str, str], now: int) -> dict[str, Any]:
+        """The ``presence`` message for ``table`` from its hash ``fields`` at ``now``."""
+        meta = table.meta
+        started = int((meta.started_at or meta.created_at) * 1000)
+        grace = int(self.settings.presence_grace * 1000)
+        seats = []
+        for p in presence.seats(fields, len(meta.seats), now, started, grace,
+                                table.tc.claim_after):
+            d = p.to_dict()
+            if not (meta.tokens[p.seat] if p.seat < len(meta.tokens) else ""):
+                d = {"seat": p.seat, "state": "bot", "since": None}  # nobody's seat: a bot's
+            seats.append(d)
+        return {"t": "presence", "now": now, "seats": seats,
+                "spectators": presence.spectators(fields, now),
+                "claim_after": table.tc.claim_after}
+
+    async def read(self, table: LiveTable) -> dict[str, str]:
+        """The table's presence hash now (for a claim). Raises ``RedisError``."""
+        return await self.tables.store.presence(table.id, {}, [], KEEP, False)
+
+    async def refresh(self, table: LiveTable, notify: bool) -> None:
+        """Write this process's part of ``table``'s presence, read the whole, and send a
+        ``presence`` message to the local sockets if anything they were shown changed."""
+        now = self.tables.now()
+        until = str(now + int(self.settings.presence_ttl * 1000))
+        here = frozenset(s for s, conns in table.room.players.items() if conns)
+        spectators = len(table.room.spectators)
+        before, had_spectators = self.held.get(table.id, (frozenset(), False))
+        put = {presence.on_field(s, self.process): until for s in here}
+        put.update({presence.seen_field(s): str(now) for s in here | before})
+        drop = [presence.on_field(s, self.process) for s in before - here]
+        if spectators:
+            put[presence.spec_field(self.process)] = f"{spectators} {until}"
+        elif had_spectators:
+            drop.append(presence.spec_field(self.process))
+        if here or spectators:
+            self.held[table.id] = (here, bool(spectators))
+        else:
+            self.held.pop(table.id, None)
+        try:
+            fields = await self.tables.store.presence(table.id, put, drop, KEEP, notify)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("presence failed", table=table.id, error=str(e))
+            return
+        msg = self.message(table, fields, now)
+        shown = table.presence
+        if shown is None or (shown["seats"], shown["spectators"]) != (msg["seats"],
+                                                                      msg["spectators"]):
+            table.presence = msg
+            table.room.publish("message", msg)
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.presence_interval)
+            for table in list(self.tables.cache.values()):
+                if len(table.room) or table.id in self.held:
+                    try:
+                        await self.refresh(table, notify=False)
+                    except Exception:  # a bug must not stop every table's presence
+                        log.exception("presence refresh failed", table=table.id)

@@ -1,0 +1,83 @@
+"""Who may change who plays a seat during a game: the pure rules, and the event each
+allowed change stores (engine/seat_control.py).
+
+- **claim**: a seated player whose own seat is theirs (not resigned, not played by a bot)
+  hands another seat to a bot once that seat's player has been away for longer than the
+  time control's ``claim_after`` (presence ``gone``), as Lichess lets you claim a game
+  when the opponent left. Reason ``abandoned``.
+- **handover**: the table's host (server/roles.py) hands any person's seat to a bot, at
+  any time (reason ``handover``; the host's power, now stored in the stream too).
+- **resign**: a seated player gives up their seat: a bot plays it to the end, it cannot
+  be taken back and it cannot win (reason ``resigned``).
+- **return**: a player whose seat a bot plays (timeout, claim, handover) takes it back
+  at any time, unless they resigned (reason ``returned``).
+
+Each function returns the event or raises ``Refusal`` (HTTP status, code, message).
+"""
+
+from __future__ import annotations
+
+from engine.seat_control import SeatControllerChanged
+from server.presence import GONE, SeatPresence
+
+
+class Refusal(Exception):
+    """A seat change that is not allowed: ``status`` (HTTP), ``code``, ``message``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _running(over: bool) -> None:
+    if over:
+        raise Refusal(409, "ended", "the game has ended")
+
+
+def claim(actor: int, actor_by: str | None, actor_resigned: bool, target: SeatPresence,
+          target_by: str | None, claim_after: int, now: int, over: bool, bot: str,
+          level: int | None) -> SeatControllerChanged:
+    """Seat ``actor`` claims ``target.seat`` for a bot (``bot``/``level``)."""
+    _running(over)
+    seat = target.seat
+    if actor == seat:
+        raise Refusal(409, "own_seat", "resign to give up your own seat")
+    if actor_by != "player" or actor_resigned:
+        raise Refusal(409, "not_playing", "only a player who plays their own seat may claim")
+    if target_by != "player":
+        raise Refusal(409, "not_a_player", f"seat {seat} is not played by a person now")
+    if target.state != GONE:
+        away = 0 if target.since is None else max(0, now - target.since)
+        raise Refusal(409, "not_away", f"seat {seat} has been away {away // 1000} s, "
+                                       f"a claim needs {claim_after // 1000} s")
+    return SeatControllerChanged(seat, "bot", "abandoned", bot, level)
+
+
+def handover(seat: int, seat_by: str | None, over: bool, bot: str,
+             level: int | None) -> SeatControllerChanged:
+    """The host hands ``seat`` (a person's) to a bot."""
+    _running(over)
+    if seat_by != "player":
+        raise Refusal(409, "seat_taken", f"seat {seat} already holds a bot")
+    return SeatControllerChanged(seat, "bot", "handover", bot, level)
+
+
+def resign(actor: int, resigned: bool, over: bool, bot: str,
+           level: int | None) -> SeatControllerChanged:
+    """Seat ``actor`` resigns."""
+    _running(over)
+    if resigned:
+        raise Refusal(409, "resigned", "you have already resigned")
+    return SeatControllerChanged(actor, "bot", "resigned", bot, level)
+
+
+def take_back(actor: int, by: str | None, resigned: bool, over: bool) -> SeatControllerChanged:
+    """Seat ``actor``'s player takes the seat back from its bot."""
+    _running(over)
+    if resigned:
+        raise Refusal(409, "resigned", "a resigned seat stays with its bot")
+    if by != "bot":
+        raise Refusal(409, "playing", "you play this seat already")
+    return SeatControllerChanged(actor, "player", "returned")

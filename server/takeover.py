@@ -1,0 +1,134 @@
+"""HTTP calls that change who plays a seat during a game (docs/protocol.md §1):
+claim an abandoned seat, resign, take a seat back, and the creator's handover.
+
+Each checks the caller's token, asks server/seat_rules.py whether the change is allowed
+on the table as it is now, and stores the resulting seat-control event with
+``Tables.change_control`` (expected seq: of two racing claims exactly one is stored).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from engine.game import Message
+from server import bots, protocol, roles, seat_rules
+from server.lobby import _seat_index, bearer, body, guarded, svc_of, table_or_404
+from server.tables import LiveTable, LobbyError
+
+Build = Any
+
+
+def _checked(rule: Any) -> Message:
+    try:
+        return rule()
+    except seat_rules.Refusal as e:
+        raise LobbyError(e.status, e.code, e.message) from None
+
+
+async def _player(request: Request) -> tuple[Any, LiveTable, int]:
+    svc = svc_of(request)
+    table = await table_or_404(request)
+    seat = table.meta.seat_of(bearer(request))
+    if seat is None:
+        raise LobbyError(401, "bad_token", "this token holds no seat at this table")
+    if table.seq == 0:
+        raise LobbyError(409, "not_started", "the game has not started yet")
+    return svc, table, seat
+
+
+async def _bot(request: Request, svc: Any) -> tuple[str, int | None]:
+    raw = await body(request)
+    if not raw:
+        kind = svc.settings.replacement_bot
+        return kind, bots.effective_level(kind, None)
+    req = protocol.parse_body(protocol.AddBot, raw)
+    try:
+        bots.check_kind(req.kind, req.level)
+    except ValueError as e:
+        raise LobbyError(400, "bad_bot", str(e)) from None
+    return req.kind, bots.effective_level(req.kind, req.level)
+
+
+def _by(table: LiveTable, seat: int) -> str | None:
+    return table.control.by(seat, table.meta.seats[seat].kind)
+
+
+def _over(table: LiveTable) -> bool:
+    return table.game.is_over(table.state)
+
+
+@guarded
+async def claim(request: Request) -> Response:
+    """``POST /api/tables/{id}/seats/{seat}/claim`` (a seated player's token; body
+    optional ``{"kind", "level"}``): hand a seat whose player is gone to a bot."""
+    svc, table, actor = await _player(request)
+    target = _seat_index(table.meta, request.path_params["seat"])
+    kind, level = await _bot(request, svc)
+    fields = await svc.tables._redis(svc.attendance.read(table))
+
+    def build(t: LiveTable) -> list[Message]:
+        now = svc.tables.now()
+        shown = svc.attendance.message(t, fields, now)["seats"][target]
+        from server.presence import SeatPresence
+
+        pres = SeatPresence(target, shown["state"], shown["since"])
+        return [_checked(lambda: seat_rules.claim(
+            actor, _by(t, actor), t.control.resigned(actor), pres, _by(t, target),
+            t.tc.claim_after, now, _over(t), kind, level))]
+
+    await svc.tables.change_control(table, build)
+    return JSONResponse(table.meta.summary())
+
+
+@guarded
+async def resign(request: Request) -> Response:
+    """``POST /api/tables/{id}/resign`` (the seat's token)."""
+    svc, table, seat = await _player(request)
+    kind = svc.settings.replacement_bot
+    level = bots.effective_level(kind, None)
+
+    def build(t: LiveTable) -> list[Message]:
+        return [_checked(lambda: seat_rules.resign(seat, t.control.resigned(seat), _over(t),
+                                                   kind, level))]
+
+    await svc.tables.change_control(table, build)
+    return JSONResponse(table.meta.summary())
+
+
+@guarded
+async def take_back(request: Request) -> Response:
+    """``POST /api/tables/{id}/return`` (the seat's token): play the seat again."""
+    svc, table, seat = await _player(request)
+
+    def build(t: LiveTable) -> list[Message]:
+        return [_checked(lambda: seat_rules.take_back(seat, _by(t, seat),
+                                                      t.control.resigned(seat), _over(t)))]
+
+    await svc.tables.change_control(table, build)
+    return JSONResponse(table.meta.summary())
+
+
+async def handover(svc: Any, table: LiveTable, raw_seat: Any, kind: str, level: int | None,
+                   token: str | None) -> Response:
+    """The host's handover of a person's seat to a bot during the game
+    (``roles.require_hand_over``)."""
+    seat = _seat_index(table.meta, raw_seat)
+    roles.require_hand_over(table.meta, token, seat)
+
+    def build(t: LiveTable) -> list[Message]:
+        return [_checked(lambda: seat_rules.handover(seat, _by(t, seat), _over(t), kind,
+                                                     level))]
+
+    await svc.tables.change_control(table, build)
+    return JSONResponse(table.meta.summary())
+
+
+ROUTES = [
+    Route("/api/tables/{id}/seats/{seat}/claim", claim, methods=["POST"]),
+    Route("/api/tables/{id}/resign", resign, methods=["POST"]),
+    Route("/api/tables/{id}/return", take_back, methods=["POST"]),
+]

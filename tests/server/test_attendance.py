@@ -1,0 +1,145 @@
+"""Presence across server processes (server/attendance.py) and claims of abandoned seats
+(server/takeover.py), on real processes sharing one Redis with the injectable clock."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from engine.verify import verify_record
+from tests.conftest import ServerProcess
+from tests.server.client import ClockFile, Lobby, Socket
+
+
+def states(frame: dict) -> list[str]:
+    return [s["state"] for s in frame["seats"]]
+
+
+def presence_where(sock: Socket, pred) -> object:
+    return sock.wait(lambda f: f["t"] == "presence" and pred(f))
+
+
+@pytest.fixture
+def clock(tmp_path: Path) -> ClockFile:
+    return ClockFile(tmp_path / "clock")
+
+
+async def test_presence_spans_processes_and_a_dead_process_lapses(redis_url, clock):
+    """Anna's socket is on A, Ben's on B, spectators on both. Each sees the other online
+    and the spectators summed; Ben closes his page: Anna sees him away at once (after the
+    reload grace); Ben comes back on A; then A is SIGKILLed: Ben's B-side view shows
+    Anna away once A's claim lapses, counted from when A last vouched."""
+    env = {**clock.env, "EINAUGE_PRESENCE_GRACE": "1"}
+    a = ServerProcess(redis_url, env=env).start()
+    b = ServerProcess(redis_url, env=env).start()
+    socks: list[Socket] = []
+    try:
+        lobby = Lobby(a.url)
+        table = await lobby.create(3, time_control={"kind": "live", "preset": "slow"})
+        tid = table["id"]
+        tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben")]
+        await lobby.bot(tid, 2)
+        await lobby.start(tid)
+        anna = await Socket(a.ws_url, tid).connect(token=tokens[0])
+        ben = await Socket(b.ws_url, tid).connect(token=tokens[1])
+        specs = [await Socket(base, tid).connect() for base in (a.ws_url, a.ws_url, b.ws_url)]
+        socks += [anna, ben, *specs]
+        for s in (anna, ben):
+            msg = await presence_where(s, lambda f: states(f) == ["online", "online", "bot"]
+                                       and f["spectators"] == 3)
+            assert msg["claim_after"] == 60_000
+        await ben.close()
+        away = await presence_where(anna, lambda f: states(f)[1] == "away")
+        assert away["seats"][1]["since"] <= away["now"]
+        assert away["seats"][0] == {"seat": 0, "state": "online", "since": None}
+        ben = await Socket(a.ws_url, tid).connect(token=tokens[1])  # back, on A now
+        socks.append(ben)
+        back = await ben.wait(lambda f: f["t"] == "welcome")
+        assert back["presence"] is not None
+        await presence_where(specs[2], lambda f: states(f)[:2] == ["online", "online"])
+        # Ben reopens on B too, then A dies with Anna's only socket.
+        ben_b = await Socket(b.ws_url, tid).connect(token=tokens[1])
+        socks.append(ben_b)
+        await ben_b.wait(lambda f: f["t"] == "welcome")
+        a.kill()
+        msg = await presence_where(ben_b, lambda f: states(f)[0] == "away"
+                                   and f["spectators"] == 1)
+        assert states(msg)[1] == "online"  # Ben still has his B socket
+        # Long enough away (slow: 60 s), Anna's seat is gone: Ben may claim it.
+        r = await Lobby(b.url).seat_call(tid, "seats/0/claim", tokens[1])
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "not_away")
+        clock.set(61)
+        msg = await presence_where(ben_b, lambda f: states(f)[0] == "gone")
+        r = await Lobby(b.url).seat_call(tid, "seats/0/claim", tokens[1])
+        assert r.status_code == 200, r.text
+        assert r.json()["seats"][0]["kind"] == "bot"
+        delta = await ben_b.wait(lambda f: f["t"] == "delta"
+                                 and f["event"]["type"] == "seat_controller_changed")
+        assert delta["event"] == {"type": "seat_controller_changed", "seat": 0, "by": "bot",
+                                  "reason": "abandoned", "bot": "greedy"}
+        # A second claim of the same seat changes nothing.
+        r = await Lobby(b.url).seat_call(tid, "seats/0/claim", tokens[1])
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "not_a_player")
+    finally:
+        for s in socks:
+            await s.close()
+        a.kill()
+        b.stop()
+
+
+async def test_who_may_claim_resign_and_return(server):
+    """Tokens are checked; a spectator, a stranger and a seat's own player cannot claim;
+    before the start nothing can be claimed; a resignation is final and shows in the
+    record, which verifies."""
+    lobby = Lobby(server.url)
+    table = await lobby.create(2)
+    tid = table["id"]
+    tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben")]
+    r = await lobby.seat_call(tid, "resign", tokens[0])
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "not_started")
+    await lobby.start(tid)
+    for path, tok, status, code in [
+        ("seats/1/claim", None, 401, "bad_token"),
+        ("seats/1/claim", "nope", 401, "bad_token"),
+        ("seats/0/claim", tokens[0], 409, "own_seat"),
+        ("seats/1/claim", tokens[0], 409, "not_away"),  # none: 60 s away needed
+        ("seats/7/claim", tokens[0], 404, "no_seat"),
+        ("return", tokens[0], 409, "playing"),
+        ("resign", table["owner_token"], 401, "bad_token"),
+    ]:
+        r = await lobby.seat_call(tid, path, tok)
+        assert (r.status_code, r.json()["error"]["code"]) == (status, code), (path, r.text)
+    events_before = (await lobby.get(f"/api/tables/{tid}/events")).json()["seq"]
+    r = await lobby.seat_call(tid, "resign", tokens[1])
+    assert r.status_code == 200 and r.json()["seats"][1]["resigned"] is True
+    r = await lobby.seat_call(tid, "resign", tokens[1])
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "resigned")
+    r = await lobby.seat_call(tid, "return", tokens[1])
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "resigned")
+    # The resigned player cannot claim either; Anna resigns too and bots finish.
+    r = await lobby.seat_call(tid, "seats/0/claim", tokens[1])
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "not_playing")
+    events = (await lobby.get(f"/api/tables/{tid}/events")).json()["events"]
+    assert events[events_before] == {"type": "seat_controller_changed", "seat": 1, "by": "bot",
+                                     "reason": "resigned", "bot": "greedy"}
+    r = await lobby.seat_call(tid, "resign", tokens[0])
+    assert r.status_code == 200
+    for _ in range(600):
+        r = await lobby.get(f"/api/tables/{tid}/record")
+        if r.status_code == 200:
+            break
+        await asyncio.sleep(0.05)
+    record = r.json()
+    assert verify_record(record).ok
+    assert record["resigned"] == [0, 1]
+    assert [c["before_action"] for c in record["seat_changes"]] == [0, 0]
+    r = await lobby.seat_call(tid, "resign", tokens[0])
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "ended")
+    # The replay viewer's deltas show the changes too.
+    deltas = (await lobby.get(f"/api/tables/{tid}/deltas")).json()["deltas"]
+    assert [d["event"]["type"] for d in deltas].count("seat_controller_changed") == 2
+    replayed = (await lobby.http.post("/api/replay", json=record)).json()["deltas"]
+    assert [d["event"] for d in replayed] == [d["event"] for d in deltas]
+    await lobby.close()
