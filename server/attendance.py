@@ -20,6 +20,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from server import metrics, presence
+from server.fanout import Connection
 from server.logging import get_logger
 from server.tables import LiveTable, Tables
 
@@ -51,9 +52,10 @@ class Attendance:
             with contextlib.suppress(BaseException):
                 await self.task
 
-    def changed(self, table: LiveTable) -> None:
-        """A local socket of ``table`` came or went: write and announce it."""
-        self.tables.spawn(self.refresh(table, notify=True))
+    def changed(self, table: LiveTable, newcomer: Connection | None = None) -> None:
+        """A local socket of ``table`` came (``newcomer``) or went: write and announce it;
+        the newcomer gets the presence even when nothing changed."""
+        self.tables.spawn(self.refresh(table, notify=True, newcomer=newcomer))
 
     def notice(self, table: LiveTable) -> None:
         """Another process announced a change: read it."""
@@ -80,7 +82,8 @@ class Attendance:
         """The table's presence hash now (for a claim). Raises ``RedisError``."""
         return await self.tables.store.presence(table.id, {}, [], KEEP, False)
 
-    async def refresh(self, table: LiveTable, notify: bool) -> None:
+    async def refresh(self, table: LiveTable, notify: bool,
+                      newcomer: Connection | None = None) -> None:
         """Write this process's part of ``table``'s presence, read the whole, and send a
         ``presence`` message to the local sockets if anything they were shown changed."""
         now = self.tables.now()
@@ -111,6 +114,8 @@ class Attendance:
                                                                       msg["spectators"]):
             table.presence = msg
             table.room.publish("message", msg)
+        elif newcomer is not None and not newcomer.closed:
+            newcomer.message(msg)
 
     async def _run(self) -> None:
         while True:

@@ -88,8 +88,9 @@ class Settings(BaseSettings):
     """the bot that makes a timed-out move (decided at once: `mcts` decides it as
     `greedy`) and plays a seat taken over (timeout, claim, resignation)"""
     clock_file: str = ""
-    """tests only: a file holding seconds added to the system clock (read on change), so
-    that tests move every process's clock without sleeping; empty: the system clock"""
+    """tests only: a file holding seconds added to the system clock, or `@<ms>` for a
+    stopped clock (read on change), so that tests move every process's clock without
+    sleeping; empty: the system clock"""
     static_dir: str = "client-web/dist"
     """the built web client"""
     backlog: int = Field(4096, gt=0)
@@ -108,8 +109,9 @@ class Settings(BaseSettings):
 
     def now_ms(self) -> int:
         """The service's clock: milliseconds since the epoch (plus ``clock_file``'s
-        offset when set)."""
-        return int((time.time() + _offset(self.clock_file)) * 1000)
+        offset when set; ``@<ms>`` in the file stops the clock at that time)."""
+        offset, frozen = _offset(self.clock_file)
+        return frozen if frozen is not None else int((time.time() + offset) * 1000)
 
     def replace(self, **changes: object) -> Settings:
         """A validated copy with ``changes`` applied (``None`` values are ignored)."""
@@ -117,26 +119,29 @@ class Settings(BaseSettings):
         return type(self)(**{**self.model_dump(), **given})
 
 
-_OFFSETS: dict[str, tuple[float, float]] = {}
+_OFFSETS: dict[str, tuple[int, tuple[float, int | None]]] = {}
 
 
-def _offset(path: str) -> float:
-    """The seconds in ``path`` (0 when unset, missing or not a number), re-read when the
+def _offset(path: str) -> tuple[float, int | None]:
+    """``(seconds to add, None)`` from ``path``, or ``(0, ms)`` for a stopped clock
+    (``@<ms>``); ``(0, None)`` when unset, missing or not a number. Re-read when the
     file's mtime changes."""
     if not path:
-        return 0.0
+        return 0.0, None
     try:
         mtime = os.stat(path).st_mtime_ns
     except OSError:
-        return 0.0
+        return 0.0, None
     cached = _OFFSETS.get(path)
     if cached is not None and cached[0] == mtime:
         return cached[1]
     try:
         with open(path) as f:
-            value = float(f.read().strip() or 0)
+            text = f.read().strip()
+        value: tuple[float, int | None] = ((0.0, int(text[1:])) if text.startswith("@")
+                                           else (float(text or 0), None))
     except (OSError, ValueError):
-        value = 0.0
+        value = 0.0, None
     _OFFSETS[path] = (mtime, value)
     return value
 

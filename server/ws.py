@@ -150,7 +150,7 @@ async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: p
     svc.connections.add(conn)
     try:
         await welcome(svc, table, conn, hello.last_seq)
-        svc.attendance.changed(table)
+        svc.attendance.changed(table, conn)
         await _loop(ws, svc, table, conn)
     finally:
         svc.connections.discard(conn)
@@ -214,8 +214,7 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
                 deltas = table.rebuild_deltas(entries[:table.seq], last_seq)
     msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
            "head": table.head.hex(), "view": None if deltas is not None else table.view(conn.seat),
-           "now": svc.tables.now(), "clock": table.clock_state(),
-           "presence": table.presence}
+}
     conn.message(msg)
     key = conn.seat if conn.seat is not None else None
     for d in deltas or ():
@@ -225,6 +224,8 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
     if (conn.seat is not None and conn.seat in table.game.to_move(table.state)
             and not table.by_bot(conn.seat)):  # handed over: the bot plays
         conn.message({"t": "prompt", "seq": table.seq, "legal_actions": table.legal(conn.seat)})
+    if table.clock_state() is not None:
+        conn.message(table.clock_message())  # after the welcome: the clock of a clocked table
 
 
 async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection) -> None:

@@ -145,8 +145,6 @@ export class TableConnection extends EventTarget {
         this.attempt = 0;
         this.syncing = false;
         this.table = msg.table;
-        this.clock = msg.clock ?? null;
-        if (msg.presence) this.presence = msg.presence;
         if (this.token && msg.seat === null) { this.token = null; this.emit("seat_lost", {}); }
         this.seat = msg.seat;
         if (msg.view) {

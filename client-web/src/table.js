@@ -455,7 +455,6 @@ export function tablePage(root, id) {
     if (!gone) renderTop();
   });
   conn.addEventListener("welcome", (e) => {
-    serverClock.sync(e.detail.now);
     st.summary = e.detail.table;
     tellHandedOver();
     if (e.detail.view) { st.prev = null; loadLog(conn.seq); }

@@ -367,6 +367,15 @@ class ClockFile:
 
         os.replace(tmp, self.path)  # readers never see a half-written file
 
+    def stop_at(self, at_ms: int) -> None:
+        """Stop the servers' clock at ``at_ms`` (it shows that time until set again)."""
+        tmp = f"{self.path}.tmp"
+        with open(tmp, "w") as f:
+            f.write(f"@{at_ms}")
+        import os
+
+        os.replace(tmp, self.path)
+
     def now_ms(self) -> int:
         """The servers' clock now (ms)."""
         import time

@@ -56,8 +56,9 @@ async def test_presence_spans_processes_and_a_dead_process_lapses(redis_url, clo
         assert away["seats"][0] == {"seat": 0, "state": "online", "since": None}
         ben = await Socket(a.ws_url, tid).connect(token=tokens[1])  # back, on A now
         socks.append(ben)
-        back = await ben.wait(lambda f: f["t"] == "welcome")
-        assert back["presence"] is not None
+        # A newcomer is told the presence even when nothing changed for the others.
+        back = await ben.wait(lambda f: f["t"] == "presence")
+        assert back["spectators"] == 3
         await presence_where(specs[2], lambda f: states(f)[:2] == ["online", "online"])
         # Ben reopens on B too, then A dies with Anna's only socket.
         ben_b = await Socket(b.ws_url, tid).connect(token=tokens[1])

@@ -67,7 +67,9 @@ async def test_a_deadline_fires_from_the_surviving_process_once(redis_url, clock
         tid, tokens = await clocked_table(lobby, FAST)
         socks = [await Socket(a.ws_url, tid).connect(token=t) for t in tokens]
         welcome = await socks[0].wait(lambda f: f["t"] == "welcome")
-        c = welcome["clock"]
+        first = await socks[0].wait(lambda f: f["t"] == "clock")  # right after the welcome
+        assert socks[0].frames.index(first) > socks[0].frames.index(welcome)
+        c = first["clock"]
         mover = c["seat"]
         assert c["deadline"] == c["turn_at"] + 15_000 + 60_000  # fast: 15 s + 60 s reserve
         seq = welcome["seq"]
@@ -96,17 +98,19 @@ async def test_a_deadline_fires_from_the_surviving_process_once(redis_url, clock
         r = redis.Redis.from_url(redis_url)
         acts = {k.decode() for k in r.hgetall(store.acts_key(tid))}
         r.close()
-        assert acts == {f"{mover}:timeout:{seq}"}
+        assert acts == {f"b:{mover}:timeout:{seq}"}  # roles.act_key: a bot's key
         # B reports the new deadline of the next seat to a socket that comes now.
         watcher = await Socket(b.ws_url, tid).connect()
         socks.append(watcher)
         w = await watcher.wait(lambda f: f["t"] == "welcome")
+        told = await watcher.wait(lambda f: f["t"] == "clock")
         nxt = w["view"]["current_seat"]
-        assert w["clock"]["seat"] == nxt
+        assert told["clock"]["seat"] == nxt
         # The timed-out seat has no reserve left; the other still has all of it.
-        assert w["clock"]["reserve"] == [0 if s == mover else 60_000 for s in (0, 1)]
-        assert w["clock"]["deadline"] == enforced_at + 15_000 + (0 if nxt == mover else 60_000)
-        assert w["now"] >= enforced_at
+        assert told["clock"]["reserve"] == [0 if s == mover else 60_000 for s in (0, 1)]
+        assert told["clock"]["deadline"] == enforced_at + 15_000 + (
+            0 if nxt == mover else 60_000)
+        assert told["now"] >= enforced_at
     finally:
         for s in socks:
             await s.close()
@@ -205,7 +209,7 @@ async def test_an_async_deadline_survives_a_full_restart(tmp_path: Path, clock):
         lobby = Lobby(server.url)
         tid, _ = await clocked_table(lobby, {"kind": "async", "days": 1})
         watcher = await Socket(server.ws_url, tid).connect()
-        c = (await watcher.wait(lambda f: f["t"] == "welcome"))["clock"]
+        c = (await watcher.wait(lambda f: f["t"] == "clock"))["clock"]
         await watcher.close()
         assert c["deadline"] == c["turn_at"] + 86_400_000
         seq = len(stored(url, tid))
