@@ -16,21 +16,26 @@ due table it loads it (replay if needed), checks the deadline in the stream, and
 the bot's move for the seat (``Tables.act(..., timed_out=True)``) with the expected seq
 and the action id ``timeout:<seq>``: when several processes enforce the same deadline,
 the append script stores exactly one. A table whose deadline is not due yet is settled.
+A starting process re-indexes the running clocked tables (``repair``), so an index entry
+Redis lost in a crash comes back without anyone opening the table.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 
 from redis.exceptions import RedisError
 
 from engine.game import IllegalAction
-from server import bots, metrics
+from server import bots, clock, metrics
 from server.logging import get_logger
 from server.tables import LiveTable, LobbyError, Tables, Unavailable
 
 log = get_logger("deadlines")
+REPAIR_LIMIT = 1000
+"""Running tables a starting process re-indexes (the lobby list's newest)."""
 BOT_WAKE_MS = 10_000
 """While a bot is to move on a clocked table, the index wakes a process this long after
 the last settle: it loads the table, so its bots play even if their process died."""
@@ -48,8 +53,32 @@ class Deadlines:
         tables.on_clock = self.touch
 
     def start(self) -> None:
-        """Start scanning."""
+        """Start scanning, and re-index the running clocked tables once (``repair``)."""
         self.task = asyncio.get_running_loop().create_task(self._run())
+        self.tables.spawn(self.repair())
+
+    async def repair(self, limit: int = REPAIR_LIMIT) -> int:
+        """Settle the index entry of every running table with a clock (up to ``limit``,
+        newest first): an entry Redis lost (its last second before a crash, with
+        ``appendfsync everysec``) comes back when any process starts, not only when
+        someone opens the table. Returns how many tables were settled."""
+        try:
+            ids = await self.store.list_ids("running", limit)
+            metas = await self.store.metas(ids) if ids else []
+        except RedisError as e:
+            log.warning("deadline repair failed", error=str(e))
+            return 0
+        done = 0
+        for table_id, fields in zip(ids, metas, strict=True):
+            if not fields or not clock.parse(json.loads(fields.get("time_control") or "{}")
+                                             ).clocked:
+                continue
+            with contextlib.suppress(Unavailable, RedisError, ValueError):
+                table = await self.tables.get(table_id)  # loading settles it (on_clock)
+                if table is not None:
+                    await self.settle(table)
+                    done += 1
+        return done
 
     async def stop(self) -> None:
         """Stop scanning."""
