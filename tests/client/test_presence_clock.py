@@ -88,6 +88,11 @@ def finish_and_verify(server: ServerProcess, table_id: str, pages: list[Page],
 def test_a_player_who_closes_the_page_is_away_times_out_and_comes_back(
         browser: Browser, clocked: ServerProcess, clock: ClockFile, tmp_path: Path) -> None:
     table_id, ctxs, (anna, ben) = live_table(browser, clocked)
+    lobby = ctxs[1].new_page()  # the lobby shows the table's time control
+    lobby.goto(clocked.url + "/")
+    expect(lobby.get_by_test_id(f"tc-{table_id}")).to_contain_text(
+        "Live · fast (0:15 per move + 1:00 reserve)")
+    lobby.close()
     view = api(clocked, "GET", f"/api/tables/{table_id}/view")
     assert view["current_seat"] == 0, "Anna (seat 0) moves first"
     for p in (anna, ben):
