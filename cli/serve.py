@@ -1,8 +1,9 @@
 """``einauge serve``: run the game service (uvicorn, websockets library, Redis).
 
 Without ``--redis-url`` / ``REDIS_URL`` it starts a private ``redis-server`` with its data
-under ``./var/redis`` and stops it on exit. SIGTERM/SIGINT close every socket with 1001
-("going away") first, so clients reconnect to another process.
+under ``./var/redis``, restarts it when it dies and stops it on exit; a second service on
+the same data folder is refused (server/supervise.py). SIGTERM/SIGINT close every socket
+with 1001 ("going away") first, so clients reconnect to another process.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     warnings.filterwarnings("ignore", message=".*websockets.*deprecated", category=Warning)
     from server.logging import configure
     from server.redis_embedded import EmbeddedRedis, RedisMissing
+    from server.supervise import DataDirInUse, DataDirLock, Supervisor
 
     try:
         settings = config.from_env(host=args.host, port=args.port, redis_url=args.redis_url,
@@ -46,8 +48,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"einauge serve: {e}", file=sys.stderr)
         return 2
     configure(settings.log_level, settings.log_json)
-    embedded = None
+    supervisor = lock = None
     if not settings.redis_url:
+        lock = DataDirLock(settings.redis_dir)
+        try:
+            lock.acquire()
+        except DataDirInUse as e:
+            print(f"einauge serve: {e}", file=sys.stderr)
+            return 1
         embedded = EmbeddedRedis(settings.redis_dir)
         try:
             url = embedded.start()
@@ -57,19 +65,26 @@ def run(args: argparse.Namespace) -> int:
         except RuntimeError as e:
             print(f"einauge serve: embedded Redis failed: {e}", file=sys.stderr)
             return 1
+        supervisor = Supervisor(embedded)
+        supervisor.start()
         settings = settings.replace(redis_url=url)
         print(f"einauge serve: embedded Redis at {url} (data in {settings.redis_dir})",
               file=sys.stderr)
     try:
         from server.app import create_app
 
-        app = create_app(settings)
+        app = create_app(settings, supervisor)
         _raise_open_files()
         _tune_gc()
         cfg = uvicorn.Config(app, host=settings.host, port=settings.port, ws="websockets-sansio",
                              ws_max_size=settings.max_frame, ws_per_message_deflate=False,
                              backlog=settings.backlog, log_level=settings.log_level, loop="auto",
-                             lifespan="on", timeout_graceful_shutdown=5, access_log=False)
+                             lifespan="on", timeout_graceful_shutdown=5, access_log=False,
+                             # Forwarded headers name the client only when a listed proxy
+                             # sent them: otherwise anyone could pick the address the
+                             # per-address limits count (uvicorn trusts loopback by default).
+                             proxy_headers=bool(settings.trusted_proxies),
+                             forwarded_allow_ips=list(settings.trusted_proxies))
         server = GracefulServer(cfg)
         print(f"einauge serve: http://{_shown_host(settings.host)}:{settings.port}",
               file=sys.stderr)
@@ -82,8 +97,10 @@ def run(args: argparse.Namespace) -> int:
             return 130
         return 0
     finally:
-        if embedded is not None:
-            embedded.stop()
+        if supervisor is not None:
+            supervisor.stop()
+        if lock is not None:
+            lock.release()
 
 
 def _tune_gc() -> None:

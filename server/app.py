@@ -12,12 +12,15 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
@@ -29,6 +32,7 @@ from server.deadlines import Deadlines
 from server.direct import RawSend
 from server.fanout import Connection
 from server.logging import get_logger
+from server.replays import Replays
 from server.store import Store
 from server.tables import Tables
 
@@ -38,15 +42,19 @@ log = get_logger("app")
 class Service:
     """Everything one process shares between requests."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, embedded: Any = None) -> None:
         if not settings.redis_url:
             raise ValueError("create_app needs settings.redis_url (einauge serve starts one)")
         self.settings = settings
-        self.store = Store.from_url(settings.redis_url)
+        self.embedded = embedded
+        """The watchdog of the embedded Redis (``server.supervise.Supervisor``), if any."""
+        self.store = Store.from_url(settings.redis_url, settings.redis_timeout)
         self.tables = Tables(settings, self.store)
+        self.tables.on_resync = ws.resync
         self.bots = BotDriver(self.tables, settings.bot_delay, settings.bot_workers)
         self.attendance = Attendance(self.tables)
         self.deadlines = Deadlines(self.tables, settings.deadline_scan)
+        self.replays = Replays(self.bots.pool, settings.replay_rate_per_s, settings.replay_burst)
         self.connections: set[Connection] = set()
         self.addr_count: dict[str, int] = {}
 
@@ -61,12 +69,40 @@ class Service:
 
 
 async def healthz(request: Request) -> Response:
+    """``200 {"ok": true, "redis": "ok"}`` when Redis answers within the call bound, else
+    ``503`` with ``redis``: ``unresponsive`` (no answer in time: frozen or overloaded),
+    ``unavailable`` (refused or closed) or ``restarting`` (the embedded one died and is
+    being restarted). With the embedded Redis, ``embedded_redis`` says how it fares."""
+    svc = request.app.state.svc
+    out: dict[str, Any] = {"ok": True, "redis": "ok"}
+    if svc.embedded is not None:
+        out["embedded_redis"] = svc.embedded.status()
     try:
-        await request.app.state.svc.store.ping()
-    except (RedisError, OSError):
+        await svc.store.ping()
+    except (RedisError, OSError) as e:
         metrics.REDIS_ERRORS.inc()
-        return JSONResponse({"ok": False, "redis": "unavailable"}, status_code=503)
-    return JSONResponse({"ok": True})
+        out["ok"] = False
+        out["redis"] = "unresponsive" if isinstance(e, RedisTimeoutError) else "unavailable"
+        if svc.embedded is not None and out["embedded_redis"]["state"] != "running":
+            out["redis"] = "restarting"
+        return JSONResponse(out, status_code=503)
+    return JSONResponse(out)
+
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Unmatched routes and methods: the API's JSON error under ``/api`` (and for the
+    health and metrics routes), plain text elsewhere (page routes, static files)."""
+    assert isinstance(exc, HTTPException)
+    path = request.url.path
+    if path.startswith("/api") or path in ("/healthz", "/metrics"):
+        code = _HTTP_CODES.get(exc.status_code, "bad_message")
+        return JSONResponse({"error": {"code": code, "message": f"{exc.detail}: "
+                                       f"{request.method} {path}"}},
+                            status_code=exc.status_code, headers=exc.headers)
+    return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
 
 
 async def metrics_endpoint(request: Request) -> Response:
@@ -81,15 +117,19 @@ def _spa(index: Path):  # type: ignore[no-untyped-def]
     return page
 
 
-def create_app(settings: Settings) -> Starlette:
-    """The app; the service object is ``app.state.svc``."""
-    svc = Service(settings)
+def create_app(settings: Settings, embedded: Any = None) -> Starlette:
+    """The app; the service object is ``app.state.svc``. ``embedded``: the watchdog of
+    the embedded Redis (its state appears in ``/healthz``)."""
+    svc = Service(settings, embedded)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await svc.tables.start()
         svc.attendance.start()
         svc.deadlines.start()
+        # Running games with bots play on although nobody watches them (in the background:
+        # the service answers meanwhile).
+        svc.tables.spawn(svc.tables.resume_bots())
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
         log.info("service ready", redis="embedded" if "redis.sock" in (settings.redis_url or "")
                  else "external")
@@ -119,6 +159,7 @@ def create_app(settings: Settings) -> Starlette:
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
                    Route("/replay", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(RawSend)])
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(RawSend)],
+                    exception_handlers={404: http_error, 405: http_error})
     app.state.svc = svc
     return app

@@ -22,11 +22,14 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.einauge.observation import Observation
+
+T = TypeVar("T")
 
 
 def think(kind: str, seed: str, level: int | None, obs: Observation) -> dict[str, Any]:
@@ -85,13 +88,17 @@ class BotPool:
                     obs: Observation) -> dict[str, Any]:
         """The wire dict of the bot's action on ``obs``; raises what ``think`` raises,
         and ``BrokenProcessPool`` when a worker died (the next call starts a new pool)."""
+        return await self.run(think, kind, seed, level, obs)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker (a thread with 0 workers): other heavy pure work that
+        must not hold the event loop, e.g. replays (``server.replays``). ``fn`` and the
+        arguments must pickle; raises what ``fn`` raises, and ``BrokenProcessPool``."""
         if self.workers == 0:
-            return await asyncio.to_thread(think, kind, seed, level, obs)
+            return await asyncio.to_thread(fn, *args)
         pool = self._executor()
         try:
-            # Submitted from a thread: the first submits start the worker processes
-            # (about 10 ms each), which must not happen on the event loop.
-            future = await asyncio.to_thread(pool.submit, think, kind, seed, level, obs)
+            future = await asyncio.to_thread(pool.submit, fn, *args)
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:
             if self._pool is pool:

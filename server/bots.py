@@ -111,6 +111,8 @@ class BotDriver:
                 await self.tables.act(table, seat, f"bot:{seq}", action, seq, by_bot=True)
             except IllegalAction as e:
                 log.info("bot action refused", table=table.id, seq=seq, seat=seat, code=e.code)
+                if e.code == "no_table":
+                    return  # the table is gone from Redis: nothing left to play
                 await asyncio.sleep(0.05)
             except Unavailable:
                 await asyncio.sleep(0.5)

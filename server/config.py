@@ -91,6 +91,17 @@ class Settings(BaseSettings):
     """tests only: a file holding seconds added to the system clock, or `@<ms>` for a
     stopped clock (read on change), so that tests move every process's clock without
     sleeping; empty: the system clock"""
+    redis_timeout: float = Field(2.0, gt=0)
+    """seconds one Redis call may take in all (pool wait, retries, reply); then it fails:
+    `unavailable` / 503"""
+    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
+    """comma-separated addresses or networks (`*`: any) of reverse proxies whose
+    `X-Forwarded-For`/`X-Forwarded-Proto` name the client; none: forwarded headers are
+    ignored and the per-address limits count the connecting address"""
+    replay_rate_per_s: float = Field(2.0, gt=0)
+    """replay requests (`POST /api/replay`, `GET …/deltas`) per second per address"""
+    replay_burst: int = Field(10, gt=0)
+    """replay requests one address may make at once (token bucket size)"""
     static_dir: str = "client-web/dist"
     """the built web client"""
     backlog: int = Field(4096, gt=0)
@@ -100,7 +111,7 @@ class Settings(BaseSettings):
     log_json: bool = False
     """JSON log lines"""
 
-    @field_validator("allowed_origins", mode="before")
+    @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):

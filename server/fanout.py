@@ -391,6 +391,7 @@ class Subscriber:
         self.task: asyncio.Task[None] | None = None
         self.ready = asyncio.Event()
         self.closing = False
+        self._resyncs: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Open the subscription connection and start reading."""
@@ -436,6 +437,19 @@ class Subscriber:
         await self.pubsub.ssubscribe(f"einauge:{{proc}}:{id(self)}")
         if self.channels:
             await self.pubsub.ssubscribe(*self.channels)
+        if self.pubsub.connection is not None:
+            self.pubsub.connection.register_connect_callback(self._reconnected)
+
+    def _reconnected(self, _connection: Any) -> None:
+        # redis-py's retry reconnected the subscription by itself (and resubscribed) after
+        # a short outage: whatever was published meanwhile never arrives, and the Redis may
+        # have come back with less than it had. Resync every table, as after a lost one.
+        if self.closing:
+            return
+        log.warning("subscription reconnected")
+        task = asyncio.get_running_loop().create_task(self.on_reconnect())
+        self._resyncs.add(task)
+        task.add_done_callback(self._resyncs.discard)
 
     async def _run(self) -> None:
         first = True

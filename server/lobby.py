@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import secrets
 from collections.abc import Awaitable, Callable
@@ -14,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import bots, clock, metrics, protocol, roles
+from server import bots, clock, metrics, protocol, replays, roles
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
 from server.tables import LobbyError, Unavailable
@@ -48,14 +49,20 @@ def guarded(handler: Handler) -> Handler:
     return run
 
 
-async def body(request: Request, limit: int | None = None) -> Any:
-    """The JSON body (``{}`` when empty); raises ``LobbyError`` 413/400."""
+async def raw_body(request: Request, limit: int | None = None) -> bytes:
+    """The body's bytes; raises ``LobbyError`` 413 past ``limit`` (default: max_frame)."""
     limit = limit or request.app.state.svc.settings.max_frame
     raw = b""
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > limit:
             raise LobbyError(413, "too_large", f"bodies are limited to {limit} bytes")
+    return raw
+
+
+async def body(request: Request, limit: int | None = None) -> Any:
+    """The JSON body (``{}`` when empty); raises ``LobbyError`` 413/400."""
+    raw = await raw_body(request, limit)
     if not raw.strip():
         return {}
     try:
@@ -294,6 +301,7 @@ async def add_bot(request: Request) -> Response:
     if meta.status == "running":
         # Apply the handover here now (the meta notice may lag): the bot starts at once
         # and this process refuses the former token from now on.
+        await svc.tables.note_bots(meta.id)
         table = await svc.tables.get(meta.id)
         if table is not None:
             with contextlib.suppress(Unavailable, RedisError):
@@ -368,22 +376,59 @@ async def events(request: Request) -> Response:
     return JSONResponse({"seq": after + len(projected), "events": projected})
 
 
+def _replay_allowed(request: Request) -> None:
+    """The per-address replay rate (``server.replays``); raises ``LobbyError`` 429."""
+    svc = svc_of(request)
+    if not svc.replays.allow(request.client.host if request.client else "?"):
+        raise LobbyError(429, "rate_limited",
+                         f"at most {svc.settings.replay_rate_per_s:g} replays per second "
+                         f"per address")
+
+
+async def _replay_answer(svc: Any, key: Any, fn: Any, *args: Any, keep: bool = True
+                         ) -> Response:
+    try:
+        status, content = await svc.replays.answer(key, fn, *args, keep=keep)
+    except replays.Busy:
+        raise LobbyError(429, "rate_limited", "too many replays are being computed; "
+                                              "try again in a moment") from None
+    return Response(content, status_code=status, media_type="application/json")
+
+
 @guarded
 async def deltas(request: Request) -> Response:
     svc = svc_of(request)
-    table = await table_or_404(request)
+    _replay_allowed(request)
+    table_id = request.path_params["id"]
+    # The meta says which stream this is (seq and head): its deltas never change, so an
+    # answer computed before is served as it is, without loading or replaying anything.
+    try:
+        fields = await svc.store.load_meta(table_id)
+    except RedisError as e:
+        metrics.REDIS_ERRORS.inc()
+        raise Unavailable(str(e)) from None
+    if not fields:
+        raise LobbyError(404, "no_table", f"no table {table_id!r}")
+    meta = TableMeta.from_fields(table_id, fields)
+    roles.admit(meta, bearer(request), table_key(request))  # before any other check
     try:
         after = max(int(request.query_params.get("from", "0")), 0)
     except ValueError:
         return error(400, "bad_message", "from must be a number")
+    after = min(after, meta.seq)
+    key = ("deltas", table_id, meta.seq, meta.head, after)
+    found = svc.replays.cached(key)
+    if found is not None:
+        return Response(found[1], status_code=found[0], media_type="application/json")
     try:
-        entries = await svc.store.load_entries(table.id)
+        entries = (await svc.store.load_entries(table_id))[:meta.seq]
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None
-    after = min(after, len(entries))
-    built = table.rebuild_deltas(entries, after)
-    return JSONResponse({"seq": len(entries), "deltas": [d.dicts[None] for d in built]})
+    # Kept only if the entries are the stream the meta named (no append raced the load).
+    keep = len(entries) == meta.seq and (not entries or entries[-1]["h"] == meta.head)
+    return await _replay_answer(svc, key, replays.stored_deltas, meta.game, len(meta.seats),
+                                entries, after, keep=keep)
 
 
 RECORD_LIMIT = 512 * 1024
@@ -391,21 +436,11 @@ RECORD_LIMIT = 512 * 1024
 
 @guarded
 async def replay(request: Request) -> Response:
-    from engine import get_game
-    from server.records import RecordError
-    from server.records import replay as replay_record
-    from server.tables import replay_deltas, viewer_keys
-
-    data = await body(request, RECORD_LIMIT)
-    try:
-        name, events = replay_record(data)
-    except RecordError as e:
-        return JSONResponse({"error": {"code": "bad_record", "message": str(e),
-                                       "index": e.index}}, status_code=400)
-    game = get_game(name)
-    players = len(getattr(events[0], "players", ())) if events else 0
-    built = replay_deltas(game, viewer_keys(game, players), events, [""] * len(events))
-    return JSONResponse({"seq": len(events), "deltas": [d.dicts[None] for d in built]})
+    svc = svc_of(request)
+    _replay_allowed(request)
+    raw = await raw_body(request, RECORD_LIMIT)
+    key = ("record", hashlib.sha256(raw).digest())
+    return await _replay_answer(svc, key, replays.replay_record, raw)
 
 
 async def bot_list(request: Request) -> Response:

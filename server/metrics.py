@@ -29,6 +29,16 @@ FANOUT = Histogram(
 REDIS_ERRORS = Counter("einauge_redis_errors_total", "Redis commands that failed")
 REJECTED_SOCKETS = Counter("einauge_sockets_rejected_total", "Sockets closed by a policy",
                            ["reason"])
+REBUILDS = Counter("einauge_tables_rebuilt_total",
+                   "Cached tables rebuilt from Redis because the stored stream was not the "
+                   "cached one (Redis lost acknowledged writes); their sockets got a welcome")
+VANISHED = Counter("einauge_tables_vanished_total",
+                   "Watched tables that were no longer in Redis; their sockets were closed "
+                   "with 4004 and their bots stopped")
+REPLAYS = Counter("einauge_replays_total",
+                  "Replay answers (POST /api/replay, GET /api/tables/{id}/deltas) by how they "
+                  "were served: computed, from the cache, or refused for the rate",
+                  ["result"])
 
 _LOOP_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.02, 0.05, 0.1, 0.25,
                  0.5, 1.0)

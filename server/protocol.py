@@ -35,7 +35,8 @@ class BadMessage(ValueError):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict: "5" or true is not a number, 1 is not a bool (no silent coercion of input).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 Scalar = StrictStr | StrictInt | StrictBool | None
@@ -100,6 +101,19 @@ def parse_message(obj: dict[str, Any]) -> Hello | ActionMsg | Sync:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "message"
         raise BadMessage(f"{where}: {first['msg']}") from None
+
+
+def action_id(data: bytes | str, limit: int = MAX_FRAME) -> str | None:
+    """The ``id`` of an action frame, if ``data`` decodes to an object with ``t`` "action"
+    and a valid id (1-64 characters), else ``None``: what a refused frame's error names."""
+    try:
+        obj = decode_frame(data, limit)
+    except Undecodable:
+        return None
+    aid = obj.get("id")
+    if obj.get("t") == "action" and isinstance(aid, str) and 1 <= len(aid) <= 64:
+        return aid
+    return None
 
 
 def encode(message: dict[str, Any], binary: bool) -> bytes | str:

@@ -72,16 +72,16 @@ class EmbeddedRedis:
                 "--bind", "127.0.0.1", "--protected-mode", "yes", "--loglevel", "warning",
                 "--logfile", str(self.directory / "redis.log")]
         if self.port is None and len(str(sock)) < 100:
-            # An existing embedded Redis (another `einauge serve`) is shared, not doubled.
             if sock.exists() and _answers(f"unix://{sock}"):
-                self.url = f"unix://{sock}"
-                return self.url
+                # Not ours (einauge serve holds the folder's lock: server/supervise.py), and
+                # sharing it would leave us with nothing when its owner stops it.
+                raise RuntimeError(f"a redis-server already answers on {sock}; stop it first")
             args += ["--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700"]
             self.url = f"unix://{sock}"
         else:
-            port = self.port or free_port()
-            args += ["--port", str(port)]
-            self.url = f"redis://127.0.0.1:{port}/0"
+            self.port = self.port or free_port()  # kept: a restart listens on the same port
+            args += ["--port", str(self.port)]
+            self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process = subprocess.Popen(
             args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             preexec_fn=_die_with_parent if self.tie_to_parent else None)

@@ -9,9 +9,12 @@ Only this module knows key names; everything else calls these functions.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 import redis.asyncio as aioredis
@@ -25,6 +28,7 @@ APPEND_LUA = """
 local meta, events, acts, chan = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local expected, want_version, act = tonumber(ARGV[1]), ARGV[2], ARGV[3]
 local head, payload, n = ARGV[4], ARGV[5], tonumber(ARGV[6])
+local prev = ARGV[7]
 if redis.call('EXISTS', meta) == 0 then return {'missing', 0} end
 if act ~= '' then
   local done = redis.call('HGET', acts, act)
@@ -32,13 +36,14 @@ if act ~= '' then
 end
 local seq = tonumber(redis.call('HGET', meta, 'seq') or '0')
 if seq ~= expected then return {'stale', seq} end
+if prev ~= '' and redis.call('HGET', meta, 'head') ~= prev then return {'stale', seq} end
 if want_version ~= '' and redis.call('HGET', meta, 'version') ~= want_version then
   return {'stale', seq}
 end
-if n > 0 then redis.call('RPUSH', events, unpack(ARGV, 7, 6 + n)) end
+if n > 0 then redis.call('RPUSH', events, unpack(ARGV, 8, 7 + n)) end
 local new = seq + n
 redis.call('HSET', meta, 'seq', new, 'head', head)
-for i = 7 + n, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
+for i = 8 + n, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
 if want_version ~= '' then redis.call('HINCRBY', meta, 'version', 1) end
 if act ~= '' then redis.call('HSET', acts, act, new) end
 redis.call('PERSIST', meta)
@@ -59,9 +64,37 @@ return v
 """
 
 STATUSES = ("open", "running", "ended")
+BOT_TABLES = "tables:bots"
+"""Set of the running tables that have a bot seat: a process resumes their bots when it
+starts (an index, like the lobby lists: a gone id is dropped when found)."""
 
 REDIS_CONNECTIONS = 64
-"""Pooled Redis connections per process (a command beyond them waits, up to 10 s)."""
+"""Pooled Redis connections per process (a command beyond them waits for a free one,
+within the call's time bound)."""
+
+CALL_TIMEOUT = 2.0
+"""Default bound (seconds) on the whole of one store call: waiting for a pooled
+connection, every retry and every reply (``EINAUGE_REDIS_TIMEOUT``). A frozen or
+unreachable Redis makes the call fail with ``redis.TimeoutError`` after at most this long,
+instead of after the retries of several socket timeouts."""
+
+T = TypeVar("T")
+
+
+def bounded(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """Run a ``Store`` coroutine method within ``self.timeout`` seconds in total; raises
+    ``redis.TimeoutError`` (a ``RedisError``) when Redis did not answer in time. redis-py
+    drops the connection of a cancelled command, so no late reply is read by another."""
+
+    @functools.wraps(method)
+    async def run(self: Store, *args: Any, **kwargs: Any) -> T:
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await method(self, *args, **kwargs)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Redis did not answer within {self.timeout:g} s") from None
+
+    return run
 
 
 def meta_key(table_id: str) -> str:
@@ -112,16 +145,20 @@ class AppendResult:
 class Store:
     """Typed access to one Redis (``redis.asyncio.Redis`` with bytes responses)."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, timeout: float = CALL_TIMEOUT) -> None:
         self.redis = client
+        self.timeout = timeout
         self._append = client.register_script(APPEND_LUA)
         self._update = client.register_script(UPDATE_META_LUA)
 
     @classmethod
-    def from_url(cls, url: str) -> Store:
-        """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``)."""
+    def from_url(cls, url: str, timeout: float = CALL_TIMEOUT) -> Store:
+        """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``) whose calls
+        each fail within ``timeout`` seconds (``bounded``)."""
         # A restarted Redis closes every pooled connection: retry on a fresh one. Retrying
-        # is safe: the append script deduplicates by action id and checks the seq.
+        # is safe: the append script deduplicates by action id and checks the seq. The
+        # retries and the socket timeout (never longer than the whole call) stay within
+        # the call's bound: ``bounded`` cancels what is left of them.
         retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), 4)
         # Every command in flight holds a pooled connection. redis-py's default pool refuses
         # the 101st at once ("Too many connections": `unavailable` for every table beyond
@@ -132,22 +169,24 @@ class Store:
         # the errors, but each new connection paid three refused round trips and left the
         # exceptions in reference cycles (tests/server/test_garbage.py).
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=REDIS_CONNECTIONS, timeout=10, socket_timeout=5,
-            socket_connect_timeout=2, health_check_interval=30, retry=retry,
+            url, max_connections=REDIS_CONNECTIONS, timeout=timeout, socket_timeout=timeout,
+            socket_connect_timeout=min(timeout, 2.0), health_check_interval=30, retry=retry,
             retry_on_error=[RedisConnectionError, RedisTimeoutError], driver_info=None,
             maint_notifications_config=MaintNotificationsConfig(enabled=False))
         client = aioredis.Redis(connection_pool=pool)
         client.auto_close_connection_pool = True  # aclose() closes the pool too
-        return cls(client)
+        return cls(client, timeout)
 
     async def close(self) -> None:
         """Close the connection pool."""
         await self.redis.aclose()
 
+    @bounded
     async def ping(self) -> bool:
         """True when Redis answers."""
         return bool(await self.redis.ping())
 
+    @bounded
     async def create(self, table_id: str, fields: dict[str, str], ttl: int, score: float,
                      listed: bool = True) -> None:
         """Store a new table's meta (expiring after ``ttl`` s) and, when ``listed`` (not a
@@ -159,29 +198,36 @@ class Store:
             pipe.zadd(index_key("open"), {table_id: score})
         await pipe.execute()
 
+    @bounded
     async def load_meta(self, table_id: str) -> dict[str, str]:
         """The meta hash as ``str → str`` (empty when the table does not exist)."""
         raw = await self.redis.hgetall(meta_key(table_id))
         return {k.decode(): v.decode() for k, v in raw.items()}
 
+    @bounded
     async def load_entries(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
         """Stored entries ``{"e", "h", "a"?}`` for seqs ``after+1 …`` in order."""
         raw = await self.redis.lrange(events_key(table_id), after, -1)
         return [unpack(b) for b in raw]
 
+    @bounded
     async def append(self, table_id: str, expected_seq: int, entries: list[dict[str, Any]],
                      head: str, act_key: str = "", expected_version: str = "",
                      meta_fields: dict[str, str] | None = None,
-                     meta_changed: bool = False) -> AppendResult:
+                     meta_changed: bool = False, prev: str = "") -> AppendResult:
         """Append ``entries`` after ``expected_seq`` in one round trip (the APPEND script).
 
-        Publishes ``{"table", "from", "entries", "meta"}`` on the table channel when
-        stored. Raises ``redis.RedisError`` when Redis fails (then nothing is known to be
-        stored; a retry with the same ``act_key`` is safe).
+        ``prev`` (hex): the chain head the entries were built on; the append is ``stale``
+        unless the stored head is still that one too (so a process whose cache holds
+        another stream with the same seq, after Redis lost writes, never appends to it).
+        Publishes ``{"table", "from", "prev", "entries", "meta"}`` on the table channel
+        when stored. Raises ``redis.RedisError`` when Redis fails (then nothing is known to
+        be stored; a retry with the same ``act_key`` is safe).
         """
-        payload = pack({"table": table_id, "from": expected_seq + 1, "entries": entries,
-                        "meta": meta_changed})
-        args: list[Any] = [expected_seq, expected_version, act_key, head, payload, len(entries)]
+        payload = pack({"table": table_id, "from": expected_seq + 1, "prev": prev,
+                        "entries": entries, "meta": meta_changed})
+        args: list[Any] = [expected_seq, expected_version, act_key, head, payload, len(entries),
+                           prev]
         args += [pack(e) for e in entries]
         for k, v in (meta_fields or {}).items():
             args += [k, v]
@@ -189,6 +235,7 @@ class Store:
         status, seq = await self._append(keys=keys, args=args)
         return AppendResult(status.decode() if isinstance(status, bytes) else status, int(seq))
 
+    @bounded
     async def update_meta(self, table_id: str, fields: dict[str, str],
                           expected_version: str = "", ttl: int = 0) -> int | None:
         """Set meta ``fields`` if the version is still ``expected_version`` ('' = any),
@@ -202,11 +249,13 @@ class Store:
         result = await self._update(keys=[meta_key(table_id), channel(table_id)], args=args)
         return None if int(result) < 0 else int(result)
 
+    @bounded
     async def act_seq(self, table_id: str, act_key: str) -> int | None:
         """The seq stored for an action id, if that action was applied."""
         raw = await self.redis.hget(acts_key(table_id), act_key)
         return None if raw is None else int(raw)
 
+    @bounded
     async def move_index(self, table_id: str, to_status: str, score: float) -> None:
         """List the table under ``to_status`` only (lobby lists are an index, not state)."""
         pipe = self.redis.pipeline(transaction=False)
@@ -216,11 +265,13 @@ class Store:
         pipe.zadd(index_key(to_status), {table_id: score})
         await pipe.execute()
 
+    @bounded
     async def list_ids(self, status: str, limit: int) -> list[str]:
         """Up to ``limit`` table ids with ``status``, newest first."""
         raw = await self.redis.zrevrange(index_key(status), 0, limit - 1)
         return [r.decode() for r in raw]
 
+    @bounded
     async def metas(self, table_ids: list[str]) -> list[dict[str, str]]:
         """The meta hashes of several tables in one round trip (empty for gone ones)."""
         pipe = self.redis.pipeline(transaction=False)
@@ -229,11 +280,13 @@ class Store:
         rows = await pipe.execute()
         return [{k.decode(): v.decode() for k, v in r.items()} for r in rows]
 
+    @bounded
     async def drop_from_index(self, status: str, table_ids: list[str]) -> None:
         """Forget expired tables in a lobby list."""
         if table_ids:
             await self.redis.zrem(index_key(status), *table_ids)
 
+    @bounded
     async def hit(self, key: str, window: int) -> int:
         """Count one event in a fixed window of ``window`` seconds; returns the count."""
         bucket = f"rl:{key}:{int(time.time()) // window}"
@@ -243,13 +296,29 @@ class Store:
         count, _ = await pipe.execute()
         return int(count)
 
+    @bounded
+    async def mark_bot_table(self, table_id: str, running: bool) -> None:
+        """Add the table to (``running``) or remove it from the set of bot tables."""
+        if running:
+            await self.redis.sadd(BOT_TABLES, table_id)
+        else:
+            await self.redis.srem(BOT_TABLES, table_id)
+
+    @bounded
+    async def bot_tables(self, limit: int) -> list[str]:
+        """Up to ``limit`` ids of running tables with bot seats (any order)."""
+        raw = await self.redis.srandmember(BOT_TABLES, limit)
+        return [r.decode() for r in raw or ()]
+
     # ---- deadlines and presence (server/deadlines.py, server/attendance.py) -------------
 
+    @bounded
     async def lower_deadline(self, table_id: str, at_ms: int) -> None:
         """Make the table's score in the deadline index at most ``at_ms`` (``ZADD LT``):
         the index only ever wakes a process early, never late."""
         await self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True)
 
+    @bounded
     async def set_deadline(self, table_id: str, at_ms: int | None) -> None:
         """Set the table's score in the deadline index (``None``: drop it)."""
         if at_ms is None:
@@ -257,16 +326,19 @@ class Store:
         else:
             await self.redis.zadd(DEADLINES, {table_id: at_ms})
 
+    @bounded
     async def due(self, now_ms: int, limit: int = 64) -> list[str]:
         """Tables whose score in the deadline index is at most ``now_ms``."""
         raw = await self.redis.zrangebyscore(DEADLINES, "-inf", now_ms, start=0, num=limit)
         return [r.decode() for r in raw]
 
+    @bounded
     async def stored_seq(self, table_id: str) -> int | None:
         """The table's stored seq (``None``: no table)."""
         raw = await self.redis.hget(meta_key(table_id), "seq")
         return None if raw is None else int(raw)
 
+    @bounded
     async def presence(self, table_id: str, set_fields: dict[str, str], drop: list[str],
                        ttl: int, notify: bool) -> dict[str, str]:
         """Write this process's presence fields (and drop others of its own), keep the

@@ -29,7 +29,7 @@ from engine.chain import genesis, link
 from engine.game import Game, IllegalAction, Message
 from engine.shuffle import combine_seed, commitment
 from server import clock as clocks
-from server import metrics, roles
+from server import continuity, metrics, roles
 from server.config import Settings
 from server.errors import LobbyError
 from server.fanout import Delta, Room, Subscriber
@@ -39,6 +39,9 @@ from server.records import make_record
 from server.store import Store
 
 log = get_logger("tables")
+
+RESUME_LIMIT = 10_000
+"""Running bot tables a process loads when it starts (``Tables.resume_bots``)."""
 
 
 class Unavailable(Exception):
@@ -85,6 +88,10 @@ def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
     return out
 
 
+HEADS_KEPT = 256
+"""Chain heads of the latest seqs a table keeps, to check published entries against."""
+
+
 class LiveTable:
     """One table's cached state in this process (see the module docstring)."""
 
@@ -96,6 +103,7 @@ class LiveTable:
         self.state: Any = self.game.initial_state()
         self.seq = 0
         self.head = genesis(meta.id, meta.commitment)
+        self.heads: deque[str] = deque([self.head.hex()], maxlen=HEADS_KEPT)
         self.views: dict[int | None, dict[str, Any]] = {}
         self.ring: deque[Delta] = deque(maxlen=max(ring_size, 1))
         self.room = Room(meta.id)
@@ -118,6 +126,29 @@ class LiveTable:
     def _reset_views(self) -> None:
         self.views = {k: self.game.view(self.state, k) for k in self.keys}
 
+    def head_at(self, seq: int) -> str | None:
+        """The chain head (hex) after seq ``seq``, if still kept (``HEADS_KEPT``)."""
+        back = self.seq - seq
+        if back < 0 or back >= len(self.heads):
+            return None
+        return self.heads[-1 - back]
+
+    def reset(self, meta: TableMeta, entries: list[dict[str, Any]]) -> None:
+        """Forget everything cached and fold the stored ``entries`` (all of them, from
+        seq 1) again: the stored stream is not the one this table had applied."""
+        self.meta = meta
+        self.state = self.game.initial_state()
+        self.seq = 0
+        self.head = genesis(meta.id, meta.commitment)
+        self.heads = deque([self.head.hex()], maxlen=HEADS_KEPT)
+        self.clock = None
+        self.control = seat_control.Control()
+        self.ring.clear()
+        self.room.pending.clear()  # deltas of the other stream must not go out now
+        self.suspect = False
+        self.replay(entries)
+        meta.seq, meta.head = self.seq, self.head.hex()
+
     # ---- applying stored entries ---------------------------------------------------------
 
     def decode(self, entry: dict[str, Any]) -> Message:
@@ -134,6 +165,7 @@ class LiveTable:
             self.clock = clocks.Clock.from_dict(entry["c"])
         self.seq += 1
         self.head = bytes.fromhex(entry["h"])
+        self.heads.append(entry["h"])
         return event
 
     def replay(self, entries: list[dict[str, Any]]) -> None:
@@ -290,6 +322,9 @@ class Tables:
         self.loading: dict[str, asyncio.Future[LiveTable | None]] = {}
         self.subscriber = Subscriber(store.redis, self._published, self._resync_all)
         self.bot_runner: Callable[[LiveTable, int], asyncio.Task[None]] | None = None
+        self.on_resync: Callable[[LiveTable], None] | None = None
+        """Called after a table was rebuilt from Redis: every local socket needs a fresh
+        welcome (server/ws.py ``resync``)."""
         self._background: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.now: Callable[[], int] = settings.now_ms
@@ -412,21 +447,83 @@ class Tables:
         return not len(table.room) and not table.bot_tasks
 
     async def sync(self, table: LiveTable) -> bool:
-        """Fetch and apply the entries this process has not seen (and reload the meta).
-        Returns False when the table no longer exists in Redis."""
+        """Fetch and apply the entries this process has not seen (and reload the meta),
+        after checking that the stored stream is the cached one (``continuity``): if it
+        is not (Redis lost writes), the table is rebuilt from Redis and every local socket
+        gets a fresh welcome. Returns False when the table no longer exists in Redis (its
+        sockets are closed with 4004 and its bots stop)."""
         async with table.sync_lock:
+            # Pub/sub may apply entries while we wait: compare Redis with what the table
+            # held before asking, and place loaded entries by the seq they follow (apply
+            # skips what is already applied).
+            seq, head = table.seq, table.head.hex()
             fields = await self.store.load_meta(table.id)
             if not fields:
+                self._vanished(table)
                 return False
-            self._set_meta(table, TableMeta.from_fields(table.id, fields))
-            if table.meta.seq > table.seq:
-                # Pub/sub may apply entries while we wait: place the loaded ones by the
-                # seq they were loaded after, and apply skips what is already applied.
-                after = table.seq
-                entries = await self.store.load_entries(table.id, after)
-                table.apply(entries, after + 1)
+            meta = TableMeta.from_fields(table.id, fields)
+            verdict = continuity.stored(seq, head, meta.seq, meta.head)
+            fresh: list[dict[str, Any]] = []
+            if verdict == "ahead":
+                loaded = await self.store.load_entries(table.id, max(seq - 1, 0))
+                if continuity.continues(seq, head, [e["h"] for e in loaded[:1]]):
+                    fresh = loaded[1:] if seq else loaded
+                else:
+                    verdict = "other"
+            if verdict == "other":
+                await self._rebuild(table, meta, seq)
+                return True
+            self._set_meta(table, meta)
+            if fresh:
+                table.apply(fresh, seq + 1)
             self._ensure_bots(table)  # the game may have started meanwhile
             return True
+
+    async def _rebuild(self, table: LiveTable, meta: TableMeta, cached_seq: int) -> None:
+        """The stored stream is not the one cached: fold Redis's again, in place (bots
+        and sockets keep the same object), and resend every local socket a welcome."""
+        entries = await self.store.load_entries(table.id)
+        old_head = table.head.hex()
+        table.reset(meta, entries)
+        metrics.REBUILDS.inc()
+        log.warning("stored stream differs from the cached one; table rebuilt from Redis",
+                    table=table.id, cached_seq=cached_seq, cached_head=old_head[:16],
+                    stored_seq=table.seq)
+        for seat, conns in tuple(table.room.players.items()):
+            for conn in tuple(conns):  # Redis may have lost a lobby change too
+                if seat >= len(meta.tokens) or meta.tokens[seat] != conn.token_hash:
+                    conn.shut(1008, "seat token no longer valid")
+        if self.on_resync is not None:
+            self.on_resync(table)
+        self._stored(table)  # the clock as stored now
+        for seat in table.game.to_move(table.state):
+            turn = table.turn.get(seat)
+            if turn is not None:
+                turn.set()  # a bot waiting for its turn looks again
+        if self.game_over(table):
+            for turn in table.turn.values():
+                turn.set()
+            if table.meta.status != "ended":
+                self._on_over(table)
+        self._ensure_bots(table)
+
+    def _vanished(self, table: LiveTable) -> None:
+        """The table is gone from Redis (expired, or Redis lost it): stop its bots, close
+        its sockets with 4004 and forget it."""
+        if table.room or table.bot_tasks:
+            log.warning("table no longer in Redis; its sockets are closed", table=table.id,
+                        cached_seq=table.seq, sockets=len(table.room))
+            metrics.VANISHED.inc()
+        for task in list(table.bot_tasks.values()):
+            task.cancel()
+        for conn in tuple(table.room.connections()):
+            conn.shut(4004, "the table no longer exists")
+        if self.cache.get(table.id) is table:
+            del self.cache[table.id]
+            metrics.TABLES.set(len(self.cache))
+        if table.subscribed:
+            table.subscribed = False
+            self.spawn(self.subscriber.unfollow(table.id))
 
     def _set_meta(self, table: LiveTable, meta: TableMeta) -> None:
         old = table.meta
@@ -446,8 +543,16 @@ class Tables:
         if table is None:
             return
         entries = msg.get("entries") or []
-        if entries and not table.apply(entries, int(msg["from"])):
-            self.spawn(self._safe_sync(table))  # a gap: fill it from the event list
+        if entries:
+            first = int(msg["from"])
+            verdict = continuity.published(table.seq, table.head_at, first, msg.get("prev"),
+                                           [e["h"] for e in entries])
+            if verdict == "apply":
+                table.apply(entries, first)
+            elif verdict == "check":
+                # A gap (filled from the event list), or entries that do not continue the
+                # cached stream: the sync finds out which, and rebuilds in the latter case.
+                self.spawn(self._safe_sync(table))
         if msg.get("presence") and self.on_presence is not None:
             self.on_presence(table)
         if msg.get("meta"):
@@ -520,11 +625,12 @@ class Tables:
                         raise
                     except (TypeError, ValueError, KeyError, AttributeError) as e:
                         raise IllegalAction("bad_message", f"malformed action: {e}") from None
+                    prev = table.head.hex()
                     entries, head = table.chain(events, action, len(prefix))
                     extra = await self._clocked(table, entries, seat, timed_out,
                                                 by_bot and not timed_out, prefix)
                     result = await self.store.append(table.id, table.seq, entries, head, act_key,
-                                                     **extra)
+                                                     prev=prev, **extra)
                     if result.status == "ok":
                         table.apply(entries, result.seq - len(entries) + 1)
                         self._stored(table)
@@ -534,8 +640,11 @@ class Tables:
                         # sure this process has applied it before the ack goes out.
                         return await self._caught_up(table, result.seq)
                     if result.status == "missing":
+                        self._vanished(table)
                         raise IllegalAction("no_table", "the table no longer exists")
-                    await self.sync(table)  # stale: another process appended first
+                    # Stale: another process appended first, or the stored stream is not
+                    # the cached one (the sync rebuilds the table then).
+                    await self.sync(table)
                 raise IllegalAction("stale", "the table changed meanwhile; look and try again")
             except RedisError as e:
                 metrics.REDIS_ERRORS.inc()
@@ -607,9 +716,11 @@ class Tables:
                         await self.sync(table)
                         table.suspect = False
                     events = build(table)
+                    prev = table.head.hex()
                     entries, head = table.chain(events, None)
                     extra = await self._clocked(table, entries, None, False, False, events)
-                    result = await self.store.append(table.id, table.seq, entries, head, **extra)
+                    result = await self.store.append(table.id, table.seq, entries, head,
+                                                     prev=prev, **extra)
                     if result.status == "ok":
                         table.apply(entries, result.seq - len(entries) + 1)
                         self._stored(table)
@@ -646,6 +757,7 @@ class Tables:
             await self.store.update_meta(table.id, fields)
             if not table.meta.private:
                 await self.store.move_index(table.id, "ended", table.meta.created_at)
+            await self.store.mark_bot_table(table.id, False)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("could not mark ended", table=table.id, error=str(e))
@@ -673,6 +785,41 @@ class Tables:
         for event in table.turn.values():
             event.set()  # a bot whose seat went back to its player stops
         self._ensure_bots(table)
+
+    async def note_bots(self, table_id: str) -> None:
+        """Remember that a running table has a bot seat (``resume_bots`` after a restart);
+        best effort: a table missed here resumes when someone opens it."""
+        try:
+            await self.store.mark_bot_table(table_id, True)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("could not note a bot table", table=table_id, error=str(e))
+
+    async def resume_bots(self, limit: int = RESUME_LIMIT, parallel: int = 8) -> int:
+        """Load the running tables with bot seats (at most ``limit``, ``parallel`` at a
+        time), so that their bots play on after a restart although nobody watches them.
+        Returns how many now have bots here; drops ended and gone ids from the set."""
+        ids = await self.store.bot_tables(limit)
+        gate = asyncio.Semaphore(parallel)
+        resumed = 0
+
+        async def one(table_id: str) -> None:
+            nonlocal resumed
+            async with gate:
+                try:
+                    table = await self.get(table_id)
+                except Unavailable:
+                    return
+                if table is None or self.game_over(table):
+                    with contextlib.suppress(RedisError):
+                        await self.store.mark_bot_table(table_id, False)
+                elif table.bot_tasks:
+                    resumed += 1
+
+        await asyncio.gather(*(one(t) for t in ids))
+        if ids:
+            log.info("bot tables resumed", tables=resumed, listed=len(ids))
+        return resumed
 
     def bots_done(self, table: LiveTable, seat: int) -> None:
         """A bot task ended (game over or cancelled)."""
@@ -772,6 +919,7 @@ class Tables:
             except ValueError as e:
                 raise LobbyError(400, "bad_options", str(e)) from None
             shadow = LiveTable(meta, 1)
+            prev = shadow.head.hex()
             entries, head = shadow.chain(events, None)
             if shadow.tc.clocked:
                 now = self.now()
@@ -780,11 +928,13 @@ class Tables:
             result = await self._redis(self.store.append(
                 table_id, 0, entries, head, expected_version=meta.version,
                 meta_fields={"status": "running", "started_at": repr(self.now() / 1000)},
-                meta_changed=True))
+                meta_changed=True, prev=prev))
             if result.status == "ok":
                 if not meta.private:
                     await self._redis(self.store.move_index(table_id, "running",
                                                             meta.created_at))
+                if any(s.kind == "bot" for s in meta.seats):
+                    await self.note_bots(table_id)
                 meta.status, meta.seq, meta.head = "running", result.seq, head
                 table = self.cache.get(table_id)
                 if table is not None:

@@ -195,23 +195,54 @@ def _frame(msg: dict[str, Any], binary: bool) -> dict[str, Any]:
     return _raw(protocol.encode(msg, binary))
 
 
+REBUILD_TRIES = 3
+"""Attempts to rebuild a reconnect's missed deltas while the table moves on meanwhile."""
+
+
 async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | None) -> None:
     """Send ``welcome`` and the deltas ``conn`` misses, then deliver to it live.
 
-    The last step runs without awaiting, so no delta can slip between the welcome and
-    the live ones."""
+    Missed deltas older than the table's ring are rebuilt from the stored entries, if
+    those are still the stream the table cached; if they are not (Redis lost writes) the
+    table syncs, which rebuilds it or finds it gone (then ``conn`` is closed with 4004),
+    and the welcome carries the full view. The last step runs without awaiting, so no
+    delta can slip between the welcome and the live ones."""
     table.room.remove(conn)
     deltas = None
     if last_seq is not None and last_seq <= table.seq:
         deltas = table.recent(last_seq)
-        while deltas is None:
+        for _ in range(REBUILD_TRIES if deltas is None else 0):
+            seq, head = table.seq, table.head.hex()
             try:
                 entries = await svc.tables.store.load_entries(table.id)
             except Exception:
-                last_seq = None  # cannot rebuild now: fall back to the full view
-                break
-            if len(entries) >= table.seq:
-                deltas = table.rebuild_deltas(entries[:table.seq], last_seq)
+                break  # cannot rebuild now: fall back to the full view
+            if len(entries) >= seq and (seq == 0 or entries[seq - 1]["h"] == head):
+                if table.seq == seq:
+                    deltas = table.rebuild_deltas(entries[:seq], last_seq)
+                    break
+                continue  # pub/sub applied newer entries meanwhile: once more
+            # Redis holds less than the table cached, or another stream.
+            try:
+                if not await svc.tables.sync(table):
+                    conn.shut(4004, "the table no longer exists")
+                    return
+            except Exception:
+                pass
+            break
+    _welcome_now(table, conn, deltas)
+
+
+def resync(table: LiveTable) -> None:
+    """Send every local socket of ``table`` a fresh welcome with the full view (after the
+    table was rebuilt from Redis): clients replace their view and seq with it."""
+    for conn in tuple(table.room.connections()):
+        if not conn.closed:
+            _welcome_now(table, conn, None)
+
+
+def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None) -> None:
+    table.room.remove(conn)
     msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
            "head": table.head.hex(), "view": None if deltas is not None else table.view(conn.seat),
 }
@@ -239,7 +270,8 @@ async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection) -> 
                 metrics.REJECTED_SOCKETS.labels("flood").inc()
                 conn.shut(1008, "flooding")
                 return
-            conn.message({"t": "error", "id": None, "code": "rate_limited",
+            conn.message({"t": "error", "id": protocol.action_id(data, settings.max_frame),
+                          "code": "rate_limited",
                           "message": f"more than {settings.rate_per_s:g} messages per second"})
             continue
         try:

@@ -31,6 +31,8 @@ TEST_ENV = {
     "EINAUGE_CONNS_PER_ADDR": "1000",
     "EINAUGE_RATE_PER_S": "1000",
     "EINAUGE_RATE_BURST": "1000",
+    "EINAUGE_REPLAY_RATE_PER_S": "100000",
+    "EINAUGE_REPLAY_BURST": "100000",
     "EINAUGE_LOG_LEVEL": "warning",
     "EINAUGE_STATIC_DIR": "/nonexistent",
 }
@@ -52,11 +54,13 @@ class RedisProcess(EmbeddedRedis):
 
 
 class ServerProcess:
-    """``python -m cli serve`` on a free port; ``url``/``ws_url`` once started."""
+    """``python -m cli serve`` on a free port; ``url``/``ws_url`` once started.
+    ``redis_url`` None: the embedded Redis, with its data in ``redis_dir``."""
 
-    def __init__(self, redis_url: str, env: dict[str, str] | None = None,
-                 port: int | None = None) -> None:
+    def __init__(self, redis_url: str | None, env: dict[str, str] | None = None,
+                 port: int | None = None, redis_dir: Path | None = None) -> None:
         self.redis_url = redis_url
+        self.redis_dir = redis_dir
         self.port = port or free_port()
         self.env = {**os.environ, **TEST_ENV, **(env or {})}
         self.env.pop("REDIS_URL", None)
@@ -71,13 +75,17 @@ class ServerProcess:
             prefix="einauge-serve-", suffix=".log", delete=False)
         return self.log_file
 
+    def command(self) -> list[str]:
+        """The command line of the server process."""
+        store = (["--redis-url", self.redis_url] if self.redis_url
+                 else ["--redis-dir", str(self.redis_dir)])
+        return [sys.executable, "-m", "cli", "serve", "--port", str(self.port), *store]
+
     def start(self, timeout: float = 60.0) -> ServerProcess:
         """Start and wait until ``/healthz`` answers 200."""
         with self.open_log() as log:  # the child keeps its own descriptor
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "cli", "serve", "--port", str(self.port),
-                 "--redis-url", self.redis_url],
-                cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=log)
+            self.proc = subprocess.Popen(self.command(), cwd=ROOT, env=self.env,
+                                         stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -170,10 +170,11 @@ class Socket:
             self.closed.set()
             self.new.set()
 
-    async def wait(self, pred: Any, timeout: float = 20.0) -> dict[str, Any]:
-        """The first frame (from the start) for which ``pred`` holds."""
+    async def wait(self, pred: Any, timeout: float = 20.0, start: int = 0) -> dict[str, Any]:
+        """The first frame from index ``start`` on (default: from the first) for which
+        ``pred`` holds."""
         async def scan() -> dict[str, Any]:
-            i = 0
+            i = start
             while True:
                 while i < len(self.frames):
                     if pred(self.frames[i]):

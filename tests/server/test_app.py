@@ -1,5 +1,5 @@
 """The app in-process: static files of the web client with the single-page fallback,
-/healthz and /metrics."""
+/healthz and /metrics, and the API's JSON errors for routes and methods that do not exist."""
 
 from __future__ import annotations
 
@@ -23,12 +23,38 @@ def test_static_client_spa_routes_health_and_metrics(redis_url, tmp_path):
         assert client.get("/replay/abc").text == "<html>einauge</html>"
         assert client.get("/replay").text == "<html>einauge</html>"  # open a record file
         assert client.get("/app.js").text == "console.log(1)"
-        assert client.get("/healthz").json() == {"ok": True}
+        assert client.get("/healthz").json() == {"ok": True, "redis": "ok"}
         r = client.post("/api/tables", json={"seats": 2})
         assert r.status_code == 201
         metrics = client.get("/metrics").text
         assert "einauge_action_latency_seconds" in metrics
         assert r.json()["owner_token"] not in metrics
+
+
+def test_unmatched_api_routes_and_methods_answer_the_api_json_error(redis_url, tmp_path):
+    (tmp_path / "index.html").write_text("<html>einauge</html>")
+    for static in (str(tmp_path), "/nonexistent"):  # with the web client's files and without
+        app = create_app(Settings(redis_url=redis_url, static_dir=static))
+        with TestClient(app) as client:
+            for method, path, status, code in [
+                    ("GET", "/api/nothing", 404, "not_found"),
+                    ("GET", "/api/tables/abc/nothing", 404, "not_found"),
+                    ("POST", "/api/games/einauge/cards", 405, "method_not_allowed"),
+                    ("PUT", "/api/tables", 405, "method_not_allowed"),
+                    ("DELETE", "/api/replay", 405, "method_not_allowed"),
+                    ("POST", "/healthz", 405, "method_not_allowed")]:
+                r = client.request(method, path)
+                assert r.status_code == status, (static, method, path, r.text)
+                assert r.headers["content-type"] == "application/json", (method, path)
+                error = r.json()["error"]
+                assert error["code"] == code and path in error["message"], error
+            # Outside the API the page routes and static files answer as before.
+            missing = client.get("/no-such-file.js")
+            assert missing.status_code == 404
+            assert not missing.headers["content-type"].startswith("application/json")
+        if static != "/nonexistent":
+            with TestClient(app) as client:
+                assert client.get("/table/abc").text == "<html>einauge</html>"
 
 
 def test_healthz_reports_an_unreachable_redis(redis_url):
@@ -37,4 +63,4 @@ def test_healthz_reports_an_unreachable_redis(redis_url):
         app.state.svc.store.redis.connection_pool.connection_kwargs["port"] = 1
         app.state.svc.store.redis.connection_pool.reset()
         r = client.get("/healthz")
-        assert r.status_code == 503 and r.json()["ok"] is False
+        assert r.status_code == 503 and r.json() == {"ok": False, "redis": "unavailable"}

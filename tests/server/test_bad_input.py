@@ -120,6 +120,27 @@ async def test_malformed_frames(game, server):
     assert await t.wait_closed() == 1003
 
 
+async def test_numbers_and_flags_are_taken_only_as_such(game, server):
+    """Strict types: ``"5"``, ``true`` and ``5.0`` are not a seq (no silent coercion)."""
+    for binary in (True, False):
+        for last_seq in ("5", True, 5.0, "x"):
+            s = await Socket(server.ws_url, game["tid"], binary=binary).connect(
+                last_seq=last_seq)
+            assert await s.wait_closed() == 1008, (binary, last_seq)
+            assert [(f["t"], f["code"]) for f in s.frames] == [("error", "bad_message")]
+            assert "last_seq" in s.frames[0]["message"]
+    view = await current_view(game["lobby"], game["tid"])
+    mover = game["players"][view["current_seat"]]
+    prompt = [f for f in mover.frames if f["t"] == "prompt"][-1]
+    for seq in (str(view["seq"]), True, float(view["seq"])):
+        mark = len(mover.frames)
+        await mover.send({"t": "action", "id": f"strict-{seq!r}",
+                          "action": prompt["legal_actions"][0], "seq": seq})
+        reply = await mover.wait(lambda f: f["t"] in ("ack", "error"), start=mark)
+        assert (reply["t"], reply["code"]) == ("error", "bad_message"), reply
+    assert await current_view(game["lobby"], game["tid"]) == view
+
+
 async def test_oversized_frame_closes_with_1009(game, server):
     s = await Socket(server.ws_url, game["tid"]).connect()
     await s.wait(lambda f: f["t"] == "welcome")

@@ -9,8 +9,10 @@ import signal
 
 import psutil
 import pytest
+import redis
 
 from engine.verify import verify_record
+from server import store
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended
 
@@ -283,3 +285,49 @@ async def test_stopping_the_server_after_searches_leaves_no_semaphore(redis_url,
     log = srv.read_log()
     assert "leaked" not in log and "resource_tracker" not in log, log[-3000:]
     assert "Traceback" not in log, log[-3000:]
+
+
+async def test_an_all_bot_game_nobody_watches_plays_on_after_a_restart(own_redis):
+    """A process resumes the running bot games of its Redis when it starts, so a game
+    nobody opens does not stay paused (its progress is read from Redis directly: any
+    request for the table would load it and start its bots anyway)."""
+    r = redis.Redis.from_url(own_redis.url)
+
+    def stored() -> tuple[str, int]:
+        meta = r.hgetall(store.meta_key(tid))
+        return meta[b"status"].decode(), int(meta[b"seq"])
+
+    srv = ServerProcess(own_redis.url, env={"EINAUGE_BOT_DELAY": "0.05"}).start()
+    lobby = Lobby(srv.url)
+    try:
+        table = await lobby.create(3)
+        tid = table["id"]
+        for seat in range(3):
+            await post_bot(lobby, tid, seat, {"kind": "random"})
+        await lobby.start(tid, table["owner_token"])
+        assert r.sismember(store.BOT_TABLES, tid)
+        for _ in range(200):
+            if stored()[1] >= 5:
+                break
+            await asyncio.sleep(0.05)
+        srv.kill()
+        status, at_kill = stored()
+        assert status == "running" and at_kill >= 5
+        await asyncio.to_thread(srv.start)
+        for _ in range(1200):
+            if stored()[0] == "ended":
+                break
+            await asyncio.sleep(0.05)
+        status, seq = stored()
+        assert status == "ended" and seq > at_kill
+        for _ in range(100):  # the end is marked in the background
+            if not r.sismember(store.BOT_TABLES, tid):
+                break
+            await asyncio.sleep(0.05)
+        assert not r.sismember(store.BOT_TABLES, tid)
+        record = (await lobby.get(f"/api/tables/{tid}/record")).json()
+        assert verify_record(record).ok
+    finally:
+        await lobby.close()
+        srv.stop()
+        r.close()

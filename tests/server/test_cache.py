@@ -27,10 +27,11 @@ async def wait_cached(lobby: Lobby, count: int) -> float:
 
 
 @pytest.fixture
-async def fresh(redis_url):
-    """A server process of its own (the cache gauge counts only this test's tables) and
-    its lobby client."""
-    srv = ServerProcess(redis_url).start()
+async def fresh(own_redis):
+    """A server process of its own on a Redis of its own (the cache gauge counts only this
+    test's tables: a process resumes every running bot game of its Redis when it starts)
+    and its lobby client."""
+    srv = ServerProcess(own_redis.url).start()
     lobby = Lobby(srv.url)
     yield srv, lobby
     await lobby.close()

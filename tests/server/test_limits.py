@@ -130,3 +130,76 @@ async def test_a_socket_that_stops_reading_is_closed_then_dropped(redis_url):
     finally:
         await lobby.close()
         srv.stop()
+
+
+async def test_a_refused_action_names_its_id(redis_url):
+    srv = ServerProcess(redis_url, env={"EINAUGE_RATE_PER_S": "5", "EINAUGE_RATE_BURST": "5",
+                                        "EINAUGE_FLOOD_CLOSE": "20"}).start()
+    try:
+        await refused_actions_name_their_ids(srv)
+    finally:
+        srv.stop()
+
+
+async def refused_actions_name_their_ids(srv: ServerProcess) -> None:
+    lobby = Lobby(srv.url)
+    table = await lobby.create(2)
+    await lobby.close()
+    sock = await Socket(srv.ws_url, table["id"]).connect()
+    await sock.wait(lambda f: f["t"] == "welcome")
+    ids = [f"r{i}" for i in range(12)]
+    for aid in ids:  # over the rate of 5 per second, bursts of 5
+        await sock.send({"t": "action", "id": aid, "action": {"type": "pass"}})
+    await sock.send({"t": "sync"})
+    await sock.wait(lambda f: f["t"] == "error" and f["id"] is None)  # the sync: no id
+    answers = [f for f in sock.frames if f["t"] == "error" and f["id"] is not None]
+    assert sorted(f["id"] for f in answers) == sorted(ids)  # one answer per action
+    limited = [f["id"] for f in answers if f["code"] == "rate_limited"]
+    assert limited and set(limited) < set(ids)
+    assert {f["code"] for f in answers} == {"rate_limited", "spectator"}
+    await sock.close()
+
+
+async def test_forwarded_addresses_count_only_from_a_trusted_proxy(own_redis):
+    """``X-Forwarded-For`` from anyone (here loopback, which uvicorn trusts by default)
+    changes nothing; from a proxy named in EINAUGE_TRUSTED_PROXIES it names the client."""
+    limits = {"EINAUGE_CONNS_PER_ADDR": "2", "EINAUGE_TABLES_PER_HOUR": "2"}
+    open_to_all = ServerProcess(own_redis.url, env=limits).start()
+    behind_proxy = ServerProcess(own_redis.url, env={
+        **limits, "EINAUGE_TRUSTED_PROXIES": "127.0.0.1"}).start()
+    try:
+        lobby = Lobby(open_to_all.url)
+        created = [await lobby.http.post("/api/tables", json={"seats": 2},
+                                         headers={"X-Forwarded-For": f"10.0.0.{i}"})
+                   for i in range(4)]
+        assert [r.status_code for r in created] == [201, 201, 429, 429]
+        tid = created[0].json()["id"]
+        forged = [await Socket(open_to_all.ws_url, tid).connect(
+            **{"X-Forwarded-For": f"10.0.1.{i}"}) for i in range(3)]
+        for s in forged[:2]:
+            await s.wait(lambda f: f["t"] == "welcome")
+        assert await forged[2].wait_closed() == 4029
+        await lobby.close()
+
+        proxied = Lobby(behind_proxy.url)
+        created = [await proxied.http.post("/api/tables", json={"seats": 2},
+                                           headers={"X-Forwarded-For": f"10.0.2.{i}"})
+                   for i in range(4)]
+        assert [r.status_code for r in created] == [201] * 4  # four clients
+        same = [await proxied.http.post("/api/tables", json={"seats": 2},
+                                        headers={"X-Forwarded-For": "10.0.3.1"})
+                for _ in range(3)]
+        assert [r.status_code for r in same] == [201, 201, 429]  # one client, its limit
+        clients = [await Socket(behind_proxy.ws_url, tid).connect(
+            **{"X-Forwarded-For": f"10.0.4.{i}"}) for i in range(3)]
+        for s in clients:
+            await s.wait(lambda f: f["t"] == "welcome")
+        one = [await Socket(behind_proxy.ws_url, tid).connect(
+            **{"X-Forwarded-For": "10.0.5.1"}) for _ in range(3)]
+        assert await one[2].wait_closed() == 4029
+        await proxied.close()
+        for s in (*forged[:2], *clients, *one[:2]):
+            await s.close()
+    finally:
+        open_to_all.stop()
+        behind_proxy.stop()

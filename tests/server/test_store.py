@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+import signal
+import time
 
 import pytest
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import store as st
 from server.meta import Seat, TableMeta, token_hash
@@ -24,7 +28,7 @@ def new_meta(seats: int = 2) -> TableMeta:
                      options={"end_rule": "round", "color_bonus": False},
                      seats=[Seat() for _ in range(seats)], contributions=[""] * seats,
                      commitment="c" * 64, server_seed="s" * 64, created_at=1.0,
-                     tokens=[""] * seats)
+                     tokens=[""] * seats, head="a" * 64)
 
 
 def test_every_key_of_a_table_shares_its_hash_tag():
@@ -40,13 +44,15 @@ async def test_append_checks_seq_and_action_id_and_publishes(store):
     await pubsub.get_message(timeout=1)  # the subscribe confirmation
 
     entries = [{"e": {"type": "x", "n": i}, "h": f"{i:064x}"} for i in range(3)]
-    ok = await store.append(meta.id, 0, entries, head="f" * 64, act_key="0:a1")
+    ok = await store.append(meta.id, 0, entries, head="f" * 64, act_key="0:a1",
+                            prev=meta.head)
     assert (ok.status, ok.seq) == ("ok", 3)
     msg = None
     while msg is None or msg["type"] != "smessage":
         msg = await pubsub.get_message(timeout=2)
     published = st.unpack(msg["data"])
-    assert published == {"table": meta.id, "from": 1, "entries": entries, "meta": False}
+    assert published == {"table": meta.id, "from": 1, "prev": meta.head, "entries": entries,
+                         "meta": False}
     assert await store.load_entries(meta.id) == entries
     assert await store.load_entries(meta.id, 2) == entries[2:]
     fields = await store.load_meta(meta.id)
@@ -56,6 +62,10 @@ async def test_append_checks_seq_and_action_id_and_publishes(store):
     assert (dup.status, dup.seq) == ("dup", 3)
     stale = await store.append(meta.id, 1, entries[:1], head="0" * 64, act_key="0:a2")
     assert (stale.status, stale.seq) == ("stale", 3)
+    # The right seq on another stream (built on another head) is stale too.
+    other = await store.append(meta.id, 3, entries[:1], head="0" * 64, act_key="0:a2",
+                               prev="e" * 64)
+    assert (other.status, other.seq) == ("stale", 3)
     assert len(await store.load_entries(meta.id)) == 3
     assert await store.act_seq(meta.id, "0:a1") == 3
     assert await store.act_seq(meta.id, "0:a2") is None
@@ -115,3 +125,22 @@ def test_meta_round_trip_keeps_secrets_out_of_the_summary():
     text = repr(summary)
     assert meta.server_seed not in text and meta.tokens[1] not in text
     assert summary["seats"][1] == {"seat": 1, "name": "Ben", "kind": "human", "seeded": True}
+
+
+async def test_every_call_fails_within_its_bound_when_redis_is_frozen(own_redis):
+    """A stopped (SIGSTOP) Redis accepts connections and never answers: each call gives
+    up after the store's bound, retries and pool wait included, with a RedisError."""
+    frozen = Store.from_url(own_redis.url, timeout=0.5)
+    await frozen.ping()
+    os.kill(own_redis.process.pid, signal.SIGSTOP)
+    try:
+        for call in (frozen.ping(), frozen.load_meta("x"), frozen.hit("frozen", 60),
+                     frozen.append("x", 0, [], head="0" * 64)):
+            started = time.monotonic()
+            with pytest.raises(RedisTimeoutError):
+                await call
+            assert time.monotonic() - started < 0.5 + 1.0  # not 5 s per attempt, retried
+    finally:
+        os.kill(own_redis.process.pid, signal.SIGCONT)
+    assert await frozen.ping()
+    await frozen.close()

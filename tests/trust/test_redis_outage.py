@@ -5,6 +5,8 @@ acknowledged is lost (append-only file on; Redis is stopped, not wiped)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 
 import httpx
 
@@ -106,3 +108,62 @@ async def test_actions_during_a_redis_outage_are_refused_then_recovered(own_redi
     assert not crashes(server.log_text()), crashes(server.log_text())[:5]
     print(f"\nredis outage: {len(refused)} actions refused with 'unavailable', "
           f"{len(acked)} acknowledged, none lost")
+
+
+async def test_a_frozen_redis_fails_calls_within_the_bound(own_redis, spawn) -> None:
+    """Redis stopped with SIGSTOP (it accepts connections and never answers): every
+    action gets ``unavailable`` and ``/healthz`` a 503 ``unresponsive`` within the
+    documented bound (``EINAUGE_REDIS_TIMEOUT``, 1 s here), not after retried socket
+    timeouts; nothing acknowledged late; recovery by itself when Redis runs again."""
+    bound = 1.0
+    server = spawn(own_redis.url, "server", {"EINAUGE_REDIS_TIMEOUT": str(bound)})
+    await asyncio.to_thread(server.start)
+    lobby = Lobby(server.url)
+    table = await lobby.create(2)
+    tid = table["id"]
+    tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben")]
+    await lobby.start(tid, tokens[0])
+    players = [await Client(server.ws_url, tid).connect(t) for t in tokens]
+    view = (await lobby.http.get(f"/api/tables/{tid}/view")).json()
+    mover = players[view["current_seat"]]
+    prompt = await mover.wait(lambda f: f["t"] == "prompt")
+    action = prompt["legal_actions"][0]
+    loop = asyncio.get_running_loop()
+
+    os.kill(own_redis.process.pid, signal.SIGSTOP)
+    try:
+        took = []
+        for _ in range(3):
+            started = loop.time()
+            health = await lobby.http.get("/healthz")
+            took.append(loop.time() - started)
+            assert health.status_code == 503
+            assert health.json() == {"ok": False, "redis": "unresponsive"}
+        for _ in range(3):
+            started = loop.time()
+            reply = await act(mover, "while-frozen", action)
+            took.append(loop.time() - started)
+            assert reply["t"] == "error" and reply["code"] == "unavailable", reply
+        started = loop.time()
+        created = await lobby.http.post("/api/tables", json={"seats": 2})
+        took.append(loop.time() - started)
+        assert created.status_code == 503 and created.json()["error"]["code"] == "unavailable"
+        # The bound, plus the test's own round trip and a loaded machine's delays.
+        assert max(took) < bound + 1.5, took
+    finally:
+        os.kill(own_redis.process.pid, signal.SIGCONT)
+
+    for _ in range(100):
+        if (await lobby.http.get("/healthz")).status_code == 200:
+            break
+        await asyncio.sleep(0.1)
+    reply = await act(mover, "while-frozen", action)
+    assert reply["t"] == "ack"
+    events = (await lobby.http.get(f"/api/tables/{tid}/events")).json()
+    assert events["seq"] == reply["seq"]  # stored once: the resend got the one ack
+    for c in players:
+        await c.close()
+    await lobby.close()
+    server.stop()
+    assert not crashes(server.log_text()), crashes(server.log_text())[:5]
+    print(f"\nfrozen redis: slowest refusal {max(took):.2f} s (bound {bound:g} s)")

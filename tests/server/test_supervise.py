@@ -1,0 +1,75 @@
+"""server/supervise.py with a real ``einauge serve`` on its embedded Redis: a killed
+``redis-server`` is restarted (with its data), ``/healthz`` says so, and a second service
+on the same data folder is refused with a clear message instead of sharing the Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+
+import redis
+
+from tests.conftest import ROOT, ServerProcess
+from tests.server.client import Lobby
+
+
+def redis_pid(sock: str) -> int:
+    r = redis.Redis(unix_socket_path=sock, socket_timeout=2)
+    try:
+        return int(r.info("server")["process_id"])
+    finally:
+        r.close()
+
+
+async def test_a_killed_embedded_redis_is_restarted_and_a_second_service_refused(tmp_path):
+    data = tmp_path / "data"
+    sock = str(data / "redis.sock")
+    server = ServerProcess(None, redis_dir=data).start()
+    lobby = Lobby(server.url)
+    try:
+        assert (await lobby.get("/healthz")).json() == {
+            "ok": True, "redis": "ok",
+            "embedded_redis": {"state": "running", "restarts": 0, "last_exit": None}}
+        table = await lobby.create(2)
+
+        # A second service on the same folder stops at once and says why.
+        second = ServerProcess(None, redis_dir=data)
+        done = await asyncio.to_thread(subprocess.run, second.command(), cwd=ROOT,
+                                       env=second.env, capture_output=True, text=True,
+                                       timeout=30)
+        assert done.returncode == 1, done.stderr
+        assert "already uses the data folder" in done.stderr
+        assert f"pid {server.proc.pid}" in done.stderr
+        assert (await lobby.get("/healthz")).status_code == 200  # the first is untouched
+
+        # The embedded Redis dies: it is started again, with its data.
+        first = redis_pid(sock)
+        os.kill(first, signal.SIGKILL)
+        health = None
+        for _ in range(200):
+            r = await lobby.get("/healthz")
+            health = r.json()
+            if r.status_code == 200 and health["embedded_redis"]["restarts"] == 1:
+                break
+            await asyncio.sleep(0.1)
+        assert health == {"ok": True, "redis": "ok",
+                          "embedded_redis": {"state": "running", "restarts": 1,
+                                             "last_exit": -signal.SIGKILL}}
+        assert redis_pid(sock) != first
+        summary = await lobby.get(f"/api/tables/{table['id']}")
+        assert summary.status_code == 200 and summary.json()["id"] == table["id"]
+        assert (await lobby.http.post("/api/tables", json={"seats": 2})).status_code == 201
+    finally:
+        await lobby.close()
+        server.stop()
+    # Stopping the service stops its Redis too.
+    r = redis.Redis(unix_socket_path=sock, socket_timeout=1)
+    try:
+        r.ping()
+        raise AssertionError("the embedded Redis outlived its service")
+    except (redis.ConnectionError, FileNotFoundError):
+        pass
+    finally:
+        r.close()
