@@ -49,7 +49,7 @@ async def human_table(lobby: Lobby, ws_url: str) -> tuple[str, list[Socket]]:
     table = await lobby.create(2)
     tid = table["id"]
     tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben")]
-    await lobby.start(tid, tokens[0])
+    await lobby.start(tid)  # the owner (host) starts
     players = [await Socket(ws_url, tid).connect(token=t) for t in tokens]
     for p in players:
         await p.wait(lambda f: f["t"] == "welcome")

@@ -122,7 +122,7 @@ async def test_a_frozen_redis_fails_calls_within_the_bound(own_redis, spawn) -> 
     table = await lobby.create(2)
     tid = table["id"]
     tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben")]
-    await lobby.start(tid, tokens[0])
+    await lobby.start(tid)  # the owner (host) starts
     players = [await Client(server.ws_url, tid).connect(t) for t in tokens]
     view = (await lobby.http.get(f"/api/tables/{tid}/view")).json()
     mover = players[view["current_seat"]]
