@@ -25,7 +25,9 @@ from tests.trust.wire import crashes
 TABLES = 12
 SPECTATORS = 2
 KILL_EVERY = 1.2
-ENV = {"EINAUGE_BOT_DELAY": "0.12", "EINAUGE_LOG_LEVEL": "warning"}
+# Bots think long enough for several kills per game: a restarted process resumes its
+# running bot games at once (docs/reliability.md), so games no longer wait for a visit.
+ENV = {"EINAUGE_BOT_DELAY": "0.25", "EINAUGE_LOG_LEVEL": "warning"}
 
 
 async def test_games_survive_killed_processes(own_redis, spawn, tmp_path) -> None:
