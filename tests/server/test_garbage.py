@@ -89,10 +89,12 @@ async def settled(svc: Any) -> None:
                          f"sockets: {len(svc.connections)}")
 
 
-async def test_games_leave_no_server_objects_in_reference_cycles(redis_url, monkeypatch):
+async def test_games_leave_no_server_objects_in_reference_cycles(own_redis, monkeypatch):
+    # A Redis of its own: a service resumes every running bot game of its Redis when it
+    # starts, and those of other tests would stay cached here.
     for name, value in TEST_ENV.items():
         monkeypatch.setenv(name, value)
-    app = create_app(config.from_env(redis_url=redis_url))
+    app = create_app(config.from_env(redis_url=own_redis.url))
     svc = app.state.svc
     async with in_process(app, lifespan="on") as port:
         lobby = Lobby(f"http://127.0.0.1:{port}")
