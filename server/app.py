@@ -24,9 +24,10 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from server import lobby, metrics, takeover, ws
+from server import chat, lobby, metrics, rematch, takeover, ws
 from server.attendance import Attendance
 from server.bots import BotDriver
+from server.chat import ChatService
 from server.config import Settings
 from server.deadlines import Deadlines
 from server.direct import RawSend
@@ -34,7 +35,7 @@ from server.fanout import Connection
 from server.logging import get_logger
 from server.replays import Replays
 from server.store import Store
-from server.tables import Tables
+from server.tables import LiveTable, Tables
 
 log = get_logger("app")
 
@@ -51,12 +52,19 @@ class Service:
         self.store = Store.from_url(settings.redis_url, settings.redis_timeout)
         self.tables = Tables(settings, self.store)
         self.tables.on_resync = ws.resync
+        self.chat = ChatService(self.store, settings.chat_history, settings.chat_burst,
+                                settings.chat_refill)
+        self.tables.on_chat = self.chat_published
         self.bots = BotDriver(self.tables, settings.bot_delay, settings.bot_workers)
         self.attendance = Attendance(self.tables)
         self.deadlines = Deadlines(self.tables, settings.deadline_scan)
         self.replays = Replays(self.bots.pool, settings.replay_rate_per_s, settings.replay_burst)
         self.connections: set[Connection] = set()
         self.addr_count: dict[str, int] = {}
+
+    def chat_published(self, table: LiveTable, msg: dict[str, Any]) -> None:
+        """A chat message arrived on the table's channel: to each local reader."""
+        chat.deliver(table.room.connections(), msg, self.tables.game_over(table))
 
     async def close_sockets(self, code: int = 1001, reason: str = "server going away") -> None:
         """Close every socket with ``code`` (1001: clients reconnect elsewhere)."""
@@ -149,6 +157,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         Route("/metrics", metrics_endpoint),
         *lobby.ROUTES,
         *takeover.ROUTES,
+        *rematch.ROUTES,
         WebSocketRoute("/ws/tables/{id}", ws.endpoint),
     ]
     dist = Path(settings.static_dir)

@@ -102,6 +102,12 @@ class Settings(BaseSettings):
     """replay requests (`POST /api/replay`, `GET …/deltas`) per second per address"""
     replay_burst: int = Field(10, gt=0)
     """replay requests one address may make at once (token bucket size)"""
+    chat_history: int = Field(100, gt=0)
+    """chat messages kept per table and chat channel (players, spectators)"""
+    chat_burst: int = Field(5, gt=0)
+    """chat messages one sender may send at once, then one per `EINAUGE_CHAT_REFILL`"""
+    chat_refill: float = Field(3.0, gt=0)
+    """seconds a chat sender waits for each further message after its burst"""
     static_dir: str = "client-web/dist"
     """the built web client"""
     backlog: int = Field(4096, gt=0)

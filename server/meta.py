@@ -72,6 +72,10 @@ class TableMeta:
     time_control: dict[str, Any] = field(default_factory=dict)
     """As asked at creation (server/clock.py ``parse``); ``{}``: none."""
     started_at: float = 0.0
+    rematch: str = ""
+    """The id of this table's rematch, once a player asked for it (server/rematch.py)."""
+    rematch_of: str = ""
+    """The table this one is the rematch of."""
 
     @classmethod
     def from_fields(cls, table_id: str, f: dict[str, str]) -> TableMeta:
@@ -87,7 +91,8 @@ class TableMeta:
             host=f.get("host", ""), invite=f.get("invite", ""),
             winners=json.loads(f["winners"]) if f.get("winners") else None,
             time_control=json.loads(f.get("time_control") or "{}"),
-            started_at=float(f.get("started_at") or 0))
+            started_at=float(f.get("started_at") or 0),
+            rematch=f.get("rematch", ""), rematch_of=f.get("rematch_of", ""))
 
     def to_fields(self) -> dict[str, str]:
         """Every field as stored (including the secrets: only for Redis)."""
@@ -100,6 +105,8 @@ class TableMeta:
             "owner": self.owner, "host": self.host, "invite": self.invite,
             "time_control": json.dumps(self.time_control),
         }
+        out.update({k: v for k, v in (("rematch", self.rematch),
+                                      ("rematch_of", self.rematch_of)) if v})
         out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
         return out
 
@@ -147,7 +154,8 @@ class TableMeta:
             "seats": [{"seat": i, "name": s.name, "kind": s.kind,
                        **({"bot": s.bot, "level": s.level} if s.kind == "bot" else {}),
                        **({"resigned": True} if s.resigned else {}),
-                       "seeded": bool(self.contributions[i])}
+                       "seeded": bool(self.contributions[i]),
+                       **({"waiting": True} if self.waiting(i) else {})}
                       for i, s in enumerate(self.seats)],
             "commitment": self.commitment, "contributions": list(self.contributions),
             "seq": self.seq, "created_at": self.created_at,
@@ -156,4 +164,12 @@ class TableMeta:
         }
         if self.winners is not None:
             out["winners"] = self.winners
+        out.update({k: v for k, v in (("rematch", self.rematch),
+                                      ("rematch_of", self.rematch_of)) if v})
         return out
+
+    def waiting(self, seat: int) -> bool:
+        """A person's seat kept for someone who has not taken it yet (a rematch invitee):
+        nobody may join it, and the game cannot start before it is taken."""
+        return (self.seats[seat].kind == "human" and seat < len(self.tokens)
+                and not self.tokens[seat])

@@ -52,6 +52,10 @@ class Hello(_Model):
     token: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     last_seq: Annotated[int, Field(ge=0, le=1_000_000)] | None = None
     key: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    viewer: Annotated[str, Field(min_length=16, max_length=64)] | None = None
+    """A spectator's private random key: its public chat id is derived from it."""
+    name: Annotated[str, Field(max_length=64)] | None = None
+    """A spectator's chat name."""
 
 
 class ActionMsg(_Model):
@@ -71,8 +75,25 @@ class Sync(_Model):
     t: Literal["sync"]
 
 
-Inbound = Annotated[Hello | ActionMsg | Sync, Field(discriminator="t")]
-_INBOUND: TypeAdapter[Hello | ActionMsg | Sync] = TypeAdapter(Inbound)
+class ChatMsg(_Model):
+    """A chat message: free ``text`` or a ``quick`` code (server/chat.py checks which and
+    the length, to answer with a precise error)."""
+
+    t: Literal["chat"]
+    text: Annotated[str, Field(max_length=4096)] | None = None
+    quick: Annotated[str, Field(max_length=32)] | None = None
+
+
+class ChatHistory(_Model):
+    """Ask for the chat history again (a player, once the game has ended, may read the
+    spectators' channel too)."""
+
+    t: Literal["chat_history"]
+
+
+Message = Hello | ActionMsg | Sync | ChatMsg | ChatHistory
+Inbound = Annotated[Message, Field(discriminator="t")]
+_INBOUND: TypeAdapter[Message] = TypeAdapter(Inbound)
 
 
 def decode_frame(data: bytes | str, limit: int = MAX_FRAME) -> dict[str, Any]:
@@ -93,7 +114,7 @@ def decode_frame(data: bytes | str, limit: int = MAX_FRAME) -> dict[str, Any]:
     return obj
 
 
-def parse_message(obj: dict[str, Any]) -> Hello | ActionMsg | Sync:
+def parse_message(obj: dict[str, Any]) -> Message:
     """Validate a decoded frame; raises ``BadMessage`` with a short reason."""
     try:
         return _INBOUND.validate_python(obj)
@@ -165,6 +186,13 @@ class AddBot(_Model):
 
     kind: Annotated[str, Field(min_length=1, max_length=32)] = "random"
     level: Annotated[int, Field(ge=0, le=100)] | None = None
+
+
+class Rematch(_Model):
+    """``POST /api/tables/{id}/rematch``: optionally the caller's seed contribution to
+    the new table (as ``/seed``)."""
+
+    player_seed: Annotated[str, Field(max_length=64)] = ""
 
 
 class PlayerSeed(_Model):

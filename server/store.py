@@ -63,6 +63,25 @@ if payload ~= '' then redis.call('SPUBLISH', chan, payload) end
 return v
 """
 
+CHAT_LUA = """
+local meta, list, chan = KEYS[1], KEYS[2], KEYS[3]
+local entry, cap, ttl, payload = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+if redis.call('EXISTS', meta) == 0 then return 0 end
+redis.call('RPUSH', list, entry)
+redis.call('LTRIM', list, -cap, -1)
+redis.call('EXPIRE', list, ttl)
+redis.call('SPUBLISH', chan, payload)
+return 1
+"""
+
+CREATE_NEW_LUA = """
+local meta = KEYS[1]
+if redis.call('EXISTS', meta) == 1 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
+redis.call('EXPIRE', meta, tonumber(ARGV[1]))
+return 1
+"""
+
 STATUSES = ("open", "running", "ended")
 BOT_TABLES = "tables:bots"
 """Set of the running tables that have a bot seat: a process resumes their bots when it
@@ -117,6 +136,11 @@ def channel(table_id: str) -> str:
     return f"t:{{{table_id}}}:deltas"
 
 
+def chat_key(table_id: str, chat_channel: str) -> str:
+    """The table's capped chat history of one chat channel (``players``/``spectators``)."""
+    return f"t:{{{table_id}}}:chat:{chat_channel}"
+
+
 def index_key(status: str) -> str:
     """The lobby list (sorted set by creation time) of tables with ``status``."""
     return f"tables:{status}"
@@ -150,6 +174,8 @@ class Store:
         self.timeout = timeout
         self._append = client.register_script(APPEND_LUA)
         self._update = client.register_script(UPDATE_META_LUA)
+        self._chat = client.register_script(CHAT_LUA)
+        self._create_new = client.register_script(CREATE_NEW_LUA)
 
     @classmethod
     def from_url(cls, url: str, timeout: float = CALL_TIMEOUT) -> Store:
@@ -197,6 +223,39 @@ class Store:
         if listed:
             pipe.zadd(index_key("open"), {table_id: score})
         await pipe.execute()
+
+    @bounded
+    async def create_new(self, table_id: str, fields: dict[str, str], ttl: int,
+                         score: float) -> bool:
+        """``create``, but only if no table ``table_id`` exists (one script: of two
+        concurrent calls exactly one creates it). Returns True when this call created it."""
+        args: list[Any] = [ttl]
+        for k, v in fields.items():
+            args += [k, v]
+        created = int(await self._create_new(keys=[meta_key(table_id)], args=args))
+        if created:
+            await self.redis.zadd(index_key("open"), {table_id: score})
+        return bool(created)
+
+    @bounded
+    async def append_chat(self, table_id: str, chat_channel: str, msg: dict[str, Any],
+                          cap: int, ttl: int) -> bool:
+        """Push a chat message onto its channel's list (trimmed to the last ``cap``,
+        expiring ``ttl`` s after this message) and publish ``{"table", "chat": msg}`` on
+        the table channel, in one script. False (nothing stored) when the table is gone."""
+        payload = pack({"table": table_id, "chat": msg})
+        keys = [meta_key(table_id), chat_key(table_id, chat_channel), channel(table_id)]
+        return bool(await self._chat(keys=keys, args=[pack(msg), cap, ttl, payload]))
+
+    @bounded
+    async def load_chat(self, table_id: str, chat_channels: tuple[str, ...]
+                        ) -> list[list[dict[str, Any]]]:
+        """The stored chat messages of each channel, oldest first, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for ch in chat_channels:
+            pipe.lrange(chat_key(table_id, ch), 0, -1)
+        rows = await pipe.execute()
+        return [[unpack(b) for b in row] for row in rows]
 
     @bounded
     async def load_meta(self, table_id: str) -> dict[str, str]:

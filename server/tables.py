@@ -325,6 +325,7 @@ class Tables:
         self.on_resync: Callable[[LiveTable], None] | None = None
         """Called after a table was rebuilt from Redis: every local socket needs a fresh
         welcome (server/ws.py ``resync``)."""
+        self.on_chat: Callable[[LiveTable, dict[str, Any]], None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.now: Callable[[], int] = settings.now_ms
@@ -541,6 +542,10 @@ class Tables:
     def _published(self, table_id: str, msg: dict[str, Any]) -> None:
         table = self.cache.get(table_id)
         if table is None:
+            return
+        if "chat" in msg:
+            if self.on_chat is not None:
+                self.on_chat(table, msg["chat"])
             return
         entries = msg.get("entries") or []
         if entries:
@@ -909,7 +914,7 @@ class Tables:
             if meta.status != "open":
                 raise LobbyError(409, "started", "the game has already started")
             roles.require_host(meta, token, "start the game")
-            empty = [i for i, s in enumerate(meta.seats) if s.kind is None]
+            empty = [i for i, s in enumerate(meta.seats) if s.kind is None or meta.waiting(i)]
             if empty:
                 raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
             game = get_game(meta.game)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
-from server import metrics, protocol, roles
+from server import chat, metrics, protocol, roles
 from server.direct import SCOPE_KEY, DirectSocket
 from server.fanout import Connection
 from server.logging import get_logger
@@ -147,11 +147,14 @@ async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: p
                       DirectSocket.of(ws.scope.get(SCOPE_KEY)))
     conn.seat = seat
     conn.token_hash = token_hash(hello.token) if hello.token else ""
+    sender = chat.Sender(seat) if seat is not None else chat.Sender(
+        None, chat.spectator_id(hello.viewer), chat.clean_name(hello.name))
     svc.connections.add(conn)
     try:
         await welcome(svc, table, conn, hello.last_seq)
         svc.attendance.changed(table, conn)
-        await _loop(ws, svc, table, conn)
+        await _chat_history(svc, table, conn, sender)
+        await _loop(ws, svc, table, conn, sender)
     finally:
         svc.connections.discard(conn)
         table.room.remove(conn)
@@ -259,7 +262,37 @@ def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None) -
         conn.message(table.clock_message())  # after the welcome: the clock of a clocked table
 
 
-async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection) -> None:
+async def _chat_history(svc: Any, table: LiveTable, conn: Connection,
+                        sender: chat.Sender) -> None:
+    """``chat_history`` after the welcome (the socket already gets live chat: a message
+    may come twice, the client drops repeated ids). Best effort: without Redis now, the
+    history comes with the next reconnect."""
+    try:
+        history = await svc.chat.history_of(table.id, conn.seat, svc.tables.game_over(table))
+    except Exception as e:
+        log.warning("chat history failed", table=table.id, error=repr(e))
+        return
+    conn.message({"t": "chat_history", "channels": history, "you": sender.key})
+
+
+async def _chat(svc: Any, table: LiveTable, conn: Connection, sender: chat.Sender,
+                msg: protocol.ChatMsg) -> None:
+    seat_name = table.meta.seats[sender.seat].name if sender.seat is not None else None
+    try:
+        await svc.chat.send(table.id, sender, seat_name, msg.text, msg.quick)
+    except chat.ChatRefused as e:
+        conn.message({"t": "error", "id": None, "code": e.code, "message": e.message})
+    except LookupError:
+        conn.message({"t": "error", "id": None, "code": "no_table",
+                      "message": "the table no longer exists"})
+    except Exception as e:
+        log.warning("chat failed", table=table.id, error=repr(e))
+        conn.message({"t": "error", "id": None, "code": "unavailable",
+                      "message": "the chat message was not stored; send it again"})
+
+
+async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection,
+                sender: chat.Sender) -> None:
     settings = svc.settings
     while not conn.closed:
         data = await _receive(ws)
@@ -284,6 +317,10 @@ async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection) -> 
             continue
         if isinstance(msg, protocol.Sync):
             await welcome(svc, table, conn, None)
+        elif isinstance(msg, protocol.ChatMsg):
+            await _chat(svc, table, conn, sender, msg)
+        elif isinstance(msg, protocol.ChatHistory):
+            await _chat_history(svc, table, conn, sender)
         elif isinstance(msg, protocol.Hello):
             conn.message({"t": "error", "id": None, "code": "bad_message",
                           "message": "hello was already received; send sync for a new view"})

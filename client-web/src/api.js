@@ -53,6 +53,7 @@ export const api = {
   kick: (id, seat, token) => onTable(id, "POST", `/seats/${seat}/kick`, { token, body: {} }),
   setOptions: (id, token, options) => onTable(id, "PATCH", "/options", { token, body: options }),
   seed: (id, token, playerSeed) => onTable(id, "POST", "/seed", { token, body: { player_seed: playerSeed } }),
+  rematch: (id, token, playerSeed) => onTable(id, "POST", "/rematch", { token, body: { player_seed: playerSeed } }),
   start: (id, token) => onTable(id, "POST", "/start", { token, body: {} }),
   view: (id) => onTable(id, "GET", "/view"),
   events: (id, from = 0) => onTable(id, "GET", `/events?from=${from}`),

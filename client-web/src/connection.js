@@ -9,7 +9,7 @@ const MAX_DELAY_MS = 10000;
  * Emits (as `CustomEvent`s with `detail`): `status` {state, retryIn}, `welcome`, `delta`
  * {delta, view}, `view` (after every change of the view), `prompt`, `table`, `ack`,
  * `clock`, `presence` (the messages; also kept in `this.clock`/`this.presence`),
- * `error` (server error message), `seat_lost`.
+ * `error` (server error message), `seat_lost`, `chat` and `chat_history` (the messages).
  */
 export class TableConnection extends EventTarget {
   constructor(tableId, token = null, key = null) {
@@ -33,6 +33,7 @@ export class TableConnection extends EventTarget {
     this.counter = 0;
     this.syncs = 0; // re-syncs asked for after a gap (shown to tests and debugging)
     this.ackSeq = 0; // the table's seq after our last acknowledged action
+    this.helloExtra = {}; // e.g. a spectator's chat key and name (chat.js)
     this._online = () => { if (this.state === "closed") this.reconnectNow(); };
     window.addEventListener("online", this._online);
   }
@@ -80,7 +81,7 @@ export class TableConnection extends EventTarget {
     let welcomed = false;
     ws.onopen = () => {
       this.syncing = false;
-      const hello = { t: "hello", token: this.token, last_seq: this.view ? this.seq : null };
+      const hello = { t: "hello", token: this.token, last_seq: this.view ? this.seq : null, ...this.helloExtra };
       if (this.key) hello.key = this.key;
       this.send(hello);
     };
@@ -201,6 +202,10 @@ export class TableConnection extends EventTarget {
         }
         if (!msg.id || msg.id === this.pending) this.pending = null;
         this.emit("error", msg);
+        break;
+      case "chat":
+      case "chat_history":
+        this.emit(msg.t, msg);
         break;
       default:
         break;

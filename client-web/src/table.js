@@ -14,7 +14,9 @@ import { namedView, seatName, viewNames } from "./names.js";
 import { notFoundPage } from "./notfound.js";
 import { renderSeatsPanel, tickSeatsPanel } from "./presence.js";
 import { renderScore } from "./score.js";
-import { forgetSeat, keyFor, ownerFor, playerName, saveKey, saveSeat, savePlayerName, seatFor } from "./store.js";
+import { chatHello, chatPanel } from "./chat.js";
+import { renderResult } from "./result.js";
+import { forgetSeat, keyFor, ownerFor, playerName, saveKey, saveOwner, saveSeat, savePlayerName, seatFor } from "./store.js";
 
 /** True once the game has started (before, the server's view has no players). */
 const started = (v) => !!(v && v.players && v.players.length);
@@ -44,6 +46,7 @@ export function tablePage(root, id) {
   };
   const conn = new TableConnection(id, saved ? saved.token : null, keyFor(id));
   conn.seat = saved ? saved.seat : null; // until the welcome confirms (or refuses) it
+  conn.helloExtra = chatHello();
   window.__einauge = { page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat };
 
   const els = {
@@ -51,6 +54,7 @@ export function tablePage(root, id) {
     banner: h("div", { class: "turn-banner", testid: "turn-banner", role: "status", "aria-live": "polite" }),
     main: h("div", { class: "table-main" }),
     score: h("div", { class: "score-area" }),
+    result: h("div", { class: "result-area" }),
     side: h("aside", { class: "side" }),
     log: h("ol", { class: "log", testid: "log", "aria-live": "off" }),
     fair: h("div", {}),
@@ -62,9 +66,10 @@ export function tablePage(root, id) {
   };
   const logHead = h("h2", {}, t("log"));
   const logPanel = h("section", { class: "panel log-panel", "aria-label": t("log"), testid: "log-panel" }, logHead, els.log);
-  mount(els.side, els.endLinks, els.seats, logPanel, els.owner, els.fair);
+  const chat = chatPanel(id, conn, () => viewNames(conn.view, seatsInfo()));
+  mount(els.side, els.endLinks, els.seats, chat.el, logPanel, els.owner, els.fair);
   mount(root, h("div", { class: "table-page" }, els.top, els.banner,
-    h("div", { class: "layout" }, h("main", { class: "main-col" }, els.main, els.score), els.side),
+    h("div", { class: "layout" }, h("main", { class: "main-col" }, els.result, els.main, els.score), els.side),
     els.toast, els.dialog));
 
   const seatsInfo = () => (st.summary || conn.table || {}).seats || null;
@@ -148,6 +153,7 @@ export function tablePage(root, id) {
             x.kind === "bot" ? h("span", { class: "badge", testid: `bot-badge-${x.seat}` }, botBadge(x)) : null,
             s.host === x.seat ? h("span", { class: "badge host", testid: `host-badge-${x.seat}` }, t("host")) : null,
             isMe ? h("span", { class: "badge me" }, t("you")) : null,
+            x.waiting ? h("span", { class: "badge waiting", testid: `waiting-${x.seat}` }, t("rematch_waiting")) : null,
             x.kind === "human" ? h("span", { class: `seeded ${x.seeded ? "yes" : "no"}` }, x.seeded ? t("seeded") : t("not_seeded")) : null),
           h("div", { class: "seat-actions" },
             host && x.kind === "bot" ? h("button", { type: "button", class: "ghost", testid: `remove-bot-${x.seat}`, onclick: () => removeBot(x.seat) }, t("remove_bot")) : null,
@@ -313,7 +319,33 @@ export function tablePage(root, id) {
     else mount(els.main, renderBoard(v, ctx));
     renderBanner();
     mount(els.score, v.result ? renderScore(v) : null);
+    renderResultPanel();
   }
+
+  // ---- result and rematch --------------------------------------------------------
+  let rematchBusy = false;
+  function renderResultPanel() {
+    const v = shownView();
+    const ended = started(v) && v.phase === "ended" && v.result;
+    mount(els.result, ended ? renderResult(v, { summary: st.summary || conn.table, mySeat: mySeat(), onRematch: rematch, busy: rematchBusy }) : null);
+  }
+  /** One click: create or accept the rematch with this seat's token, then go there. */
+  const rematch = () => guard(async () => {
+    const s = seatFor(id);
+    if (!s || rematchBusy) return;
+    rematchBusy = true;
+    renderResultPanel();
+    try {
+      const r = await api.rematch(id, s.token, randomHex(32));
+      saveSeat(r.table.id, { seat: r.seat, token: r.token, name: s.name });
+      if (r.owner) saveOwner(r.table.id, r.token);
+      history.pushState(null, "", `/table/${encodeURIComponent(r.table.id)}`);
+      window.dispatchEvent(new PopStateEvent("popstate"));
+    } finally {
+      rematchBusy = false;
+      renderResultPanel();
+    }
+  });
 
   // ---- log -----------------------------------------------------------------------
   function logEntry(seq, e, names) {
@@ -432,6 +464,7 @@ export function tablePage(root, id) {
   function renderAll() {
     renderTop();
     renderSeats();
+    chat.render();
     if (started(conn.view)) renderBoardNow(false);
     else renderSeating();
     renderBanner();
@@ -501,6 +534,7 @@ export function tablePage(root, id) {
   conn.addEventListener("ack", () => renderBanner());
   conn.addEventListener("error", (e) => {
     const m = e.detail;
+    if (m.code && m.code.startsWith("chat_")) return; // shown in the chat panel
     notify(m.code === "not_your_turn" ? t("err_not_your_turn") : m.code === "stale" ? t("err_stale") : t("err_generic", { message: m.message }));
     if (conn.view) renderBoardNow(false);
   });

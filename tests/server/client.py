@@ -122,6 +122,13 @@ class Lobby:
     async def get(self, path: str) -> httpx.Response:
         return await self.http.get(path)
 
+    async def rematch(self, table_id: str, token: str | None,
+                      player_seed: str = "") -> httpx.Response:
+        """``POST /api/tables/{id}/rematch`` with ``token`` (none: no header)."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return await self.http.post(f"/api/tables/{table_id}/rematch", headers=headers,
+                                    json={"player_seed": player_seed} if player_seed else {})
+
 
 class Socket:
     """One websocket client that keeps every decoded frame (and its raw bytes)."""
@@ -138,16 +145,18 @@ class Socket:
         self.new = asyncio.Event()
 
     async def connect(self, token: str | None = None, last_seq: int | None = None,
-                      key: str | None = None, **headers: str) -> Socket:
+                      key: str | None = None, hello: dict[str, Any] | None = None,
+                      **headers: str) -> Socket:
         self.ws = await websockets.connect(self.url, max_size=2**22, compression=None,
                                            additional_headers=headers or None)
         self.closed.clear()
         self.reader = asyncio.create_task(self._read())
         with contextlib.suppress(ConnectionClosed):  # refused at once: the test reads the code
-            hello: dict[str, Any] = {"t": "hello", "token": token, "last_seq": last_seq}
+            msg: dict[str, Any] = {"t": "hello", "token": token, "last_seq": last_seq,
+                                   **(hello or {})}
             if key is not None:
-                hello["key"] = key
-            await self.send(hello)
+                msg["key"] = key
+            await self.send(msg)
         return self
 
     async def send(self, msg: Any) -> None:
@@ -192,6 +201,11 @@ class Socket:
 
     def deltas(self) -> list[dict[str, Any]]:
         return [f for f in self.frames if f.get("t") == "delta"]
+
+    def chats(self, channel: str | None = None) -> list[dict[str, Any]]:
+        """The live chat messages received, optionally of one chat channel."""
+        return [f for f in self.frames
+                if f.get("t") == "chat" and channel in (None, f["channel"])]
 
     async def close(self) -> None:
         if self.ws is not None:

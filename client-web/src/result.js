@@ -1,0 +1,36 @@
+// The result panel at the top of an ended table: who won, every player's total (ranked),
+// and the rematch (offer, accept, or watch it). The full breakdown stays in score.js.
+import { h } from "./dom.js";
+import { listWords, t } from "./i18n.js";
+
+/**
+ * `view`: an ended view with `result` (CONTRACT section 3); `ctx`: `summary` (the table
+ * summary, `rematch` once offered), `mySeat` (null for a spectator or a handed-over seat),
+ * `onRematch()`, `busy` (a rematch request in flight).
+ */
+export function renderResult(view, ctx) {
+  const res = view && view.result;
+  if (!res) return null;
+  const names = (view.players || []).map((p) => p.name);
+  const winners = res.winners || [];
+  const ranked = [...res.scores].sort((a, b) => b.total - a.total || a.seat - b.seat);
+  const w = winners.map((s) => names[s] ?? `#${s + 1}`);
+  const offered = ctx.summary && ctx.summary.rematch;
+  let action = null;
+  if (ctx.mySeat !== null && ctx.mySeat !== undefined) {
+    action = h("button", { type: "button", class: "primary big", testid: "rematch", disabled: !!ctx.busy, onclick: ctx.onRematch },
+      offered ? t("rematch_accept") : t("rematch"));
+  } else if (offered) {
+    action = h("a", { class: "button", href: `/table/${offered}`, "data-link": true, testid: "watch-rematch" }, t("rematch_watch"));
+  }
+  return h("section", { class: "panel result-panel", testid: "result", "aria-labelledby": "result-title" },
+    h("h2", { id: "result-title", testid: "result-winners" }, "♛ ", t("winners_are", { names: listWords(w), n: w.length })),
+    h("ol", { class: "result-list" }, ranked.map((s) => h("li", {
+      class: winners.includes(s.seat) ? "winner" : "", testid: `result-${s.seat}`, dataset: { total: s.total },
+    }, h("span", { class: "result-name" }, winners.includes(s.seat) ? "♛ " : "", names[s.seat] ?? `#${s.seat + 1}`),
+    h("b", { class: "result-total", testid: `result-total-${s.seat}` }, s.total),
+    h("span", { class: "result-unit" }, t("total_unit"))))),
+    h("div", { class: "result-actions" },
+      offered ? h("span", { class: "hint", testid: "rematch-offer" }, t("rematch_offered")) : null,
+      action));
+}

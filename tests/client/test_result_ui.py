@@ -1,0 +1,125 @@
+"""The end of a game in the browser: the result with every player's total at the top of
+the page (no scrolling, at 1366×900 and 390×844), and the rematch in one click with
+bots coming along in their rotated seats."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.client.conftest import api, shot
+from tests.conftest import ServerProcess
+
+VIEW = "() => window.__einauge.view()"
+# The page plays its own seat through its connection (any legal action of the prompt),
+# so that a game with two bots ends in seconds.
+AUTOPLAY = """() => { window.__auto = setInterval(() => {
+    const c = window.__einauge.conn;
+    if (c.prompt && c.prompt.seq === c.seq && !c.pending && c.view && c.view.phase !== "ended") {
+        const legal = c.prompt.legal_actions;
+        c.act(legal[Math.floor(Math.random() * legal.length)]);
+    }
+}, 30); }"""
+
+
+@dataclass
+class Ended:
+    table_id: str
+    ctx: BrowserContext
+    page: Page
+
+
+@pytest.fixture(scope="module")
+def ended(browser: Browser, web: ServerProcess) -> Iterator[Ended]:
+    """A 3-seat table, Anna and two random bots, played to the end by Anna's page."""
+    table = api(web, "POST", "/api/tables", json={"seats": 3, "name": "Result table"})
+    tid = table["id"]
+    anna = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
+    for seat in (1, 2):
+        api(web, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"})
+    api(web, "POST", f"/api/tables/{tid}/start",
+        headers={"Authorization": f"Bearer {anna['token']}"})
+    ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    seat = json.dumps({**anna, "name": "Anna"})
+    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
+    page = ctx.new_page()
+    page.goto(f"{web.url}/table/{tid}")
+    expect(page.get_by_test_id("board")).to_be_visible()
+    page.evaluate(AUTOPLAY)
+    page.wait_for_function(
+        "() => { const v = window.__einauge.view(); return v && v.phase === 'ended'; }",
+        timeout=120_000)
+    page.evaluate("() => clearInterval(window.__auto)")
+    yield Ended(tid, ctx, page)
+    ctx.close()
+
+
+def assert_result_on_top(page: Page, height: int) -> None:
+    page.evaluate("() => window.scrollTo(0, 0)")
+    # (The autoplay may have raced a prompt: its "choose again" toast is not the point.)
+    page.evaluate("() => document.querySelector('[data-testid=toast]').classList.remove('show')")
+    view = page.evaluate(VIEW)
+    panel = page.get_by_test_id("result")
+    expect(panel).to_be_visible()
+    assert page.evaluate("() => window.scrollY") == 0
+    box = panel.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
+    board = page.get_by_test_id("board").bounding_box()
+    assert board is not None and board["y"] >= box["y"] + box["height"]  # above the board
+    for s in view["result"]["scores"]:
+        total = page.get_by_test_id(f"result-total-{s['seat']}")
+        expect(total).to_have_text(str(s["total"]))
+        tb = total.bounding_box()
+        assert tb is not None and tb["y"] + tb["height"] <= height
+    winners = [view["players"][i]["name"] for i in view["result"]["winners"]]
+    expect(page.get_by_test_id("result-winners")).to_contain_text(winners[0])
+    expect(page.get_by_test_id("rematch")).to_be_visible()
+    rb = page.get_by_test_id("rematch").bounding_box()
+    assert rb is not None and rb["y"] + rb["height"] <= height
+
+
+def test_every_total_at_the_top_on_a_desktop(ended: Ended) -> None:
+    assert_result_on_top(ended.page, 900)
+    # Ranked by total, highest first.
+    totals = [int(x) for x in ended.page.locator(".result-total").all_inner_texts()]
+    assert totals == sorted(totals, reverse=True) and len(totals) == 3
+    shot(ended.page, "end-screen", full_page=False)
+
+
+def test_every_total_at_the_top_on_a_phone(ended: Ended) -> None:
+    ended.page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        assert_result_on_top(ended.page, 844)
+        assert ended.page.evaluate("document.documentElement.scrollWidth") <= 390
+        shot(ended.page, "phone-end-screen", full_page=False)
+    finally:
+        ended.page.set_viewport_size({"width": 1366, "height": 900})
+
+
+def test_rematch_in_one_click_with_the_bots(ended: Ended, web: ServerProcess) -> None:
+    page = ended.page
+    page.get_by_test_id("rematch").click()
+    page.wait_for_url(lambda url: ended.table_id not in url)
+    new_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    # Anna is the only person: her click starts the game, in her rotated seat.
+    expect(page.get_by_test_id("board")).to_be_visible()
+    page.wait_for_function("() => window.__einauge.seat() === 1")
+    summary = api(web, "GET", f"/api/tables/{new_id}")
+    assert summary["rematch_of"] == ended.table_id and summary["status"] == "running"
+    assert [(s["name"], s["kind"]) for s in summary["seats"]] == [
+        ("Random bot 1", "bot"), ("Anna", "human"), ("Random bot 3", "bot")]
+    assert api(web, "GET", f"/api/tables/{ended.table_id}")["rematch"] == new_id
+    view = page.evaluate(VIEW)
+    assert view["players"][1]["name"] == "Anna"
+    # The browser contributed its seed to the new table, and holds its owner token.
+    assert summary["seats"][1]["seeded"]
+    assert page.evaluate(f"() => !!localStorage.getItem('einauge.owner.{new_id}')")
+    # Back at the old table the button now accepts the same rematch (no second table).
+    page.go_back()
+    expect(page.get_by_test_id("rematch")).to_have_text("Accept the rematch")
+    page.get_by_test_id("rematch").click()
+    page.wait_for_url(f"**/table/{new_id}")
