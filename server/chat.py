@@ -42,7 +42,8 @@ _KEEP_FORMAT = {"\u200d"}  # zero width joiner: emoji sequences
 
 class ChatRefused(Exception):
     """A chat message that is not sent: ``code`` (``chat_empty``, ``chat_too_long``,
-    ``chat_rate_limited``, ``bad_message``) and a ``message`` for the sender."""
+    ``chat_rate_limited``, ``chat_no_viewer``, ``bad_message``) and a ``message`` for the
+    sender."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
@@ -65,10 +66,12 @@ class Sender:
         return PLAYERS if self.seat is not None else SPECTATORS
 
     @property
-    def key(self) -> str:
+    def key(self) -> str | None:
         """Stable key of the sender (rate limits, client-side mute): ``p<seat>`` or
-        ``s<id>``."""
-        return f"p{self.seat}" if self.seat is not None else f"s{self.id}"
+        ``s<id>``; ``None`` for a spectator without an id."""
+        if self.seat is not None:
+            return f"p{self.seat}"
+        return f"s{self.id}" if self.id else None
 
     def wire(self, seat_name: str | None = None) -> dict[str, Any]:
         """The ``from`` field of a chat message."""
@@ -79,10 +82,10 @@ class Sender:
 
 def spectator_id(viewer: str | None) -> str:
     """A spectator's public id: the first 8 hex digits of SHA-256 of the client's private
-    ``viewer`` secret (stable across its reconnects, unforgeable without the secret), or
-    a random one for a client that sends none."""
+    ``viewer`` secret (stable across its reconnects, unforgeable without the secret); ''
+    without a secret (such a spectator reads but cannot chat: ``chat_no_viewer``)."""
     if not viewer:
-        return secrets.token_hex(4)
+        return ""
     return hashlib.sha256(b"einauge-viewer:" + viewer.encode("utf-8")).hexdigest()[:8]
 
 
@@ -168,6 +171,8 @@ def build(sender: Sender, seat_name: str | None, text: str | None, quick: str | 
     """The stored and delivered chat message (without ``t``): ``id`` (random, for
     de-duplication), ``channel``, ``at`` (server time, s), ``from`` and ``text`` or
     ``quick``. Raises ``ChatRefused`` for bad content (exactly one of text and quick)."""
+    if sender.key is None:
+        raise ChatRefused("chat_no_viewer", "a spectator chats with a viewer key in its hello")
     if (text is None) == (quick is None):
         raise ChatRefused("bad_message", "a chat message has either text or quick")
     msg: dict[str, Any] = {"id": secrets.token_hex(8), "channel": sender.channel,

@@ -55,7 +55,15 @@ def test_spectator_ids_are_stable_per_secret_and_reveal_nothing_of_it() -> None:
     assert a == chat.spectator_id("s" * 32) and len(a) == 8
     assert a != chat.spectator_id("t" * 32)
     assert "s" * 8 not in a
-    assert chat.spectator_id(None) != chat.spectator_id(None)  # random without a secret
+    assert chat.spectator_id(None) == ""
+
+
+def test_a_spectator_without_a_viewer_key_cannot_chat() -> None:
+    anonymous = chat.Sender(None, chat.spectator_id(None))
+    assert anonymous.key is None
+    with pytest.raises(chat.ChatRefused) as e:
+        chat.build(anonymous, None, "hi", None, 1.0)
+    assert e.value.code == "chat_no_viewer"
 
 
 def test_players_read_only_their_channel_until_the_end() -> None:

@@ -42,7 +42,7 @@ async def test_two_players_three_spectators_on_two_processes(procs) -> None:
     ben = await Socket(b.ws_url, tid, binary=False).connect(token=tokens[1])
     zoe = await Socket(a.ws_url, tid).connect(hello={"viewer": "z" * 32, "name": "Zoe"})
     sam = await Socket(b.ws_url, tid).connect(hello={"viewer": "s" * 32})
-    kim = await Socket(a.ws_url, tid, binary=False).connect()
+    kim = await Socket(a.ws_url, tid, binary=False).connect(hello={"viewer": "k" * 40})
     everyone = [anna, ben, zoe, sam, kim]
     players, spectators = [anna, ben], [zoe, sam, kim]
     for s in everyone:
@@ -94,6 +94,13 @@ async def test_two_players_three_spectators_on_two_processes(procs) -> None:
         assert "text" not in got
     await ben.send({"t": "chat", "quick": "<script>"})
     await refused(ben, "bad_message")
+
+    # A spectator without a viewer key reads, but cannot chat.
+    keyless = await Socket(b.ws_url, tid).connect()
+    assert (await keyless.wait(lambda f: f["t"] == "chat_history"))["you"] is None
+    await keyless.send({"t": "chat", "text": "who am I?"})
+    await refused(keyless, "chat_no_viewer")
+    await keyless.close()
 
     # Bounds: too long, empty; nothing of them is delivered or stored.
     await anna.send({"t": "chat", "text": "x" * 201})
