@@ -16,6 +16,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from redis.exceptions import RedisError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
@@ -269,7 +270,8 @@ async def _chat_history(svc: Any, table: LiveTable, conn: Connection,
     history comes with the next reconnect."""
     try:
         history = await svc.chat.history_of(table.id, conn.seat, svc.tables.game_over(table))
-    except Exception as e:
+    except RedisError as e:
+        metrics.REDIS_ERRORS.inc()
         log.warning("chat history failed", table=table.id, error=repr(e))
         return
     conn.message({"t": "chat_history", "channels": history, "you": sender.key})
@@ -285,7 +287,8 @@ async def _chat(svc: Any, table: LiveTable, conn: Connection, sender: chat.Sende
     except LookupError:
         conn.message({"t": "error", "id": None, "code": "no_table",
                       "message": "the table no longer exists"})
-    except Exception as e:
+    except RedisError as e:
+        metrics.REDIS_ERRORS.inc()
         log.warning("chat failed", table=table.id, error=repr(e))
         conn.message({"t": "error", "id": None, "code": "unavailable",
                       "message": "the chat message was not stored; send it again"})
