@@ -54,13 +54,21 @@ class Sock:
         self.url, self.token, self.binary = url, token, binary
         self.ws: ClientConnection | None = None
         self.frames: list[dict[str, Any]] = []
+        self.early: list[dict[str, Any]] = []
 
     def open(self) -> Sock:
         self.ws = connect(self.url, compression=None, max_size=2**22, open_timeout=5,
                           legacy=True)
+        self.early = []  # frames of an earlier connection are gone with it
         self.send({"t": "hello", "token": self.token, "last_seq": None})
         first = self.recv()
         assert first["t"] == "welcome", first
+        # The chat history follows every hello's welcome (after the prompt, if any): take
+        # it here; what came before it is handed out by the next recv calls.
+        early = []
+        while (frame := self.recv())["t"] != "chat_history":
+            early.append(frame)
+        self.early = early
         return self
 
     def send(self, msg: Any) -> None:
@@ -69,6 +77,8 @@ class Sock:
 
     def recv(self, timeout: float = 10) -> dict[str, Any]:
         assert self.ws is not None
+        if self.early:
+            return self.early.pop(0)
         frame = unpack(self.ws.recv(timeout=timeout))
         self.frames.append(frame)
         return frame
