@@ -258,6 +258,7 @@ const en = {
   rematch_offered: "A rematch is offered: same people, seats moved one on.",
   rematch_watch: "Watch the rematch",
   rematch_waiting: "invited, not here yet",
+  rematch_waiting_start: "The rematch starts by itself once every invited player has accepted.",
 };
 
 const de = {
@@ -511,6 +512,7 @@ const de = {
   rematch_offered: "Eine Revanche ist angeboten: dieselben Leute, jeder einen Platz weiter.",
   rematch_watch: "Revanche zuschauen",
   rematch_waiting: "eingeladen, noch nicht da",
+  rematch_waiting_start: "Die Revanche beginnt von selbst, sobald alle Eingeladenen angenommen haben.",
 };
 
 export const LANGS = { en, de };

@@ -134,7 +134,7 @@ export function tablePage(root, id) {
     const mine = mySeat();
     const host = isHost();
     const nameInput = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: playerName(), autocomplete: "nickname", "aria-label": t("your_name") });
-    const allFilled = s.seats.every((x) => x.kind);
+    const allFilled = s.seats.every((x) => x.kind && !x.waiting);
     const seats = s.seats.map((x) => {
       const isMe = mine === x.seat;
       let body;
@@ -271,6 +271,7 @@ export function tablePage(root, id) {
   function waitingText() {
     const s = st.summary;
     if (!s || s.status !== "open") return "";
+    if (s.seats.some((x) => x.waiting)) return t("rematch_waiting_start");
     if (!s.seats.every((x) => x.kind)) return isHost() ? t("waiting_start") : t("waiting_host");
     return canStart() ? t("ready_start") : t("ready_start_others");
   }

@@ -123,3 +123,49 @@ def test_rematch_in_one_click_with_the_bots(ended: Ended, web: ServerProcess) ->
     expect(page.get_by_test_id("rematch")).to_have_text("Accept the rematch")
     page.get_by_test_id("rematch").click()
     page.wait_for_url(f"**/table/{new_id}")
+
+
+def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
+                                                              web: ServerProcess) -> None:
+    table = api(web, "POST", "/api/tables", json={"seats": 2, "name": "Two people"})
+    tid = table["id"]
+    seats = [api(web, "POST", f"/api/tables/{tid}/join", json={"name": n}) for n in ("Anna", "Ben")]
+    api(web, "POST", f"/api/tables/{tid}/start",
+        headers={"Authorization": f"Bearer {seats[0]['token']}"})
+    contexts, pages = [], []
+    for seat, name in zip(seats, ("Anna", "Ben"), strict=True):
+        ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+        saved = json.dumps({**seat, "name": name})
+        ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(saved)});")
+        page = ctx.new_page()
+        page.goto(f"{web.url}/table/{tid}")
+        expect(page.get_by_test_id("board")).to_be_visible()
+        page.evaluate(AUTOPLAY)
+        contexts.append(ctx)
+        pages.append(page)
+    anna, ben = pages
+    for page in pages:
+        page.wait_for_function(
+            "() => { const v = window.__einauge.view(); return v && v.phase === 'ended'; }",
+            timeout=120_000)
+        page.evaluate("() => clearInterval(window.__auto)")
+    expect(ben.get_by_test_id("rematch")).to_have_text("Rematch")
+    anna.get_by_test_id("rematch").click()
+    anna.wait_for_url(lambda url: tid not in url)
+    new_id = anna.url.rstrip("/").rsplit("/", 1)[1]
+    # Anna waits at the new table for Ben, whose seat is kept for him.
+    expect(anna.get_by_test_id("waiting-0")).to_be_visible()
+    expect(anna.get_by_test_id("waiting-text")).to_have_text(
+        "The rematch starts by itself once every invited player has accepted.")
+    expect(anna.get_by_test_id("start")).to_be_disabled()
+    # Ben is offered it at the old table, live, and accepts in one click.
+    expect(ben.get_by_test_id("rematch-offer")).to_be_visible()
+    expect(ben.get_by_test_id("rematch")).to_have_text("Accept the rematch")
+    ben.get_by_test_id("rematch").click()
+    ben.wait_for_url(f"**/table/{new_id}")
+    for page, seat in ((anna, 1), (ben, 0)):
+        expect(page.get_by_test_id("board")).to_be_visible()
+        page.wait_for_function(f"() => window.__einauge.seat() === {seat}")
+    assert api(web, "GET", f"/api/tables/{new_id}")["status"] == "running"
+    for c in contexts:
+        c.close()
