@@ -25,7 +25,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from server import protocol
+from redis.exceptions import RedisError
+
+from server import metrics, protocol
+from server.logging import get_logger
+
+log = get_logger("chat")
 
 PLAYERS, SPECTATORS = "players", "spectators"
 CHANNELS = (PLAYERS, SPECTATORS)
@@ -87,6 +92,14 @@ def spectator_id(viewer: str | None) -> str:
     if not viewer:
         return ""
     return hashlib.sha256(b"einauge-viewer:" + viewer.encode("utf-8")).hexdigest()[:8]
+
+
+def sender_of(seat: int | None, viewer: str | None, name: str | None) -> Sender:
+    """The sender of a socket: its seat, else a spectator by its ``hello``'s viewer key
+    and name."""
+    if seat is not None:
+        return Sender(seat)
+    return Sender(None, spectator_id(viewer), clean_name(name))
 
 
 def _clean(raw: str) -> str:
@@ -236,3 +249,35 @@ class ChatService:
         channels = readable(seat, ended)
         loaded = await self.store.load_chat(table_id, channels)
         return history_for(dict(zip(channels, loaded, strict=True)), seat, ended)
+
+    # ---- the websocket side (``conn``: server.fanout.Connection) ------------------------
+
+    async def send_history(self, table_id: str, conn: Any, sender: Sender,
+                           ended: bool) -> None:
+        """Queue ``chat_history`` to ``conn``. Sent after the welcome, with the socket
+        already receiving live chat: a message may come twice (clients drop repeated
+        ids), none is missed. Without Redis now nothing is sent; the next reconnect
+        brings the history."""
+        try:
+            history = await self.history_of(table_id, conn.seat, ended)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("chat history failed", table=table_id, error=repr(e))
+            return
+        conn.message({"t": "chat_history", "channels": history, "you": sender.key})
+
+    async def receive(self, table_id: str, conn: Any, sender: Sender, seat_name: str | None,
+                      text: str | None, quick: str | None) -> None:
+        """A ``chat`` frame of ``conn``: sent, or answered with an ``error`` frame."""
+        try:
+            await self.send(table_id, sender, seat_name, text, quick)
+        except ChatRefused as e:
+            conn.message({"t": "error", "id": None, "code": e.code, "message": e.message})
+        except LookupError:
+            conn.message({"t": "error", "id": None, "code": "no_table",
+                          "message": "the table no longer exists"})
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("chat failed", table=table_id, error=repr(e))
+            conn.message({"t": "error", "id": None, "code": "unavailable",
+                          "message": "the chat message was not stored; send it again"})

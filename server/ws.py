@@ -16,7 +16,6 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from redis.exceptions import RedisError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
@@ -148,13 +147,12 @@ async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: p
                       DirectSocket.of(ws.scope.get(SCOPE_KEY)))
     conn.seat = seat
     conn.token_hash = token_hash(hello.token) if hello.token else ""
-    sender = chat.Sender(seat) if seat is not None else chat.Sender(
-        None, chat.spectator_id(hello.viewer), chat.clean_name(hello.name))
+    sender = chat.sender_of(seat, hello.viewer, hello.name)
     svc.connections.add(conn)
     try:
         await welcome(svc, table, conn, hello.last_seq)
         svc.attendance.changed(table, conn)
-        await _chat_history(svc, table, conn, sender)
+        await svc.chat.send_history(table.id, conn, sender, svc.tables.game_over(table))
         await _loop(ws, svc, table, conn, sender)
     finally:
         svc.connections.discard(conn)
@@ -263,37 +261,6 @@ def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None) -
         conn.message(table.clock_message())  # after the welcome: the clock of a clocked table
 
 
-async def _chat_history(svc: Any, table: LiveTable, conn: Connection,
-                        sender: chat.Sender) -> None:
-    """``chat_history`` after the welcome (the socket already gets live chat: a message
-    may come twice, the client drops repeated ids). Best effort: without Redis now, the
-    history comes with the next reconnect."""
-    try:
-        history = await svc.chat.history_of(table.id, conn.seat, svc.tables.game_over(table))
-    except RedisError as e:
-        metrics.REDIS_ERRORS.inc()
-        log.warning("chat history failed", table=table.id, error=repr(e))
-        return
-    conn.message({"t": "chat_history", "channels": history, "you": sender.key})
-
-
-async def _chat(svc: Any, table: LiveTable, conn: Connection, sender: chat.Sender,
-                msg: protocol.ChatMsg) -> None:
-    seat_name = table.meta.seats[sender.seat].name if sender.seat is not None else None
-    try:
-        await svc.chat.send(table.id, sender, seat_name, msg.text, msg.quick)
-    except chat.ChatRefused as e:
-        conn.message({"t": "error", "id": None, "code": e.code, "message": e.message})
-    except LookupError:
-        conn.message({"t": "error", "id": None, "code": "no_table",
-                      "message": "the table no longer exists"})
-    except RedisError as e:
-        metrics.REDIS_ERRORS.inc()
-        log.warning("chat failed", table=table.id, error=repr(e))
-        conn.message({"t": "error", "id": None, "code": "unavailable",
-                      "message": "the chat message was not stored; send it again"})
-
-
 async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection,
                 sender: chat.Sender) -> None:
     settings = svc.settings
@@ -321,9 +288,10 @@ async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection,
         if isinstance(msg, protocol.Sync):
             await welcome(svc, table, conn, None)
         elif isinstance(msg, protocol.ChatMsg):
-            await _chat(svc, table, conn, sender, msg)
+            seat_name = table.meta.seats[seat].name if (seat := sender.seat) is not None else None
+            await svc.chat.receive(table.id, conn, sender, seat_name, msg.text, msg.quick)
         elif isinstance(msg, protocol.ChatHistory):
-            await _chat_history(svc, table, conn, sender)
+            await svc.chat.send_history(table.id, conn, sender, svc.tables.game_over(table))
         elif isinstance(msg, protocol.Hello):
             conn.message({"t": "error", "id": None, "code": "bad_message",
                           "message": "hello was already received; send sync for a new view"})
