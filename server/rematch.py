@@ -12,9 +12,10 @@ people, seats rotated by one, bots coming along; it starts once every person acc
 3. The caller takes its rotated seat with a token derived from its old one
    (``rematch_token``): asking again (a double click, a second tab) gives the same seat
    and token and changes nothing.
-4. When no seat is waiting any more, the call that took the last one starts the game.
+4. When no seat is waiting any more, the call that took the last one starts the game
+   (``roles.require_starter``: at a rematch any seated person may start it).
 
-The first caller's new token is also the new table's owner token.
+The first caller's new token is also the new table's owner token: it is the host.
 """
 
 from __future__ import annotations
@@ -78,14 +79,16 @@ def rematch_seats(old: list[Seat]) -> list[Seat]:
 
 def new_meta(old: TableMeta, new_id: str, owner_token: str) -> TableMeta:
     """The rematch table's meta: same game, options and name, rotated seats, a fresh
-    committed server seed."""
+    committed server seed. The first caller's token is the owner's (the host's, as the
+    creator of any table; ``server.roles``); a private table's rematch is private with
+    the same invite secret."""
     n = len(old.seats)
     server_seed = secrets.token_bytes(32).hex()
     meta = TableMeta(
         id=new_id, game=old.game, status="open", name=old.name, options=dict(old.options),
         seats=rematch_seats(old.seats), contributions=[""] * n,
         commitment=commitment(server_seed), server_seed=server_seed, created_at=time.time(),
-        tokens=[""] * n, owner=token_hash(owner_token), rematch_of=old.id)
+        tokens=[""] * n, owner=token_hash(owner_token), invite=old.invite, rematch_of=old.id)
     meta.head = genesis(meta.id, meta.commitment).hex()
     return meta
 
@@ -130,7 +133,7 @@ async def ensure(svc: Any, old: TableMeta, old_fields: dict[str, str], new_id: s
     fields.update({k: old_fields[k] for k in CARRIED_FIELDS if k in old_fields})
     try:
         return await svc.store.create_new(new_id, fields, svc.settings.idle_expiry,
-                                          meta.created_at)
+                                          meta.created_at, listed=not meta.private)
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None
@@ -151,7 +154,9 @@ async def take_seat(svc: Any, new_id: str, seat: int, token: str, player_seed: s
             raise LobbyError(409, "seat_taken", f"seat {seat} of the rematch is taken")
         m.tokens[seat] = h
         m.contributions[seat] = player_seed
-        return {f"tok:{seat}": h, "contributions": json.dumps(m.contributions)}
+        m.seats[seat].since = int(m.version)  # who sat longest, if the host leaves
+        return {f"tok:{seat}": h, "contributions": json.dumps(m.contributions),
+                "seats": m.seats_json()}
 
     return await svc.tables.lobby_change(new_id, change)
 

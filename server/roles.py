@@ -72,6 +72,15 @@ def require_host(meta: TableMeta, token: str | None, doing: str) -> None:
     raise LobbyError(403, "not_host", f"only the table's host may {doing}")
 
 
+def require_starter(meta: TableMeta, token: str | None) -> None:
+    """May ``token`` start the game? The host; at a rematch (``meta.rematch_of``), which
+    starts by itself once every person has accepted (server/rematch.py), also any seated
+    person. Raises like ``require_host``."""
+    if meta.rematch_of and meta.seat_of(token) is not None:
+        return
+    require_host(meta, token, "start the game")
+
+
 def require_seat(meta: TableMeta, token: str | None) -> int:
     """The seat of ``token``; raises 401 ``bad_token`` when it holds none here."""
     seat = meta.seat_of(token)

@@ -226,14 +226,14 @@ class Store:
 
     @bounded
     async def create_new(self, table_id: str, fields: dict[str, str], ttl: int,
-                         score: float) -> bool:
+                         score: float, listed: bool = True) -> bool:
         """``create``, but only if no table ``table_id`` exists (one script: of two
         concurrent calls exactly one creates it). Returns True when this call created it."""
         args: list[Any] = [ttl]
         for k, v in fields.items():
             args += [k, v]
         created = int(await self._create_new(keys=[meta_key(table_id)], args=args))
-        if created:
+        if created and listed:
             await self.redis.zadd(index_key("open"), {table_id: score})
         return bool(created)
 

@@ -913,7 +913,7 @@ class Tables:
             roles.admit(meta, token, key)
             if meta.status != "open":
                 raise LobbyError(409, "started", "the game has already started")
-            roles.require_host(meta, token, "start the game")
+            roles.require_starter(meta, token)
             empty = [i for i, s in enumerate(meta.seats) if s.kind is None or meta.waiting(i)]
             if empty:
                 raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")

@@ -340,6 +340,7 @@ export function tablePage(root, id) {
       const r = await api.rematch(id, s.token, randomHex(32));
       saveSeat(r.table.id, { seat: r.seat, token: r.token, name: s.name });
       if (r.owner) saveOwner(r.table.id, r.token);
+      if (keyFor(id)) saveKey(r.table.id, keyFor(id)); // a private table's rematch: same invite
       history.pushState(null, "", `/table/${encodeURIComponent(r.table.id)}`);
       window.dispatchEvent(new PopStateEvent("popstate"));
     } finally {

@@ -50,7 +50,7 @@ def chat(browser: Browser, web: ServerProcess) -> Iterator[Chat]:
     tid = table["id"]
     seats = [api(web, "POST", f"/api/tables/{tid}/join", json={"name": n}) for n in ("Anna", "Ben")]
     api(web, "POST", f"/api/tables/{tid}/start",
-        headers={"Authorization": f"Bearer {seats[0]['token']}"})
+        headers={"Authorization": f"Bearer {table['owner_token']}"})
     dialogs: list[str] = []
     pages, contexts = [], []
     for locale, seat, name in (("en-US", seats[0], "Anna"), ("de-DE", seats[1], "Ben"),

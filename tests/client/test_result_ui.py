@@ -40,9 +40,10 @@ def ended(browser: Browser, web: ServerProcess) -> Iterator[Ended]:
     tid = table["id"]
     anna = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
     for seat in (1, 2):
-        api(web, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"})
+        api(web, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"},
+            headers={"Authorization": f"Bearer {table['owner_token']}"})
     api(web, "POST", f"/api/tables/{tid}/start",
-        headers={"Authorization": f"Bearer {anna['token']}"})
+        headers={"Authorization": f"Bearer {table['owner_token']}"})
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     seat = json.dumps({**anna, "name": "Anna"})
     ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
@@ -131,7 +132,7 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
     tid = table["id"]
     seats = [api(web, "POST", f"/api/tables/{tid}/join", json={"name": n}) for n in ("Anna", "Ben")]
     api(web, "POST", f"/api/tables/{tid}/start",
-        headers={"Authorization": f"Bearer {seats[0]['token']}"})
+        headers={"Authorization": f"Bearer {table['owner_token']}"})
     contexts, pages = [], []
     for seat, name in zip(seats, ("Anna", "Ben"), strict=True):
         ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")

@@ -30,9 +30,10 @@ async def play_to_end(ws_url: str, tid: str, tokens: list[str]) -> list[Socket]:
     return socks
 
 
-async def wait_status(lobby: Lobby, tid: str, status: str) -> dict:
+async def wait_status(lobby: Lobby, tid: str, status: str, key: str | None = None) -> dict:
+    headers = {"X-Table-Key": key} if key else {}
     for _ in range(200):
-        summary = (await lobby.get(f"/api/tables/{tid}")).json()
+        summary = (await lobby.http.get(f"/api/tables/{tid}", headers=headers)).json()
         if summary["status"] == status:
             return summary
         await asyncio.sleep(0.05)
@@ -59,7 +60,7 @@ async def test_offer_accept_and_start_when_everyone_accepted(server, server_b) -
     # Before the end: no rematch.
     r = await lobby.rematch(tid, anna)
     assert r.status_code == 409 and r.json()["error"]["code"] == "not_ended"
-    await lobby.start(tid, anna)
+    await lobby.start(tid)
     r = await lobby.rematch(tid, anna)
     assert r.status_code == 409 and r.json()["error"]["code"] == "not_ended"
     socks = await play_to_end(server.ws_url, tid, [anna, ben])
@@ -84,6 +85,7 @@ async def test_offer_accept_and_start_when_everyone_accepted(server, server_b) -
     assert [(s["name"], s["kind"], s.get("waiting", False)) for s in new["seats"]] == [
         ("Random bot 1", "bot", False), ("Anna", "human", False), ("Ben", "human", True)]
     assert new["seats"][1]["seeded"] and new["commitment"] != created["commitment"]
+    assert new["host"] == 1  # the first to ask hosts the rematch
     # Everyone at the old table is told (a `table` message with the offer).
     for s in (*socks, spectator):
         await s.wait(lambda f: f["t"] == "table" and f["table"].get("rematch") == nid)
@@ -128,7 +130,7 @@ async def test_two_accepts_at_once_make_one_table_and_one_start(server, server_b
     created = await lobby.create(3)
     tid, owner = created["id"], created["owner_token"]
     tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben", "Cleo")]
-    await lobby.start(tid, tokens[0])
+    await lobby.start(tid)
     # Cleo left: the owner hands her seat to a bot, which comes along to the rematch.
     r = await lobby.http.post(f"/api/tables/{tid}/seats/2/bot", json={"kind": "greedy"},
                               headers={"Authorization": f"Bearer {owner}"})
@@ -161,3 +163,28 @@ async def test_two_accepts_at_once_make_one_table_and_one_start(server, server_b
         await s.close()
     await lobby.close()
     await lobby_b.close()
+
+
+async def test_a_private_tables_rematch_is_private_with_the_same_invite(server) -> None:
+    lobby = Lobby(server.url)
+    created = await lobby.create(2, private=True)
+    tid, key = created["id"], created["invite_key"]
+    anna = (await lobby.join(tid, "Anna", key=key))["token"]
+    await lobby.bot(tid, 1, "random")
+    await lobby.start(tid)
+    socks = await play_to_end(server.ws_url, tid, [anna])
+    await wait_status(lobby, tid, "ended", key)
+    r = await lobby.rematch(tid, anna)
+    assert r.status_code == 200, r.text
+    new = r.json()["table"]
+    nid = new["id"]
+    # Anna is the only person: she has accepted, so it runs; private as before.
+    assert new["private"] is True and new["status"] == "running"
+    assert (await lobby.get(f"/api/tables/{nid}")).status_code == 404
+    with_key = await lobby.http.get(f"/api/tables/{nid}", headers={"X-Table-Key": key})
+    assert with_key.status_code == 200 and with_key.json()["rematch_of"] == tid
+    listed = (await lobby.get("/api/tables?status=running")).json()["tables"]
+    assert nid not in [t["id"] for t in listed]
+    for s in socks:
+        await s.close()
+    await lobby.close()
