@@ -112,6 +112,7 @@ class LiveTable:
         self.bot_tasks: dict[int, asyncio.Task[None]] = {}
         self.turn: dict[int, asyncio.Event] = {}
         self.subscribed = False
+        self.joining = 0  # sockets between ``Tables.get(watch=True)`` and the room
         self.suspect = False
         self.on_over: Callable[[LiveTable], None] | None = None
         self.on_control: Callable[[LiveTable], None] | None = None
@@ -378,7 +379,13 @@ class Tables:
             if watch or table.bot_tasks:
                 table = self.cache.setdefault(table_id, table)
                 metrics.TABLES.set(len(self.cache))
-                await self._follow(table)
+                # Until the caller's socket is in the room, an unwatch of another socket
+                # that just left must not drop the table (it would be served orphaned).
+                table.joining += 1
+                try:
+                    await self._follow(table)
+                finally:
+                    table.joining -= 1
             return table
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
@@ -445,7 +452,7 @@ class Tables:
 
     @staticmethod
     def _unwatched(table: LiveTable) -> bool:
-        return not len(table.room) and not table.bot_tasks
+        return not len(table.room) and not table.bot_tasks and not table.joining
 
     async def sync(self, table: LiveTable) -> bool:
         """Fetch and apply the entries this process has not seen (and reload the meta),
