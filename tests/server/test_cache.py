@@ -116,3 +116,37 @@ async def test_a_socket_refused_for_its_token_leaves_no_table_cached(fresh):
     sock = await Socket(srv.ws_url, tid).connect(token="not-a-seat-token")
     assert await sock.wait_closed() == 1008
     assert await wait_cached(lobby, 0) == 0
+
+
+async def test_a_socket_joining_while_another_leaves_gets_a_followed_table(redis_url):
+    """One socket's unwatch (the room empty) while another socket's ``get(watch=True)``
+    is still subscribing must not drop the table: the second socket would be served a
+    table nobody follows, and miss every change (it happened in test_limits' flooding
+    test: the watcher never got the lobby change)."""
+    from server.config import Settings
+    from server.store import Store
+    from server.tables import Tables
+
+    store = Store.from_url(redis_url)
+    tables = Tables(Settings(redis_url=redis_url), store)
+    await tables.start()
+    try:
+        meta, _, _ = await tables.create("einauge", 2, {}, "race")
+        first = await tables.get(meta.id, watch=True)  # a socket that leaves at once
+        assert first is not None and first.subscribed
+        await tables.unwatch(first)  # it left: nothing watches, the table is dropped
+        assert meta.id not in tables.cache
+        joining = asyncio.create_task(tables.get(meta.id, watch=True))
+        for _ in range(1000):  # until the joining socket is subscribing (awaiting Redis)
+            table = tables.cache.get(meta.id)
+            if table is not None and table.subscribed and not joining.done():
+                break
+            await asyncio.sleep(0)
+        else:
+            pytest.fail("the joining get never reached its subscription")
+        await tables.unwatch(table)  # a third socket leaves: the room is still empty
+        got = await joining
+        assert got is table and tables.cache.get(meta.id) is table and table.subscribed
+    finally:
+        await tables.stop()
+        await store.close()
