@@ -43,10 +43,6 @@ from server.tables import LobbyError, Unavailable
 
 log = get_logger("rematch")
 
-CARRIED_FIELDS = ("time_control",)
-"""Meta fields copied to the rematch as they are, when the old table has them."""
-
-
 def rotated(seat: int, seats: int) -> int:
     """The rematch seat of ``seat``: one further round the table."""
     return (seat + 1) % seats
@@ -78,7 +74,8 @@ def rematch_seats(old: list[Seat]) -> list[Seat]:
 
 
 def new_meta(old: TableMeta, new_id: str, owner_token: str) -> TableMeta:
-    """The rematch table's meta: same game, options and name, rotated seats, a fresh
+    """The rematch table's meta: same game, options, time control and name, rotated
+    seats, a fresh
     committed server seed. The first caller's token is the owner's (the host's, as the
     creator of any table; ``server.roles``); a private table's rematch is private with
     the same invite secret."""
@@ -88,7 +85,8 @@ def new_meta(old: TableMeta, new_id: str, owner_token: str) -> TableMeta:
         id=new_id, game=old.game, status="open", name=old.name, options=dict(old.options),
         seats=rematch_seats(old.seats), contributions=[""] * n,
         commitment=commitment(server_seed), server_seed=server_seed, created_at=time.time(),
-        tokens=[""] * n, owner=token_hash(owner_token), invite=old.invite, rematch_of=old.id)
+        tokens=[""] * n, owner=token_hash(owner_token), invite=old.invite, rematch_of=old.id,
+        time_control=dict(old.time_control))
     meta.head = genesis(meta.id, meta.commitment).hex()
     return meta
 
@@ -125,14 +123,11 @@ async def claim(svc: Any, old_id: str) -> str:
     return candidate
 
 
-async def ensure(svc: Any, old: TableMeta, old_fields: dict[str, str], new_id: str,
-                 owner_token: str) -> bool:
+async def ensure(svc: Any, old: TableMeta, new_id: str, owner_token: str) -> bool:
     """Create the rematch table unless it exists; True when this call created it."""
     meta = new_meta(old, new_id, owner_token)
-    fields = meta.to_fields()
-    fields.update({k: old_fields[k] for k in CARRIED_FIELDS if k in old_fields})
     try:
-        return await svc.store.create_new(new_id, fields, svc.settings.idle_expiry,
+        return await svc.store.create_new(new_id, meta.to_fields(), svc.settings.idle_expiry,
                                           meta.created_at, listed=not meta.private)
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
@@ -185,7 +180,7 @@ async def rematch(request: Request) -> Response:
         raise LobbyError(409, "not_ended", "a rematch is offered once the game has ended")
     new_id = old.rematch or await claim(svc, old.id)
     new_token = rematch_token(token, new_id)
-    if await ensure(svc, old, old_fields, new_id, new_token):
+    if await ensure(svc, old, new_id, new_token):
         log.info("rematch created", table=old.id, rematch=new_id)
     new_seat = rotated(seat, len(old.seats))
     meta = await take_seat(svc, new_id, new_seat, new_token, req.player_seed)

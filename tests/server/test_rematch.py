@@ -165,10 +165,14 @@ async def test_two_accepts_at_once_make_one_table_and_one_start(server, server_b
     await lobby_b.close()
 
 
-async def test_a_private_tables_rematch_is_private_with_the_same_invite(server) -> None:
+async def test_a_private_tables_rematch_is_private_with_the_same_invite_and_clock(server) -> None:
     lobby = Lobby(server.url)
-    created = await lobby.create(2, private=True)
+    r = await lobby.http.post("/api/tables", json={
+        "seats": 2, "private": True, "time_control": {"kind": "async", "days": 2}})
+    assert r.status_code == 201, r.text
+    created = r.json()
     tid, key = created["id"], created["invite_key"]
+    lobby.owners[tid] = created["owner_token"]
     anna = (await lobby.join(tid, "Anna", key=key))["token"]
     await lobby.bot(tid, 1, "random")
     await lobby.start(tid)
@@ -180,6 +184,8 @@ async def test_a_private_tables_rematch_is_private_with_the_same_invite(server) 
     nid = new["id"]
     # Anna is the only person: she has accepted, so it runs; private as before.
     assert new["private"] is True and new["status"] == "running"
+    assert new["time_control"] == created["time_control"]
+    assert new["time_control"]["kind"] == "async"
     assert (await lobby.get(f"/api/tables/{nid}")).status_code == 404
     with_key = await lobby.http.get(f"/api/tables/{nid}", headers={"X-Table-Key": key})
     assert with_key.status_code == 200 and with_key.json()["rematch_of"] == tid
