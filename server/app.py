@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -24,18 +25,24 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from server import chat, lobby, metrics, rematch, takeover, ws
+from server import account_api, chat, lobby, metrics, ratings, rematch, takeover, ws
+from server.account_store import AccountStore
+from server.accounts import Accounts
 from server.attendance import Attendance
 from server.bots import BotDriver
 from server.chat import ChatService
 from server.config import Settings
+from server.csrf import SessionAuth
 from server.deadlines import Deadlines
 from server.direct import RawSend
 from server.fanout import Connection
 from server.logging import get_logger
+from server.mail import Mailer
+from server.notify import Notifier
+from server.passkeys import Passkeys
 from server.replays import Replays
 from server.store import Store
-from server.tables import LiveTable, Tables
+from server.tables import LiveTable, Tables, Unavailable
 
 log = get_logger("app")
 
@@ -61,6 +68,45 @@ class Service:
         self.replays = Replays(self.bots.pool, settings.replay_rate_per_s, settings.replay_burst)
         self.connections: set[Connection] = set()
         self.addr_count: dict[str, int] = {}
+        self.account_store = AccountStore(self.store.redis)
+        self.accounts = Accounts(self.account_store, settings.login_window,
+                                 settings.login_failures_per_account,
+                                 settings.login_failures_per_address)
+        self.notifier = Notifier(self.accounts, self.account_store, Mailer(settings),
+                                 settings.public_url)
+        self.passkeys = Passkeys(self.account_store, settings.public_url)
+        if self.notifier.mailer.enabled:  # the only use of turn changes on the server
+            self.tables.on_turn = self.notifier.turn_changed
+        self.tables.on_end = self.game_ended
+
+    async def hold(self, uid: str, table_id: str, held: dict[str, object]) -> None:
+        """The account ``uid`` holds ``held`` (seat, token, owner) at ``table_id``."""
+        try:
+            await self.account_store.hold(uid, table_id, held, time.time())
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            raise Unavailable(str(e)) from None
+
+    async def game_ended(self, table: LiveTable) -> None:
+        """A table's game is over: its ratings (a rated table), then the mails. Raises
+        ``RedisError`` while the ratings are not all applied (the table is retried)."""
+        meta = table.meta
+        if meta.rated and meta.accounts:
+            for s in meta.seats:
+                if s.kind == "bot":
+                    uid = ratings.bot_uid(s.bot or "random", s.level)
+                    name = ratings.bot_name(s.bot or "random", s.level)
+                    await self.account_store.ensure_bot(uid, name)
+                    await self.account_store.reserve_name(name, uid)
+            gone = {uid for uid in meta.accounts if not await self.account_store.account(uid)}
+            view = table.game.view(table.state, None)
+            resigned = [i for i in range(len(meta.seats)) if table.control.resigned(i)]
+            await ratings.settle(self.account_store, table.id, meta.game, meta.accounts,
+                                 meta.players(), view.get("result"), skip=gone,
+                                 resigned=resigned)
+        table_id = table.id
+        self.tables.spawn(self.notifier.game_ended(table))
+        log.info("game settled", table=table_id, rated=meta.rated)
 
     def chat_published(self, table: LiveTable, msg: dict[str, Any]) -> None:
         """A chat message arrived on the table's channel: to each local reader."""
@@ -155,6 +201,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
     routes: list = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
+        *account_api.ROUTES,
         *lobby.ROUTES,
         *takeover.ROUTES,
         *rematch.ROUTES,
@@ -166,9 +213,11 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
     if (dist / "index.html").is_file():
         page = _spa(dist / "index.html")
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
-                   Route("/replay", page),
+                   Route("/replay", page), Route("/account", page), Route("/my-games", page),
+                   Route("/leaderboard", page), Route("/players/{name}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(RawSend)],
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(RawSend), Middleware(SessionAuth)],
                     exception_handlers={404: http_error, 405: http_error})
     app.state.svc = svc
     return app

@@ -116,6 +116,32 @@ class Settings(BaseSettings):
     """log level of the service and uvicorn"""
     log_json: bool = False
     """JSON log lines"""
+    session_ttl: int = Field(30 * 86400, gt=0)
+    """seconds a login session lives (cookie and Redis)"""
+    signups_per_hour: int = Field(10, ge=0)
+    """accounts one client address may create per hour (shared by all processes)"""
+    login_window: int = Field(900, gt=0)
+    """seconds over which failed logins are counted"""
+    login_failures_per_account: int = Field(5, gt=0)
+    """failed logins of one account in the window before its logins are refused (429)"""
+    login_failures_per_address: int = Field(20, gt=0)
+    """failed logins from one client address in the window before its logins are refused"""
+    public_url: str = "http://localhost:8000"
+    """the service's address as players reach it (links in e-mails)"""
+    smtp_host: str | None = None
+    """SMTP server for notification e-mails; unset: no e-mail is ever sent"""
+    smtp_port: int = Field(25, ge=1, le=65535)
+    """port of the SMTP server"""
+    smtp_security: Literal["none", "starttls", "tls"] = "none"
+    """`starttls` (usually port 587), `tls` (implicit TLS, usually 465) or `none`"""
+    smtp_username: str | None = None
+    """SMTP login (unset: no authentication)"""
+    smtp_password: str | None = None
+    """SMTP password"""
+    smtp_from: str = "Einauge <noreply@localhost>"
+    """the `From` of notification e-mails"""
+    smtp_timeout: float = Field(10.0, gt=0)
+    """seconds an SMTP exchange may take"""
 
     @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import bots, clock, metrics, protocol, replays, roles
+from server import bots, clock, csrf, metrics, protocol, replays, roles
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
 from server.tables import LobbyError, Unavailable
@@ -125,8 +125,13 @@ async def create_table(request: Request) -> Response:
         clock.parse(time_control)
     except ValueError as e:
         raise LobbyError(400, "bad_message", str(e)) from None
+    session = csrf.session_of(request)
+    if req.rated and session is None:
+        raise LobbyError(403, "account_needed", "log in to create a rated table")
     meta, owner, invite = await svc.tables.create(req.game, req.seats, options, req.name,
-                                                  req.private, time_control)
+                                                  req.private, time_control, rated=req.rated)
+    if session is not None:
+        await svc.hold(session.account.uid, meta.id, {"owner": owner})
     extra = {"invite_key": invite} if invite else {}
     return JSONResponse({**meta.summary(), "owner_token": owner, **extra}, status_code=201)
 
@@ -167,6 +172,8 @@ async def join(request: Request) -> Response:
     given = bearer(request)
     token = given or secrets.token_urlsafe(16)
     chosen: dict[str, int] = {}
+    session = csrf.session_of(request)
+    account = session.account if session is not None else None
 
     def change(meta: TableMeta) -> dict[str, str]:
         if given is not None:
@@ -185,11 +192,22 @@ async def join(request: Request) -> Response:
             if not free:
                 raise LobbyError(409, "table_full", "every seat is taken")
             seat = free[0]
-        meta.seats[seat] = Seat(name=req.name, kind="human", since=int(meta.version))
+        if meta.rated and account is None:
+            raise LobbyError(403, "account_needed", "a rated table seats accounts only: log in")
+        if account is not None:
+            mine = [i for i, s in enumerate(meta.seats) if s.account == account.uid]
+            if mine:
+                raise LobbyError(409, "seated", f"your account already holds seat {mine[0]}")
+        meta.seats[seat] = Seat(name=account.username if account else req.name, kind="human",
+                                since=int(meta.version),
+                                account=account.uid if account else None)
         chosen["seat"] = seat
         return {"seats": meta.seats_json(), f"tok:{seat}": token_hash(token)}
 
-    await svc.tables.lobby_change(request.path_params["id"], change, admit=admitter(request))
+    table_id = request.path_params["id"]
+    await svc.tables.lobby_change(table_id, change, admit=admitter(request))
+    if account is not None:
+        await svc.hold(account.uid, table_id, {"seat": chosen["seat"], "token": token})
     return JSONResponse({"seat": chosen["seat"], "token": token})
 
 

@@ -33,6 +33,8 @@ class Seat:
     since: int | None = None
     resigned: bool = False
     """The seat's player resigned (a bot plays it to the end; engine/seat_control.py)."""
+    account: str | None = None
+    """The uid of the account a person sits for (``None``: a guest; ``server.accounts``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form."""
@@ -40,6 +42,8 @@ class Seat:
                                "level": self.level, "since": self.since}
         if self.resigned:
             out["resigned"] = True
+        if self.account:
+            out["account"] = self.account
         return out
 
 
@@ -76,6 +80,12 @@ class TableMeta:
     """The id of this table's rematch, once a player asked for it (server/rematch.py)."""
     rematch_of: str = ""
     """The table this one is the rematch of."""
+    rated: bool = False
+    """Results change ratings (accounts and bots only; ``server.ratings``)."""
+    accounts: list[str] = field(default_factory=list)
+    """Of a rated table, from the start: the rated account of each seat."""
+    scores: list[Any] | None = None
+    """Once ended: each seat's final total (``server.ratings.ranks`` reads the result)."""
 
     @classmethod
     def from_fields(cls, table_id: str, f: dict[str, str]) -> TableMeta:
@@ -92,7 +102,9 @@ class TableMeta:
             winners=json.loads(f["winners"]) if f.get("winners") else None,
             time_control=json.loads(f.get("time_control") or "{}"),
             started_at=float(f.get("started_at") or 0),
-            rematch=f.get("rematch", ""), rematch_of=f.get("rematch_of", ""))
+            rematch=f.get("rematch", ""), rematch_of=f.get("rematch_of", ""),
+            rated=f.get("rated") == "1", accounts=json.loads(f.get("accounts") or "[]"),
+            scores=json.loads(f["scores"]) if f.get("scores") else None)
 
     def to_fields(self) -> dict[str, str]:
         """Every field as stored (including the secrets: only for Redis)."""
@@ -103,7 +115,7 @@ class TableMeta:
             "server_seed": self.server_seed, "created_at": repr(self.created_at),
             "seq": str(self.seq), "head": self.head, "version": self.version,
             "owner": self.owner, "host": self.host, "invite": self.invite,
-            "time_control": json.dumps(self.time_control),
+            "time_control": json.dumps(self.time_control), "rated": "1" if self.rated else "",
         }
         out.update({k: v for k, v in (("rematch", self.rematch),
                                       ("rematch_of", self.rematch_of)) if v})
@@ -154,18 +166,21 @@ class TableMeta:
             "seats": [{"seat": i, "name": s.name, "kind": s.kind,
                        **({"bot": s.bot, "level": s.level} if s.kind == "bot" else {}),
                        **({"resigned": True} if s.resigned else {}),
+                       **({"account": True} if s.account and s.account != "-" else {}),
                        "seeded": bool(self.contributions[i]),
                        **({"waiting": True} if self.waiting(i) else {})}
                       for i, s in enumerate(self.seats)],
             "commitment": self.commitment, "contributions": list(self.contributions),
             "seq": self.seq, "created_at": self.created_at,
-            "host": self.host_seat(), "private": self.private,
+            "host": self.host_seat(), "private": self.private, "rated": self.rated,
             "time_control": clock.parse(self.time_control).to_dict(),
         }
         if self.winners is not None:
             out["winners"] = self.winners
         out.update({k: v for k, v in (("rematch", self.rematch),
                                       ("rematch_of", self.rematch_of)) if v})
+        if self.scores is not None:
+            out["scores"] = self.scores
         return out
 
     def waiting(self, seat: int) -> bool:

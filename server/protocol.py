@@ -165,6 +165,8 @@ class CreateTable(_Model):
     private: StrictBool = False
     """Unlisted, and reached only through the invite link (``server.roles``)."""
     time_control: TimeControlBody | None = None
+    rated: StrictBool = False
+    """Results change ratings; only accounts and bots may sit (``server.ratings``)."""
 
 
 class EinaugeOptions(_Model):

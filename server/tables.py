@@ -19,7 +19,7 @@ import json
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -35,6 +35,7 @@ from server.errors import LobbyError
 from server.fanout import Delta, Room, Subscriber
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
+from server.ratings import bot_uid
 from server.records import make_record
 from server.store import Store
 
@@ -327,6 +328,11 @@ class Tables:
         """Called after a table was rebuilt from Redis: every local socket needs a fresh
         welcome (server/ws.py ``resync``)."""
         self.on_chat: Callable[[LiveTable, dict[str, Any]], None] | None = None
+        # Account hooks (server/app.py wires them): seats newly to move after an action
+        # this process stored; the game's end, before the table is marked ended (an
+        # exception there leaves it unmarked, so the next process to load it retries).
+        self.on_turn: Callable[[LiveTable, tuple[int, ...]], Awaitable[None]] | None = None
+        self.on_end: Callable[[LiveTable], Awaitable[None]] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.now: Callable[[], int] = settings.now_ms
@@ -641,11 +647,13 @@ class Tables:
                     entries, head = table.chain(events, action, len(prefix))
                     extra = await self._clocked(table, entries, seat, timed_out,
                                                 by_bot and not timed_out, prefix)
+                    before = table.game.to_move(table.state)
                     result = await self.store.append(table.id, table.seq, entries, head, act_key,
                                                      prev=prev, **extra)
                     if result.status == "ok":
                         table.apply(entries, result.seq - len(entries) + 1)
                         self._stored(table)
+                        self._turn_hook(table, before)
                         return result.seq
                     if result.status == "dup":
                         # Stored before (a resend, or a retry after a lost reply): make
@@ -752,6 +760,11 @@ class Tables:
             await self.sync(table)
         return seq
 
+    def _turn_hook(self, table: LiveTable, before: tuple[int, ...]) -> None:
+        fresh = tuple(s for s in table.game.to_move(table.state) if s not in before)
+        if self.on_turn is not None and fresh and not self.game_over(table):
+            self.spawn(self.on_turn(table, fresh))
+
     def _on_over(self, table: LiveTable) -> None:
         if table.meta.status != "ended":
             self.spawn(self._finish(table))
@@ -765,6 +778,15 @@ class Tables:
         fields = {"status": "ended", "ended_at": repr(time.time())}
         if winners is not None:
             fields["winners"] = json.dumps(winners)
+        scores = result.get("scores") if isinstance(result, dict) else None
+        if isinstance(scores, list):
+            fields["scores"] = json.dumps([s.get("total") for s in scores])
+        try:
+            if self.on_end is not None:
+                await self.on_end(table)
+        except Exception as e:  # ratings not (all) applied: leave it for a retry
+            log.warning("end of game not settled", table=table.id, error=repr(e))
+            return
         try:
             await self.store.update_meta(table.id, fields)
             if not table.meta.private:
@@ -844,6 +866,7 @@ class Tables:
 
     async def create(self, game_name: str, seats: int, options: dict[str, Any], name: str,
                      private: bool = False, time_control: dict[str, Any] | None = None,
+                     rated: bool = False,
                      ) -> tuple[TableMeta, str, str | None]:
         """A new open table with its server seed drawn and committed; returns its meta,
         the creator's token (the host's, ``server.roles``) and, for a ``private`` table
@@ -862,7 +885,7 @@ class Tables:
             contributions=[""] * seats, commitment=commitment(server_seed),
             server_seed=server_seed, created_at=time.time(), tokens=[""] * seats,
             owner=token_hash(owner), invite=token_hash(invite) if invite else "",
-            time_control=dict(time_control or {}))
+            time_control=dict(time_control or {}), rated=rated)
         meta.head = genesis(meta.id, meta.commitment).hex()
         await self._redis(self.store.create(meta.id, meta.to_fields(), self.settings.idle_expiry,
                                             meta.created_at, listed=not private))
@@ -924,6 +947,9 @@ class Tables:
             empty = [i for i, s in enumerate(meta.seats) if s.kind is None or meta.waiting(i)]
             if empty:
                 raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
+            started = {"status": "running", "started_at": repr(self.now() / 1000)}
+            if meta.rated:
+                started["accounts"] = json.dumps(rated_accounts(meta))
             game = get_game(meta.game)
             seed = combine_seed(meta.server_seed, meta.contributions)
             try:
@@ -939,8 +965,7 @@ class Tables:
                 await self._redis(self.store.lower_deadline(table_id, now + shadow.tc.per_move))
             result = await self._redis(self.store.append(
                 table_id, 0, entries, head, expected_version=meta.version,
-                meta_fields={"status": "running", "started_at": repr(self.now() / 1000)},
-                meta_changed=True, prev=prev))
+                meta_fields=started, meta_changed=True, prev=prev))
             if result.status == "ok":
                 if not meta.private:
                     await self._redis(self.store.move_index(table_id, "running",
@@ -957,11 +982,18 @@ class Tables:
                 elif any(s.kind == "bot" for s in meta.seats) or shadow.tc.clocked:
                     with contextlib.suppress(Unavailable):
                         await self.get(table_id)  # load it here: its bots play, its clock runs
+                if self.on_turn is not None:
+                    self.spawn(self._first_turn(table_id))
                 log.info("game started", table=table_id, seq=result.seq)
                 return meta
             if result.status == "missing":
                 raise LobbyError(404, "no_table", f"no table {table_id!r}")
         raise LobbyError(409, "stale", "the table changed meanwhile; try again")
+
+    async def _first_turn(self, table_id: str) -> None:
+        table = await self.get(table_id)
+        if table is not None and self.on_turn is not None and not self.game_over(table):
+            await self.on_turn(table, table.game.to_move(table.state))
 
     async def listing(self, statuses: list[str], limit: int = 100) -> list[dict[str, Any]]:
         """Summaries of the tables with those statuses, newest first; expired ids are
@@ -1002,10 +1034,32 @@ class Tables:
         # The players the game was dealt to (its first event), not the seats' occupants
         # now: a seat handed to a bot stays its player's in the replay and the chain.
         players = list(getattr(events[0], "players", None) or meta.players())
+        # A deleted account's name goes from the record (docs/protocol.md, "Deleting an
+        # account"); the hash chain still links the name the game was dealt with.
+        redacted = [i for i, seat in enumerate(meta.seats) if seat.account == "-"]
+        for i in redacted:
+            players[i] = "deleted player"
         return make_record(meta.game, players, meta.options, seed, deck, actions,
                            server_seed=meta.server_seed, commitment=meta.commitment,
                            contributions=list(meta.contributions), table_id=table.id,
                            head=entries[-1]["h"] if entries else meta.head,
                            result=final.get("result"),
                            seat_changes=seat_control.record_changes(entries),
-                           resigned=[i for i in range(len(players)) if table.control.resigned(i)])
+                           resigned=[i for i in range(len(players)) if table.control.resigned(i)],
+                           **({"redacted_seats": redacted} if redacted else {}))
+
+
+def rated_accounts(meta: TableMeta) -> list[str]:
+    """The rated account of each seat of a rated table at its start: a person's own, a
+    bot's per kind and level (``server.ratings.bot_uid``). Raises 409 ``account_needed``
+    for a seat held by a guest."""
+    out = []
+    for i, s in enumerate(meta.seats):
+        if s.kind == "bot":
+            out.append(bot_uid(s.bot or "random", s.level))
+        elif s.account and s.account != "-":
+            out.append(s.account)
+        else:
+            raise LobbyError(409, "account_needed",
+                             f"seat {i} holds a guest; a rated table seats accounts and bots")
+    return out

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TEST_ENV = {
     "EINAUGE_BOT_DELAY": "0",
     "EINAUGE_TABLES_PER_HOUR": "100000",
+    "EINAUGE_SIGNUPS_PER_HOUR": "100000",
     "EINAUGE_CONNS_PER_ADDR": "1000",
     "EINAUGE_RATE_PER_S": "1000",
     "EINAUGE_RATE_BURST": "1000",

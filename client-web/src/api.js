@@ -11,8 +11,14 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, { body, token, table } = {}) {
+// The session's CSRF token (account.js sets it after login or /api/me): every change sent
+// with the session cookie carries it (docs/protocol.md, "Sessions").
+let csrf = null;
+export const setCsrf = (token) => { csrf = token; };
+
+export async function call(method, path, { body, token, table } = {}) {
   const headers = {};
+  if (csrf && method !== "GET") headers["X-CSRF-Token"] = csrf;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   const key = table ? keyFor(table) : null;
@@ -39,8 +45,9 @@ const onTable = (id, method, tail, opts = {}) => call(method, `${T(id)}${tail}`,
 
 export const api = {
   listTables: (status) => call("GET", status ? `/api/tables?status=${status}` : "/api/tables"),
-  createTable: (seats, options, name, isPrivate = false, timeControl = null) =>
-    call("POST", "/api/tables", { body: { game: "einauge", seats, options, ...(name ? { name } : {}), ...(isPrivate ? { private: true } : {}), ...(timeControl ? { time_control: timeControl } : {}) } }),
+  createTable: (seats, options, name, isPrivate = false, timeControl = null, rated = false) =>
+    call("POST", "/api/tables", { body: { game: "einauge", seats, options, ...(name ? { name } : {}), ...(isPrivate ? { private: true } : {}), ...(timeControl ? { time_control: timeControl } : {}), ...(rated ? { rated: true } : {}) } }),
+  ratings: (id) => onTable(id, "GET", "/ratings"),
   getTable: (id) => onTable(id, "GET", ""),
   /** Who plays a seat during the game (server/takeover.py), with the caller's seat token. */
   claim: (id, seat, token) => onTable(id, "POST", `/seats/${seat}/claim`, { token, body: {} }),

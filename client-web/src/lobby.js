@@ -1,5 +1,7 @@
 // The lobby (/): open and running tables, creating a table, links to seat, watch, replay.
+import { currentAccount } from "./account.js";
 import { api } from "./api.js";
+import { resultText } from "./gamerows.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { timeControlText } from "./clock.js";
@@ -52,6 +54,9 @@ export function lobbyPage(root, go) {
       h("div", { class: "field check" },
         h("input", { type: "checkbox", id: "t-private", name: "private", testid: "private-table" }),
         h("label", { for: "t-private" }, t("private_table"))),
+      currentAccount() ? h("div", { class: "field check" },
+        h("input", { type: "checkbox", id: "t-rated", name: "rated", testid: "rated-table" }),
+        h("label", { for: "t-rated" }, t("rated_table"))) : null,
       h("button", { type: "submit", class: "primary big", testid: "create-table", disabled: st.busy }, t("create")));
   }
 
@@ -62,7 +67,7 @@ export function lobbyPage(root, go) {
       const s = await api.createTable(Number(data.get("seats")),
         { end_rule: data.get("end_rule"), color_bonus: data.get("color_bonus") === "on" },
         (data.get("name") || "").trim() || undefined, data.get("private") === "on",
-        askedControl(data.get("time_control")));
+        askedControl(data.get("time_control")), data.get("rated") === "on");
       if (s.owner_token) saveOwner(s.id, s.owner_token);
       if (s.invite_key) saveKey(s.id, s.invite_key);
       go(s.invite_key ? `/table/${s.id}#k=${s.invite_key}` : `/table/${s.id}`);
@@ -86,12 +91,14 @@ export function lobbyPage(root, go) {
     const act = mine ? h("a", { class: "button primary", href: `/table/${s.id}`, "data-link": true, testid: `return-${s.id}` }, t("return_to_seat")) : action;
     return h("li", { class: `trow st-${s.status}`, testid: `table-row-${s.id}`, dataset: { id: s.id, status: s.status } },
       h("div", { class: "tinfo" },
-        h("div", {}, h("b", {}, s.name || s.id), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`))),
+        h("div", {}, h("b", {}, s.name || s.id), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`)),
+          s.rated ? [" ", h("span", { class: "badge rated" }, t("rated"))] : null),
         h("div", { class: "meta" }, t("players_n", { taken, seats: s.seats.length }), names ? ` · ${names}` : "",
           ` · ${t(`end_rule_${(s.options && s.options.end_rule) || "round"}`)}`,
           s.options && s.options.color_bonus ? ` · ${t("color_bonus")}` : "",
           h("span", { testid: `tc-${s.id}` }, ` · ${timeControlText(s.time_control)}`)),
-        mine ? h("div", { class: "meta mine" }, t("your_seat", { n: mine.seat + 1 })) : null),
+        mine ? h("div", { class: "meta mine" }, t("your_seat", { n: mine.seat + 1 })) : null,
+        s.status === "ended" && s.winners ? h("div", { class: "meta result", testid: `lobby-result-${s.id}` }, resultText(s)) : null),
       act);
   }
 

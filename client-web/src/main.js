@@ -1,9 +1,14 @@
-// Entry point: the header (home link, language switch) and a small router for
-// / (lobby), /table/<id> (live table), /replay/<id> and /replay (replay viewer).
+// Entry point: the header (home link, account, language switch) and a small router for
+// / (lobby), /table/<id> (live table), /replay/<id> and /replay (replay viewer), /account,
+// /my-games, /players/<name> and /leaderboard.
+import { accountPage, currentAccount, loadSession, onSessionChange } from "./account.js";
 import { h, mount } from "./dom.js";
 import { LANGS, currentLang, onLangChange, setLang, t } from "./i18n.js";
 import { icons } from "./icons.js";
+import { leaderboardPage } from "./leaderboard.js";
 import { lobbyPage } from "./lobby.js";
+import { myGamesPage } from "./mygames.js";
+import { profilePage } from "./profile.js";
 import { replayPage } from "./replay.js";
 import { tablePage } from "./table.js";
 
@@ -17,7 +22,11 @@ function renderHeader() {
   mount(header,
     h("a", { class: "brand", href: "/", "data-link": true, testid: "home" },
       h("span", { class: "logo", html: icons.patch() }), h("span", {}, t("title"))),
-    h("nav", { class: "nav" }, h("a", { href: "/", "data-link": true }, t("lobby"))),
+    h("nav", { class: "nav" }, h("a", { href: "/", "data-link": true }, t("lobby")),
+      h("a", { href: "/my-games", "data-link": true, testid: "nav-my-games" }, t("nav_my_games")),
+      h("a", { href: "/leaderboard", "data-link": true, testid: "nav-leaderboard" }, t("nav_leaderboard")),
+      h("a", { href: "/account", "data-link": true, testid: "nav-account", class: "account-link" },
+        currentAccount() ? currentAccount().username : t("nav_log_in"))),
     h("div", { class: "lang", role: "group", "aria-label": t("language") },
       Object.keys(LANGS).map((l) => h("button", {
         type: "button", class: `ghost small${l === currentLang() ? " on" : ""}`, testid: `lang-${l}`,
@@ -35,6 +44,10 @@ function route() {
   if ((m = path.match(/^\/table\/([^/]+)$/))) cleanup = tablePage(root, decodeURIComponent(m[1]));
   else if ((m = path.match(/^\/replay\/([^/]+)$/))) cleanup = replayPage(root, decodeURIComponent(m[1]));
   else if (path === "/replay") cleanup = replayPage(root, null);
+  else if (path === "/account") cleanup = accountPage(root, go);
+  else if (path === "/my-games") cleanup = myGamesPage(root, go);
+  else if (path === "/leaderboard") cleanup = leaderboardPage(root);
+  else if ((m = path.match(/^\/players\/([^/]+)$/))) cleanup = profilePage(root, decodeURIComponent(m[1]));
   else cleanup = lobbyPage(root, go);
   document.title = `${t("title")}`;
 }
@@ -53,5 +66,7 @@ document.addEventListener("click", (e) => {
 });
 window.addEventListener("popstate", route);
 onLangChange(renderHeader);
+onSessionChange(renderHeader);
 renderHeader();
-route();
+// Who is logged in decides what some pages offer: ask first, then show the page.
+loadSession().finally(route);

@@ -27,3 +27,22 @@ export const playerName = () => get("name") || "";
 export const savePlayerName = (name) => set("name", name);
 export const savedLang = () => get("lang");
 export const saveLang = (lang) => set("lang", lang);
+
+/** Every seat and creator token this browser holds, as `[{table, token?, owner?}]` (a
+ *  guest's, handed to the account it signs up or logs in with). */
+export function heldTokens() {
+  const out = new Map();
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      const k = localStorage.key(i);
+      const m = k && k.match(/^einauge\.(seat|owner)\.(.+)$/);
+      if (!m) continue;
+      const v = get(`${m[1]}.${m[2]}`);
+      const row = out.get(m[2]) || { table: m[2] };
+      if (m[1] === "seat" && v && v.token) row.token = v.token;
+      if (m[1] === "owner" && typeof v === "string") row.owner = v;
+      out.set(m[2], row);
+    }
+  } catch { /* private mode */ }
+  return [...out.values()].filter((r) => r.token || r.owner).slice(0, 50);
+}

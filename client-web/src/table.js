@@ -1,5 +1,6 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
+import { tellTurn } from "./account.js";
 import { groupActions } from "./actions.js";
 import { api } from "./api.js";
 import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
@@ -13,6 +14,7 @@ import { describeEvent, eventSeat, isMajor } from "./log.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { notFoundPage } from "./notfound.js";
 import { renderSeatsPanel, tickSeatsPanel } from "./presence.js";
+import { ratingText } from "./profile.js";
 import { renderScore } from "./score.js";
 import { chatHello, chatPanel } from "./chat.js";
 import { renderResult } from "./result.js";
@@ -43,11 +45,13 @@ export function tablePage(root, id) {
     connState: "connecting",
     retryIn: null,
     logLoadedTo: 0,
+    ratings: null, // per seat {username, rating, games, provisional} or null (guests)
+    turnTold: false,
   };
   const conn = new TableConnection(id, saved ? saved.token : null, keyFor(id));
   conn.seat = saved ? saved.seat : null; // until the welcome confirms (or refuses) it
   conn.helloExtra = chatHello();
-  window.__einauge = { page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat };
+  window.__einauge = { page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat, turnsTold: [] };
 
   const els = {
     top: h("div", { class: "topbar" }),
@@ -78,7 +82,18 @@ export function tablePage(root, id) {
   /** This browser's seat; null for a spectator, and once the seat plays as a bot. */
   const mySeat = () => (handedOver() ? null : conn.seat);
   /** The view as shown: bot seats named in the current language. */
-  const shownView = () => namedView(conn.view, seatsInfo());
+  const shownView = () => {
+    const v = namedView(conn.view, seatsInfo());
+    if (!v || !v.players || !st.ratings) return v;
+    return { ...v, players: v.players.map((p) => (st.ratings[p.seat] ? { ...p, name: `${p.name} (${ratingText(st.ratings[p.seat])})` } : p)) };
+  };
+  /** Ratings of the seats held by accounts and bots, shown next to their names. */
+  async function loadRatings() {
+    const s = st.summary;
+    if (!s || !s.seats.some((x) => x.account || x.kind === "bot")) return;
+    try { st.ratings = (await api.ratings(id)).seats; } catch { return; }
+    renderAll();
+  }
   /** The host's seat (null: the host holds none, so the creator's owner token is it). */
   const hostSeat = () => { const s = st.summary || conn.table; return s && s.host !== undefined ? s.host : null; };
   /** True when this browser holds the host role: it sits in the host's seat, or it
@@ -116,6 +131,7 @@ export function tablePage(root, id) {
     mount(els.top,
       h("div", { class: "tname" }, h("h1", {}, s ? s.name || id : id),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
+        s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
         mySeat() === null ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
       h("div", { class: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
@@ -151,6 +167,7 @@ export function tablePage(root, id) {
         body = [
           h("div", { class: "occupant" }, h("b", { testid: `seat-name-${x.seat}` }, name), " ",
             x.kind === "bot" ? h("span", { class: "badge", testid: `bot-badge-${x.seat}` }, botBadge(x)) : null,
+            st.ratings && st.ratings[x.seat] ? h("span", { class: "badge rating", testid: `seat-rating-${x.seat}` }, ratingText(st.ratings[x.seat])) : null,
             s.host === x.seat ? h("span", { class: "badge host", testid: `host-badge-${x.seat}` }, t("host")) : null,
             isMe ? h("span", { class: "badge me" }, t("you")) : null,
             x.waiting ? h("span", { class: "badge waiting", testid: `waiting-${x.seat}` }, t("rematch_waiting")) : null,
@@ -495,6 +512,7 @@ export function tablePage(root, id) {
     if (e.detail.view) { st.prev = null; loadLog(conn.seq); }
     renderAll();
     loadRecord();
+    loadRatings();
   });
   // Told once each time a bot starts playing this browser's seat (timeout, claim,
   // handover, resignation). The token is kept: the seat can be taken back (unless resigned).
@@ -508,7 +526,9 @@ export function tablePage(root, id) {
     if (started(conn.view)) renderBoardNow(false);
   }
   conn.addEventListener("table", (e) => {
+    const ended = st.summary && st.summary.status !== "ended" && e.detail.status === "ended";
     st.summary = e.detail;
+    if (ended || !st.ratings) loadRatings(); // the new ratings once the game is settled
     tellHandedOver();
     renderTop();
     if (!started(conn.view)) { renderSeating(); renderBanner(); } else renderBoardNow(false);
@@ -521,6 +541,7 @@ export function tablePage(root, id) {
   conn.addEventListener("delta", (e) => {
     const { delta } = e.detail;
     appendLog(delta.seq, delta.event);
+    if (conn.view && conn.view.current_seat !== mySeat()) st.turnTold = false;
     if (delta.seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); renderSeats(); }
   });
   let prevView = null;
@@ -532,7 +553,14 @@ export function tablePage(root, id) {
       if (conn.view.phase === "ended") { loadRecord(); els.log.scrollTop = els.log.scrollHeight; }
     }
   });
-  conn.addEventListener("prompt", () => { if (started(conn.view)) scheduleBoard(false); });
+  conn.addEventListener("prompt", () => {
+    if (started(conn.view)) scheduleBoard(false);
+    // It has just become this seat's turn: once per turn, however many prompts it brings.
+    if (!st.turnTold && mySeat() !== null && conn.view && conn.view.phase !== "ended") {
+      st.turnTold = true;
+      window.__einauge.turnsTold.push({ seq: conn.seq, done: tellTurn((st.summary && st.summary.name) || id) });
+    }
+  });
   conn.addEventListener("ack", () => renderBanner());
   conn.addEventListener("error", (e) => {
     const m = e.detail;

@@ -72,13 +72,15 @@ class Lobby:
         await self.http.aclose()
 
     async def create(self, seats: int = 4, private: bool = False,
-                     time_control: dict[str, Any] | None = None,
+                     time_control: dict[str, Any] | None = None, rated: bool = False,
                      **options: Any) -> dict[str, Any]:
         body: dict[str, Any] = {"seats": seats, "options": options}
         if private:
             body["private"] = True
         if time_control is not None:
             body["time_control"] = time_control
+        if rated:
+            body["rated"] = True
         r = await self.http.post("/api/tables", json=body)
         assert r.status_code == 201, r.text
         table = r.json()
@@ -402,3 +404,43 @@ class ClockFile:
         import time
 
         self.set((at_ms + past) / 1000 - time.time())
+
+
+class Member(Lobby):
+    """The lobby as a browser with an account sees it: a cookie jar holding the session,
+    and the session's CSRF token sent on every request once logged in."""
+
+    def __init__(self, base: str) -> None:
+        super().__init__(base)
+        self.csrf: str | None = None
+        self.account: dict[str, Any] | None = None
+
+    def _logged_in(self, r: httpx.Response) -> dict[str, Any]:
+        data = r.json()
+        self.csrf = data["csrf"]
+        self.account = data["account"]
+        self.http.headers["X-CSRF-Token"] = self.csrf
+        return data
+
+    async def sign_up(self, username: str, password: str = "correct horse 1",
+                      **extra: Any) -> dict[str, Any]:
+        r = await self.http.post("/api/account/signup",
+                                 json={"username": username, "password": password, **extra})
+        assert r.status_code == 201, r.text
+        return self._logged_in(r)
+
+    async def log_in(self, username: str, password: str = "correct horse 1",
+                     **extra: Any) -> dict[str, Any]:
+        r = await self.http.post("/api/account/login",
+                                 json={"username": username, "password": password, **extra})
+        assert r.status_code == 200, r.text
+        return self._logged_in(r)
+
+    async def try_log_in(self, username: str, password: str) -> httpx.Response:
+        return await self.http.post("/api/account/login",
+                                    json={"username": username, "password": password})
+
+
+def unique(prefix: str = "u") -> str:
+    """A fresh username (tests share one Redis)."""
+    return f"{prefix}{random.getrandbits(40):x}"[:20]

@@ -1,0 +1,42 @@
+// A player's profile (/players/<name>): ratings per game (provisional marked) and recent
+// finished games with the rating change, from GET /api/players/<name>.
+import { call } from "./api.js";
+import { h, mount } from "./dom.js";
+import { onLangChange, t } from "./i18n.js";
+import { dateText, finishedHead, finishedRow } from "./gamerows.js";
+
+/** "1532" or "1532?" (provisional). */
+export const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
+
+/** Mount the profile of `name` into `root`; returns a cleanup. */
+export function profilePage(root, name) {
+  let p = null;
+  let error = null;
+  window.__einauge = { page: "profile" };
+
+  function render() {
+    if (error) return mount(root, h("section", { class: "panel" }, h("h1", {}, name), h("p", { class: "error", testid: "profile-error" }, error)));
+    if (!p) return mount(root, h("p", {}, t("loading")));
+    const games = Object.entries(p.ratings);
+    mount(root, h("div", { class: "profile", testid: "profile" },
+      h("section", { class: "panel" },
+        h("h1", { testid: "profile-name" }, p.username, p.bot ? [" ", h("span", { class: "badge" }, t("bot_account"))] : null),
+        h("p", { class: "meta" }, t("member_since", { date: dateText(p.created_at) })),
+        h("h2", {}, t("ratings")),
+        games.length ? h("table", { class: "ratings" }, h("tbody", {}, games.map(([g, r]) => h("tr", { testid: `rating-${g}` },
+          h("th", {}, g === "einauge" ? t("title") : g),
+          h("td", { testid: `rating-value-${g}` }, h("b", {}, ratingText(r))),
+          h("td", {}, t("games_n", { n: r.games }), r.provisional ? [" · ", h("span", { class: "badge provisional" }, t("provisional"))] : null),
+          h("td", {}, h("a", { href: `/leaderboard?game=${g}`, "data-link": true }, t("leaderboard")))))))
+          : h("p", { class: "empty" }, t("no_ratings"))),
+      h("section", { class: "panel" }, h("h2", {}, t("recent_games")),
+        p.recent.length ? h("table", { class: "games" }, finishedHead(), h("tbody", {}, p.recent.map(finishedRow)))
+          : h("p", { class: "empty" }, t("no_games")))));
+  }
+
+  call("GET", `/api/players/${encodeURIComponent(name)}`)
+    .then((r) => { p = r; }, (e) => { error = e.code === "no_player" ? t("no_player") : e.message; })
+    .then(render);
+  render();
+  return onLangChange(render);
+}

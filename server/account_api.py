@@ -1,0 +1,423 @@
+"""HTTP API of accounts (docs/protocol.md §1, "Accounts"): sign-up, login, logout, the
+session's account and settings, deletion, my games, the seat tokens an account holds,
+profiles, leaderboards, and the ratings at a table. Errors as in ``server.lobby``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from typing import Any
+
+from redis.exceptions import RedisError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from server import csrf, ratings, sessions
+from server.accounts import DELETED, DELETED_NAME, Account
+from server.errors import LobbyError
+from server.lobby import body, guarded, svc_of
+from server.meta import TableMeta, token_hash
+from server.sessions import Session
+from server.tables import Unavailable
+
+MAX_CLAIMS = 50
+
+
+def need_session(request: Request) -> Session:
+    """The request's session; raises 401 ``no_session``."""
+    session = csrf.session_of(request)
+    if session is None:
+        raise LobbyError(401, "no_session", "log in first")
+    return session
+
+
+async def _redis(coro: Any) -> Any:
+    try:
+        return await coro
+    except RedisError as e:
+        raise Unavailable(str(e)) from None
+
+
+def _same_site(request: Request) -> None:
+    if not csrf.same_site(request, svc_of(request).settings.allowed_origins):
+        raise LobbyError(403, "csrf", "sign-up and login are refused from another site")
+
+
+async def _logged_in(request: Request, account: Account, status: int,
+                     claims: Any) -> Response:
+    svc = svc_of(request)
+    claimed = await claim_seats(request, account, claims)
+    sid, token = await _redis(sessions.start(svc.account_store, account,
+                                             svc.settings.session_ttl))
+    response = JSONResponse({"account": account.private(), "csrf": token, "claimed": claimed},
+                            status_code=status)
+    sessions.set_cookie(response, request, sid, svc.settings.session_ttl)
+    return response
+
+
+@guarded
+async def sign_up(request: Request) -> Response:
+    """``{username, password, email?, seats?}`` → 201 and a session cookie. ``seats``:
+    the guest's ``[{table, token}]`` (and ``owner``: creator tokens), kept by the new
+    account (``claim_seats``)."""
+    _same_site(request)
+    svc = svc_of(request)
+    data = await body(request)
+    if not isinstance(data, dict):
+        raise LobbyError(400, "bad_message", "the body must be an object")
+    addr = request.client.host if request.client else "?"
+    if await _redis(svc.store.hit(f"signup:{addr}", 3600)) > svc.settings.signups_per_hour:
+        raise LobbyError(429, "rate_limited",
+                         f"at most {svc.settings.signups_per_hour} new accounts per hour per "
+                         "address")
+    account = await _redis(svc.accounts.sign_up(
+        data.get("username"), data.get("password"), data.get("email", "")))
+    return await _logged_in(request, account, 201, data.get("seats"))
+
+
+@guarded
+async def log_in(request: Request) -> Response:
+    """``{username, password, seats?}`` → 200 and a session cookie."""
+    _same_site(request)
+    data = await body(request)
+    if not isinstance(data, dict):
+        raise LobbyError(400, "bad_message", "the body must be an object")
+    addr = request.client.host if request.client else "?"
+    account = await _redis(svc_of(request).accounts.log_in(
+        data.get("username"), data.get("password"), addr))
+    return await _logged_in(request, account, 200, data.get("seats"))
+
+
+@guarded
+async def log_out(request: Request) -> Response:
+    """End this session (cookie and Redis)."""
+    session = csrf.session_of(request)
+    if session is not None:
+        await _redis(svc_of(request).account_store.delete_session(session.key,
+                                                                  session.account.uid))
+    response = JSONResponse({"ok": True})
+    sessions.clear_cookie(response, request)
+    return response
+
+
+@guarded
+async def me(request: Request) -> Response:
+    """The session's account and its CSRF token (401 ``no_session``)."""
+    session = need_session(request)
+    return JSONResponse({"account": session.account.private(), "csrf": session.csrf})
+
+
+@guarded
+async def settings(request: Request) -> Response:
+    """``PATCH /api/me/settings``: ``email`` and the boolean notification settings."""
+    session = need_session(request)
+    account = await _redis(svc_of(request).accounts.update_settings(session.account,
+                                                                    await body(request)))
+    return JSONResponse({"account": account.private()})
+
+
+@guarded
+async def claim(request: Request) -> Response:
+    """``POST /api/me/claim {seats: [{table, token?, owner?}]}``: a guest's seats (and
+    tables it created) kept by the session's account."""
+    session = need_session(request)
+    data = await body(request)
+    seats = data.get("seats") if isinstance(data, dict) else None
+    return JSONResponse({"claimed": await claim_seats(request, session.account, seats)})
+
+
+async def claim_seats(request: Request, account: Account, given: Any) -> list[dict[str, Any]]:
+    """Keep for ``account`` each ``{table, token?, owner?}`` whose token holds a seat of
+    that table (a seat no other account holds) or is its creator's token. Returns
+    ``[{table, seat?, owner?, refused?}]``; a seat held for another account is refused
+    (``seat_owned``), an unknown token ``bad_token``, a missing table ``no_table``."""
+    if given is None:
+        return []
+    if not isinstance(given, list) or len(given) > MAX_CLAIMS or \
+            not all(isinstance(g, dict) and isinstance(g.get("table"), str) for g in given):
+        raise LobbyError(400, "bad_message",
+                         f"seats must be a list of at most {MAX_CLAIMS} {{table, token}}")
+    svc = svc_of(request)
+    out = []
+    for g in given:
+        table_id, token, owner = g["table"], g.get("token"), g.get("owner")
+        token = token if isinstance(token, str) and token else None
+        owner = owner if isinstance(owner, str) and owner else None
+        found: dict[str, Any] = {"table": table_id}
+
+        def change(meta: TableMeta, token: str | None = token, owner: str | None = owner,
+                   found: dict[str, Any] = found) -> dict[str, str]:
+            if owner and meta.is_owner(owner):
+                found["owner"] = owner
+            seat = meta.seat_of(token)
+            if seat is None:
+                if "owner" not in found:
+                    raise LobbyError(401, "bad_token", "no seat of this table")
+                return {}
+            held = meta.seats[seat].account
+            if held and held != account.uid:
+                raise LobbyError(409, "seat_owned", "that seat is held for another account")
+            if any(s.account == account.uid for i, s in enumerate(meta.seats) if i != seat):
+                raise LobbyError(409, "seated", "your account already holds a seat there")
+            found["seat"], found["token"] = seat, token
+            meta.seats[seat] = dataclasses.replace(meta.seats[seat], account=account.uid)
+            return {"seats": meta.seats_json()}
+
+        try:
+            await svc.tables.lobby_change(table_id, change,
+                                          statuses=("open", "running", "ended"))
+        except LobbyError as e:
+            out.append({"table": table_id, "refused": e.code})
+            continue
+        await svc.hold(account.uid, table_id,
+                       {k: found[k] for k in ("seat", "token", "owner") if k in found})
+        out.append({k: v for k, v in found.items() if k != "token"})
+    return out
+
+
+@guarded
+async def held(request: Request) -> Response:
+    """``GET /api/me/tables/{id}``: ``{seat, token, owner_token}`` the session's account
+    holds at that table (to continue it on this device); 404 ``no_seat`` when none."""
+    session = need_session(request)
+    svc = svc_of(request)
+    table_id = request.path_params["id"]
+    got = await _redis(svc.account_store.held(session.account.uid, table_id))
+    meta_f = (await _redis(svc.account_store.table_metas([table_id])))[0]
+    if not got or not meta_f:
+        raise LobbyError(404, "no_seat", "your account holds nothing at this table")
+    meta = TableMeta.from_fields(table_id, meta_f)
+    seat = got.get("seat")
+    if seat is not None and (seat >= len(meta.seats)
+                             or meta.seats[seat].account != session.account.uid):
+        seat = None  # left or removed since
+    if seat is None and not got.get("owner"):
+        raise LobbyError(404, "no_seat", "your account holds nothing at this table")
+    return JSONResponse({"table": table_id, "seat": seat,
+                         "token": got.get("token") if seat is not None else None,
+                         "owner_token": got.get("owner")})
+
+
+def _game_row(meta: TableMeta, uid: str, history: dict[str, Any],
+              held: dict[str, Any] | None) -> dict[str, Any]:
+    mine = [i for i, s in enumerate(meta.seats) if s.account == uid]
+    seat, token = (held or {}).get("seat"), (held or {}).get("token")
+    if not mine and isinstance(seat, int) and token and seat < len(meta.tokens) \
+            and meta.tokens[seat] == token_hash(token):
+        mine = [seat]  # its seat was handed to a bot during the game: still its game
+    row = {**meta.summary(), "my_seat": mine[0] if mine else None}
+    if meta.id in history:
+        row["rating_change"] = history[meta.id]
+    return row
+
+
+async def _games(request: Request, uid: str, limit: int) -> dict[str, list[dict[str, Any]]]:
+    """The account's tables: ``open``/``running`` (with ``to_move``) and ``finished``."""
+    svc = svc_of(request)
+    ids = await _redis(svc.account_store.game_ids(uid, limit))
+    rows = await _redis(svc.account_store.table_metas(ids)) if ids else []
+    history = await _redis(svc.account_store.rated_history(uid))
+    held = await _redis(svc.account_store.all_held(uid))
+    out: dict[str, list[dict[str, Any]]] = {"open": [], "running": [], "finished": []}
+    for table_id, fields in zip(ids, rows, strict=True):
+        if not fields:
+            continue  # an open table that expired
+        meta = TableMeta.from_fields(table_id, fields)
+        row = _game_row(meta, uid, history, held.get(table_id))
+        if row["my_seat"] is None and meta.status != "open":
+            continue  # left before the start
+        if meta.status == "running":
+            table = await svc.tables.get(table_id)
+            if table is not None and not svc.tables.game_over(table):
+                row["to_move"] = list(table.game.to_move(table.state))
+                row["my_turn"] = row["my_seat"] in row["to_move"]
+                due = table.deadline()  # the clocks issue's move time (ms), if any runs
+                if due is not None:
+                    row["deadline"], row["deadline_seat"] = due
+                    row["now"] = table.now()
+            out["running"].append(row)
+        elif meta.status == "ended":
+            out["finished"].append(row)
+        else:
+            out["open"].append(row)
+    return out
+
+
+@guarded
+async def my_games(request: Request) -> Response:
+    """``GET /api/me/games``: open, running and finished tables of the session's
+    account, newest first (see docs/protocol.md)."""
+    session = need_session(request)
+    return JSONResponse(await _games(request, session.account.uid, 200))
+
+
+async def _shown_ratings(svc: Any, uid: str) -> dict[str, Any]:
+    return {g: ratings.shown(r)
+            for g, r in (await _redis(svc.account_store.ratings(uid))).items()}
+
+
+@guarded
+async def profile(request: Request) -> Response:
+    """``GET /api/players/{name}``: the account, its ratings per game and its recent
+    finished games, private tables left out (404 ``no_player``)."""
+    svc = svc_of(request)
+    account = await _redis(svc.accounts.by_name(request.path_params["name"]))
+    if account is None:
+        raise LobbyError(404, "no_player", "no such player")
+    games = await _games(request, account.uid, 50)
+    # A private table is nobody else's business: profiles never list one.
+    recent = [g for g in games["finished"] if not g["private"]]
+    return JSONResponse({**account.public(), "ratings": await _shown_ratings(svc, account.uid),
+                         "recent": recent[:20],
+                         "running": sum(not g["private"] for g in games["running"])})
+
+
+@guarded
+async def leaderboard(request: Request) -> Response:
+    """``GET /api/leaderboard/{game}``: up to 100 rated accounts, best first."""
+    svc = svc_of(request)
+    game = request.path_params["game"]
+    rows = await _redis(svc.account_store.leaderboard(game, 100))
+    metas = await _redis(svc.account_store.accounts([u for u, _ in rows])) if rows else []
+    out = []
+    for (uid, _), f in zip(rows, metas, strict=True):
+        r = await _redis(svc.account_store.rating(uid, game))
+        if not f.get("username") or r is None:
+            continue
+        out.append({"username": f["username"], "bot": f.get("bot") == "1", **ratings.shown(r)})
+    out.sort(key=lambda x: -x["rating"])
+    for i, row in enumerate(out):
+        row["rank"] = i + 1
+    return JSONResponse({"game": game, "players": out})
+
+
+@guarded
+async def table_ratings(request: Request) -> Response:
+    """``GET /api/tables/{id}/ratings``: per seat ``{username, rating, games,
+    provisional}`` for seats held by an account or a bot (``null`` for guests)."""
+    from server.lobby import table_or_404
+
+    svc = svc_of(request)
+    table = await table_or_404(request)
+    meta = table.meta
+    out: list[dict[str, Any] | None] = []
+    for s in meta.seats:
+        uid = ratings.bot_uid(s.bot or "random", s.level) if s.kind == "bot" else s.account
+        if not uid or uid == DELETED:
+            out.append(None)
+            continue
+        r = await _redis(svc.account_store.rating(uid, meta.game))
+        name = ratings.bot_name(s.bot or "random", s.level) if s.kind == "bot" else s.name
+        out.append({"username": name, "bot": s.kind == "bot", **ratings.shown(r)})
+    return JSONResponse({"rated": meta.rated, "seats": out})
+
+
+@guarded
+async def delete_account(request: Request) -> Response:
+    """``DELETE /api/me {password}``: the account's personal data goes (name, password
+    hash, e-mail, settings, sessions, seat tokens, ratings); its game records stay, each
+    seat it held renamed ``deleted player``."""
+    session = need_session(request)
+    svc = svc_of(request)
+    data = await body(request)
+    account = session.account
+    await svc.accounts.check_password_of(account, data.get("password")
+                                         if isinstance(data, dict) else None)
+    for table_id in await _redis(svc.account_store.game_ids(account.uid, 10_000)):
+        def change(meta: TableMeta) -> dict[str, str]:
+            for i, s in enumerate(meta.seats):
+                if s.account == account.uid:
+                    meta.seats[i] = dataclasses.replace(s, name=DELETED_NAME, account=DELETED)
+            return {"seats": meta.seats_json()}
+
+        with contextlib.suppress(LobbyError):  # an expired open table
+            await svc.tables.lobby_change(table_id, change,
+                                          statuses=("open", "running", "ended"))
+    await _redis(svc.account_store.delete_account(account.uid, account.username))
+    response = JSONResponse({"deleted": True})
+    sessions.clear_cookie(response, request)
+    return response
+
+
+@guarded
+async def passkey_register_begin(request: Request) -> Response:
+    """``POST /api/me/passkeys/begin``: options and a ticket to create a passkey."""
+    session = need_session(request)
+    return JSONResponse(await _redis(svc_of(request).passkeys.begin_registration(
+        session.account)))
+
+
+@guarded
+async def passkey_register(request: Request) -> Response:
+    """``POST /api/me/passkeys {ticket, credential}``: store the new passkey."""
+    session = need_session(request)
+    data = await body(request)
+    if not isinstance(data, dict):
+        raise LobbyError(400, "bad_message", "the body must be an object")
+    count = await _redis(svc_of(request).passkeys.finish_registration(
+        session.account, data.get("ticket"), data.get("credential")))
+    return JSONResponse({"passkeys": count}, status_code=201)
+
+
+@guarded
+async def passkey_list(request: Request) -> Response:
+    """``GET /api/me/passkeys``: ``{"passkeys": [{"id", "created_at"}]}``."""
+    session = need_session(request)
+    rows = await _redis(svc_of(request).account_store.passkeys(session.account.uid))
+    return JSONResponse({"passkeys": [{"id": k, "created_at": v["created_at"]}
+                                      for k, v in rows.items()]})
+
+
+@guarded
+async def passkey_login_begin(request: Request) -> Response:
+    """``POST /api/account/passkey/begin``: options and a ticket to log in."""
+    _same_site(request)
+    return JSONResponse(await _redis(svc_of(request).passkeys.begin_login()))
+
+
+@guarded
+async def passkey_login(request: Request) -> Response:
+    """``POST /api/account/passkey/login {ticket, credential, seats?}`` → a session, as
+    a password login. Failures count for the address (``locked_out`` as for passwords)."""
+    _same_site(request)
+    svc = svc_of(request)
+    data = await body(request)
+    if not isinstance(data, dict):
+        raise LobbyError(400, "bad_message", "the body must be an object")
+    addr = request.client.host if request.client else "?"
+    accounts = svc.accounts
+    if await _redis(accounts.store.failures(f"ip:{addr}", accounts.window)) >= \
+            accounts.per_address:
+        raise LobbyError(429, "locked_out", "too many failed logins from your address")
+    try:
+        uid = await _redis(svc.passkeys.finish_login(data.get("ticket"), data.get("credential")))
+    except LobbyError:
+        await _redis(accounts.store.fail(f"ip:{addr}", accounts.window))
+        raise
+    account = await _redis(accounts.get(uid))
+    if account is None:
+        raise LobbyError(400, "bad_passkey", "this passkey belongs to no account here")
+    return await _logged_in(request, account, 200, data.get("seats"))
+
+
+ROUTES = [
+    Route("/api/account/signup", sign_up, methods=["POST"]),
+    Route("/api/account/login", log_in, methods=["POST"]),
+    Route("/api/account/logout", log_out, methods=["POST"]),
+    Route("/api/me", me, methods=["GET"]),
+    Route("/api/me", delete_account, methods=["DELETE"]),
+    Route("/api/me/settings", settings, methods=["PATCH"]),
+    Route("/api/me/claim", claim, methods=["POST"]),
+    Route("/api/me/games", my_games, methods=["GET"]),
+    Route("/api/me/tables/{id}", held, methods=["GET"]),
+    Route("/api/me/passkeys/begin", passkey_register_begin, methods=["POST"]),
+    Route("/api/me/passkeys", passkey_register, methods=["POST"]),
+    Route("/api/me/passkeys", passkey_list, methods=["GET"]),
+    Route("/api/account/passkey/begin", passkey_login_begin, methods=["POST"]),
+    Route("/api/account/passkey/login", passkey_login, methods=["POST"]),
+    Route("/api/players/{name}", profile, methods=["GET"]),
+    Route("/api/leaderboard/{game}", leaderboard, methods=["GET"]),
+    Route("/api/tables/{id}/ratings", table_ratings, methods=["GET"]),
+]

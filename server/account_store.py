@@ -1,0 +1,370 @@
+"""Redis layout of accounts, sessions, game lists and ratings (docs/protocol.md §3,
+"Accounts").
+
+Every key carries a hash tag so that it works on Redis Cluster, and every command touches
+one key or keys of one slot (one account's keys share ``{u:<uid>}``; a table's keys share
+``{<table id>}`` as in ``server.store``). Operations that span accounts are sequences of
+one-slot commands, each safe to repeat: the rating of one account changes in one script
+that also marks the table as applied to it (``APPLY_RATING``), so a repeat changes nothing.
+Only this module knows these key names.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from server.store import meta_key
+
+APPLY_RATING_LUA = """
+local ratings, rated = KEYS[1], KEYS[2]
+local game, table_id, mu0, sigma0 = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local dmu, dsigma, floor, note = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
+if redis.call('HEXISTS', rated, table_id) == 1 then return 0 end
+local raw = redis.call('HGET', ratings, game)
+local r
+if raw then r = cjson.decode(raw) else r = {mu = mu0, sigma = sigma0, games = 0} end
+r.mu = r.mu + dmu
+r.sigma = math.max(floor, r.sigma + dsigma)
+r.games = r.games + 1
+redis.call('HSET', ratings, game, cjson.encode(r))
+redis.call('HSET', rated, table_id, note)
+return 1
+"""
+
+
+def account_key(uid: str) -> str:
+    """The account hash: ``username``, ``pw`` (argon2id), ``created_at``, ``email``,
+    ``settings`` (JSON), ``bot`` (``1`` for a bot's account)."""
+    return f"u:{{u:{uid}}}"
+
+
+def tables_key(uid: str) -> str:
+    """Hash table id → JSON ``{seat, token, owner}``: the seat and creator tokens the
+    account holds (so a session on any device can act for them)."""
+    return f"u:{{u:{uid}}}:tables"
+
+
+def games_key(uid: str) -> str:
+    """Sorted set of the table ids the account sat at, by the time it sat down."""
+    return f"u:{{u:{uid}}}:games"
+
+
+def ratings_key(uid: str) -> str:
+    """Hash game → JSON ``{mu, sigma, games}``."""
+    return f"u:{{u:{uid}}}:ratings"
+
+
+def rated_key(uid: str) -> str:
+    """Hash table id → JSON of the rating change that table applied (the exactly-once
+    mark, and the profile's history)."""
+    return f"u:{{u:{uid}}}:rated"
+
+
+def sessions_of_key(uid: str) -> str:
+    """Set of the session key hashes of the account (logout everywhere, deletion)."""
+    return f"u:{{u:{uid}}}:sessions"
+
+
+def name_key(username: str) -> str:
+    """String: the uid of a username (case-insensitive)."""
+    return f"name:{{n:{username.lower()}}}"
+
+
+def session_key(sid_hash: str) -> str:
+    """The session hash ``uid``, ``csrf``, ``created_at``; expires."""
+    return f"s:{{s:{sid_hash}}}"
+
+
+def leaderboard_key(game: str) -> str:
+    """Sorted set uid → displayed rating of ``game``."""
+    return f"lb:{{lb:{game}}}"
+
+
+def outcome_key(table_id: str) -> str:
+    """The rated result of a table, frozen once (JSON), in the table's slot."""
+    return f"t:{{{table_id}}}:rating"
+
+
+def notified_key(table_id: str) -> str:
+    """Hash of the notifications a table has sent (``turn:<seq>:<seat>``,
+    ``end:<seat>``), so each is sent at most once."""
+    return f"t:{{{table_id}}}:notified"
+
+
+def failures_key(who: str, window: int) -> str:
+    """The failed-login counter of ``who`` (``a:<uid>`` or ``ip:<address>``) in the
+    current window of ``window`` seconds."""
+    return f"lf:{{{who}}}:{int(time.time()) // window}"
+
+
+def passkeys_key(uid: str) -> str:
+    """Hash credential id (base64url) → JSON ``{key, count, created_at}``: the account's
+    passkeys (``key``: the COSE public key, base64url)."""
+    return f"u:{{u:{uid}}}:passkeys"
+
+
+def credential_key(credential_id: str) -> str:
+    """String: the uid a passkey (credential id, base64url) belongs to."""
+    return f"pk:{{p:{credential_id}}}"
+
+
+def ceremony_key(ticket: str) -> str:
+    """A WebAuthn ceremony in progress (JSON ``{challenge, uid?}``), used once; expires."""
+    return f"wa:{{c:{ticket}}}"
+
+
+def _s(raw: Any) -> str:
+    return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+
+def _fields(raw: dict[Any, Any]) -> dict[str, str]:
+    return {_s(k): _s(v) for k, v in raw.items()}
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """A stored session."""
+
+    uid: str
+    csrf: str
+
+
+class AccountStore:
+    """Typed access to the account keys of one Redis (the ``Store``'s client)."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis = client
+        self._apply = client.register_script(APPLY_RATING_LUA)
+
+    # ---- accounts ----------------------------------------------------------------------
+
+    async def reserve_name(self, username: str, uid: str) -> bool:
+        """Claim ``username`` for ``uid``; False when it is taken."""
+        return bool(await self.redis.set(name_key(username), uid, nx=True))
+
+    async def uid_of(self, username: str) -> str | None:
+        """The uid of ``username`` (any case), or ``None``."""
+        raw = await self.redis.get(name_key(username))
+        return None if raw is None else _s(raw)
+
+    async def create_account(self, uid: str, fields: dict[str, str]) -> None:
+        """Store a new account's hash."""
+        await self.redis.hset(account_key(uid), mapping=fields)
+
+    async def account(self, uid: str) -> dict[str, str]:
+        """The account hash (empty when there is none)."""
+        return _fields(await self.redis.hgetall(account_key(uid)))
+
+    async def accounts(self, uids: list[str]) -> list[dict[str, str]]:
+        """Several account hashes in one round trip (one key per command)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for uid in uids:
+            pipe.hgetall(account_key(uid))
+        return [_fields(r) for r in await pipe.execute()]
+
+    async def update_account(self, uid: str, fields: dict[str, str]) -> None:
+        """Set fields of an existing account."""
+        await self.redis.hset(account_key(uid), mapping=fields)
+
+    async def ensure_bot(self, uid: str, username: str) -> None:
+        """Create a bot's account the first time it is rated."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hsetnx(account_key(uid), "username", username)
+        pipe.hsetnx(account_key(uid), "bot", "1")
+        pipe.hsetnx(account_key(uid), "created_at", repr(time.time()))
+        await pipe.execute()
+
+    async def delete_account(self, uid: str, username: str) -> list[str]:
+        """Remove every key of the account, its name and its sessions, and its entries in
+        the leaderboards; returns the games it was rated in (already cleaned)."""
+        ratings = _fields(await self.redis.hgetall(ratings_key(uid)))
+        sessions = [_s(s) for s in await self.redis.smembers(sessions_of_key(uid))]
+        for sid_hash in sessions:
+            await self.redis.delete(session_key(sid_hash))
+        for credential_id in _fields(await self.redis.hgetall(passkeys_key(uid))):
+            await self.redis.delete(credential_key(credential_id))
+        for game in ratings:
+            await self.redis.zrem(leaderboard_key(game), uid)
+        # One slot: the account's own keys go in one command.
+        await self.redis.delete(account_key(uid), tables_key(uid), games_key(uid),
+                                ratings_key(uid), rated_key(uid), sessions_of_key(uid),
+                                passkeys_key(uid))
+        if await self.uid_of(username) == uid:
+            await self.redis.delete(name_key(username))
+        return list(ratings)
+
+    # ---- sessions ----------------------------------------------------------------------
+
+    async def create_session(self, sid_hash: str, uid: str, csrf: str, ttl: int) -> None:
+        """Store a session for ``ttl`` seconds and list it under its account."""
+        key = session_key(sid_hash)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(key, mapping={"uid": uid, "csrf": csrf, "created_at": repr(time.time())})
+        pipe.expire(key, ttl)
+        await pipe.execute()
+        await self.redis.sadd(sessions_of_key(uid), sid_hash)
+
+    async def session(self, sid_hash: str) -> SessionRow | None:
+        """The session, or ``None`` when unknown or expired."""
+        f = _fields(await self.redis.hgetall(session_key(sid_hash)))
+        if not f.get("uid") or not f.get("csrf"):
+            return None
+        return SessionRow(uid=f["uid"], csrf=f["csrf"])
+
+    async def delete_session(self, sid_hash: str, uid: str) -> None:
+        """End one session."""
+        await self.redis.delete(session_key(sid_hash))
+        await self.redis.srem(sessions_of_key(uid), sid_hash)
+
+    # ---- failed logins -----------------------------------------------------------------
+
+    async def failures(self, who: str, window: int) -> int:
+        """Failed logins of ``who`` in the current window."""
+        raw = await self.redis.get(failures_key(who, window))
+        return 0 if raw is None else int(raw)
+
+    async def fail(self, who: str, window: int) -> int:
+        """Count one failed login of ``who``; returns the count in this window."""
+        key = failures_key(who, window)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.incr(key)
+        pipe.expire(key, window)
+        count, _ = await pipe.execute()
+        return int(count)
+
+    # ---- seats and games ---------------------------------------------------------------
+
+    async def hold(self, uid: str, table_id: str, held: dict[str, Any], at: float) -> None:
+        """Record the tokens the account holds at ``table_id`` (merged with what it held
+        there before) and list the table among its games."""
+        old = await self.held(uid, table_id) or {}
+        pipe = self.redis.pipeline(transaction=True)  # one slot: both keys are the account's
+        pipe.hset(tables_key(uid), table_id, json.dumps({**old, **held}))
+        pipe.zadd(games_key(uid), {table_id: at}, nx=True)
+        await pipe.execute()
+
+    async def release(self, uid: str, table_id: str) -> None:
+        """The account no longer holds a seat at ``table_id`` (it left before the start)."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hdel(tables_key(uid), table_id)
+        pipe.zrem(games_key(uid), table_id)
+        await pipe.execute()
+
+    async def held(self, uid: str, table_id: str) -> dict[str, Any] | None:
+        """``{seat?, token?, owner?}`` the account holds at ``table_id``, or ``None``."""
+        raw = await self.redis.hget(tables_key(uid), table_id)
+        return None if raw is None else json.loads(raw)
+
+    async def all_held(self, uid: str) -> dict[str, dict[str, Any]]:
+        """Table id → what the account holds there."""
+        return {t: json.loads(v) for t, v in
+                _fields(await self.redis.hgetall(tables_key(uid))).items()}
+
+    async def game_ids(self, uid: str, limit: int = 200) -> list[str]:
+        """The account's tables, newest first."""
+        return [_s(r) for r in await self.redis.zrevrange(games_key(uid), 0, limit - 1)]
+
+    async def table_metas(self, table_ids: list[str]) -> list[dict[str, str]]:
+        """Table meta hashes of several tables (one key per command)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for t in table_ids:
+            pipe.hgetall(meta_key(t))
+        return [_fields(r) for r in await pipe.execute()]
+
+    # ---- ratings -----------------------------------------------------------------------
+
+    async def ratings(self, uid: str) -> dict[str, dict[str, Any]]:
+        """Game → ``{mu, sigma, games}`` of one account."""
+        return {g: json.loads(v) for g, v in
+                _fields(await self.redis.hgetall(ratings_key(uid))).items()}
+
+    async def rating(self, uid: str, game: str) -> dict[str, Any] | None:
+        """``{mu, sigma, games}`` of one account in ``game``, or ``None`` (unrated)."""
+        raw = await self.redis.hget(ratings_key(uid), game)
+        return None if raw is None else json.loads(raw)
+
+    async def rated_history(self, uid: str) -> dict[str, dict[str, Any]]:
+        """Table id → the rating change it applied to the account."""
+        return {t: json.loads(v) for t, v in
+                _fields(await self.redis.hgetall(rated_key(uid))).items()}
+
+    async def outcome(self, table_id: str) -> list[dict[str, Any]] | None:
+        """The frozen rated result of a table, or ``None``."""
+        raw = await self.redis.get(outcome_key(table_id))
+        return None if raw is None else json.loads(raw)
+
+    async def freeze_outcome(self, table_id: str, outcome: list[dict[str, Any]]
+                             ) -> list[dict[str, Any]]:
+        """Store ``outcome`` unless one is stored already; returns the stored one (so
+        every process applies the same changes)."""
+        await self.redis.set(outcome_key(table_id), json.dumps(outcome), nx=True)
+        stored = await self.outcome(table_id)
+        assert stored is not None
+        return stored
+
+    async def apply_rating(self, uid: str, game: str, table_id: str, start: tuple[float, float],
+                           dmu: float, dsigma: float, floor: float, note: dict[str, Any]
+                           ) -> bool:
+        """Add ``dmu``/``dsigma`` to the account's rating in ``game`` (from ``start`` =
+        (mu, sigma) when it has none; sigma not below ``floor``) unless ``table_id``
+        applied it already; True when applied now."""
+        done = await self._apply(keys=[ratings_key(uid), rated_key(uid)],
+                                 args=[game, table_id, start[0], start[1], dmu, dsigma, floor,
+                                       json.dumps(note)])
+        return bool(int(done))
+
+    async def set_leaderboard(self, game: str, uid: str, score: float) -> None:
+        """Place the account on ``game``'s leaderboard (repeatable)."""
+        await self.redis.zadd(leaderboard_key(game), {uid: score})
+
+    async def leaderboard(self, game: str, limit: int) -> list[tuple[str, float]]:
+        """(uid, displayed rating), best first."""
+        rows = await self.redis.zrevrange(leaderboard_key(game), 0, limit - 1, withscores=True)
+        return [(_s(u), float(s)) for u, s in rows]
+
+    # ---- passkeys ----------------------------------------------------------------------
+
+    async def begin_ceremony(self, ticket: str, state: dict[str, Any], ttl: int) -> None:
+        """Remember a ceremony's challenge for ``ttl`` seconds."""
+        await self.redis.set(ceremony_key(ticket), json.dumps(state), ex=ttl)
+
+    async def end_ceremony(self, ticket: str) -> dict[str, Any] | None:
+        """The ceremony's state, removed (a ticket works once); ``None`` if unknown."""
+        raw = await self.redis.getdel(ceremony_key(ticket))
+        return None if raw is None else json.loads(raw)
+
+    async def add_passkey(self, uid: str, credential_id: str, row: dict[str, Any]) -> bool:
+        """Store a passkey of ``uid``; False when that credential is registered already."""
+        if not await self.redis.set(credential_key(credential_id), uid, nx=True):
+            return False
+        await self.redis.hset(passkeys_key(uid), credential_id, json.dumps(row))
+        return True
+
+    async def passkey_owner(self, credential_id: str) -> str | None:
+        """The uid of a credential id, or ``None``."""
+        raw = await self.redis.get(credential_key(credential_id))
+        return None if raw is None else _s(raw)
+
+    async def passkeys(self, uid: str) -> dict[str, dict[str, Any]]:
+        """Credential id → stored row of the account's passkeys."""
+        return {k: json.loads(v) for k, v in
+                _fields(await self.redis.hgetall(passkeys_key(uid))).items()}
+
+    async def set_passkey_count(self, uid: str, credential_id: str, count: int) -> None:
+        """Record a passkey's new signature counter."""
+        raw = await self.redis.hget(passkeys_key(uid), credential_id)
+        if raw is not None:
+            row = json.loads(raw)
+            row["count"] = count
+            await self.redis.hset(passkeys_key(uid), credential_id, json.dumps(row))
+
+    # ---- notifications -----------------------------------------------------------------
+
+    async def first_notice(self, table_id: str, what: str) -> bool:
+        """True the first time ``what`` is noted for the table (then send it)."""
+        return bool(await self.redis.hsetnx(notified_key(table_id), what, "1"))

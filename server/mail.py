@@ -1,0 +1,46 @@
+"""Outgoing e-mail through SMTP (aiosmtplib), configured by the ``EINAUGE_SMTP_*``
+settings; with no ``EINAUGE_SMTP_HOST`` nothing is ever sent (``Mailer.enabled`` False).
+"""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+
+import aiosmtplib
+
+from server.config import Settings
+from server.logging import get_logger
+
+log = get_logger("mail")
+
+
+class Mailer:
+    """Sends plain-text mails from ``settings.smtp_from``."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @property
+    def enabled(self) -> bool:
+        """True when an SMTP server is configured."""
+        return bool(self.settings.smtp_host)
+
+    async def send(self, to: str, subject: str, text: str) -> bool:
+        """Send one mail; True when the SMTP server accepted it. Failures are logged, not
+        raised (a notification is best effort: the game goes on without it)."""
+        if not self.enabled:
+            return False
+        s = self.settings
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"] = s.smtp_from, to, subject
+        msg.set_content(text)
+        try:
+            await aiosmtplib.send(
+                msg, hostname=s.smtp_host, port=s.smtp_port,
+                username=s.smtp_username or None, password=s.smtp_password or None,
+                use_tls=s.smtp_security == "tls", start_tls=s.smtp_security == "starttls",
+                timeout=s.smtp_timeout)
+        except (aiosmtplib.SMTPException, OSError) as e:
+            log.warning("mail not sent", error=repr(e))
+            return False
+        return True

@@ -1,0 +1,84 @@
+"""Notifications of a table's players who have accounts (docs/protocol.md §1,
+"Notifications"): the table code calls ``turn_changed`` after it stored an action that
+changed whose turn it is, and ``game_ended`` when the game is over; both are one call.
+
+E-mails go only for ``async`` tables (``meta.time_control["kind"] == "async"``), only to
+accounts with an address that did not opt out (settings ``email_turn``/``email_end``),
+and each at most once per table, turn and seat across every process (a mark in the
+table's slot, ``first_notice``, before sending: a process killed between the mark and the
+send loses that mail rather than sending it twice). Live tables need no server
+notification: the browser shows one itself when its seat gets a ``prompt``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from server.account_store import AccountStore
+from server.accounts import DELETED, Accounts
+from server.logging import get_logger
+from server.mail import Mailer
+
+log = get_logger("notify")
+
+
+def is_async(meta: Any) -> bool:
+    """True for a table played by correspondence."""
+    tc = getattr(meta, "time_control", None)
+    return isinstance(tc, dict) and tc.get("kind") == "async"
+
+
+class Notifier:
+    """Sends the mails of ``server.notify``; ``public_url`` starts the links in them."""
+
+    def __init__(self, accounts: Accounts, store: AccountStore, mailer: Mailer,
+                 public_url: str) -> None:
+        self.accounts = accounts
+        self.store = store
+        self.mailer = mailer
+        self.public_url = public_url.rstrip("/")
+
+    def _link(self, table_id: str) -> str:
+        return f"{self.public_url}/table/{table_id}"
+
+    async def turn_changed(self, table: Any, seats: tuple[int, ...]) -> None:
+        """``seats`` are to move now at ``table`` (a ``LiveTable``) after seq
+        ``table.seq``."""
+        if not self.mailer.enabled or not is_async(table.meta):
+            return
+        name = table.meta.name or table.id
+        for seat in seats:
+            await self._mail(table, seat, f"turn:{table.seq}:{seat}", "email_turn",
+                             f"Your turn at {name}",
+                             f"It is your turn at the table {name}.\n\n"
+                             f"Play it here: {self._link(table.id)}\n")
+
+    async def game_ended(self, table: Any) -> None:
+        """The game of ``table`` is over."""
+        if not self.mailer.enabled or not is_async(table.meta):
+            return
+        name = table.meta.name or table.id
+        for seat in range(len(table.meta.seats)):
+            await self._mail(table, seat, f"end:{seat}", "email_end",
+                             f"The game at {name} has ended",
+                             f"The game at the table {name} has ended.\n\n"
+                             f"The result and the replay: {self._link(table.id)}\n")
+
+    async def _mail(self, table: Any, seat: int, what: str, setting: str, subject: str,
+                    text: str) -> None:
+        s = table.meta.seats[seat]
+        if s.kind != "human" or not s.account or s.account == DELETED:
+            return
+        try:
+            account = await self.accounts.get(s.account)
+            if account is None or not account.email or not account.settings.get(setting):
+                return
+            if not await self.store.first_notice(table.id, what):
+                return
+        except RedisError as e:
+            log.warning("notification skipped", table=table.id, error=str(e))
+            return
+        if await self.mailer.send(account.email, subject, text):
+            log.info("mail sent", table=table.id, what=what)

@@ -1,0 +1,195 @@
+"""Accounts in the browser: sign up, create a rated table against two bots, close the
+browser, log in from a fresh browser context and continue the same game from "my games",
+finish it, and see the rating change on the profile and on the leaderboard; a guest's seat
+kept by the account it signs up with; the turn notification of a live game."""
+
+from __future__ import annotations
+
+import random
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.client.conftest import api, shot
+from tests.client.test_game import ACT, wait_my_turn_or_end
+from tests.conftest import ServerProcess
+from tests.server.client import unique
+
+PASSWORD = "correct horse 1"
+
+
+def new_page(browser: Browser) -> Page:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    return ctx.new_page()
+
+
+def sign_up(page: Page, web: ServerProcess, name: str) -> None:
+    page.goto(web.url + "/account")
+    page.get_by_test_id("to-signup").click()
+    page.get_by_test_id("username").fill(name)
+    page.get_by_test_id("password").fill(PASSWORD)
+    page.get_by_test_id("sign-up").click()
+    page.wait_for_url("**/my-games")
+    expect(page.get_by_test_id("nav-account")).to_have_text(name)
+
+
+def log_in(page: Page, web: ServerProcess, name: str, password: str = PASSWORD) -> None:
+    page.goto(web.url + "/account")
+    page.get_by_test_id("username").fill(name)
+    page.get_by_test_id("password").fill(password)
+    page.get_by_test_id("log-in").click()
+
+
+def play(page: Page, rng: random.Random, clicks: int | None = None) -> int:
+    """Click random legal actions (a ship's row: the first offered) until the game ends
+    or ``clicks`` were made; returns the clicks made."""
+    done = 0
+    while (clicks is None or done < clicks) and wait_my_turn_or_end(page):
+        ids = page.locator(ACT).evaluate_all("els => els.map(e => e.dataset.testid)")
+        if not ids:
+            continue
+        ships = [i for i in ids if "-ship-" in i]
+        page.get_by_test_id(ships[0] if ships else rng.choice(ids)).click()
+        dialog = page.get_by_test_id("row-choice")
+        if dialog.is_visible():
+            dialog.locator("[data-testid^='row-opt-']").first.click()
+        done += 1
+        page.wait_for_function("() => !window.__einauge.conn.pending")
+    return done
+
+
+def test_a_rated_game_continued_on_a_fresh_browser_changes_the_rating(
+        browser: Browser, web: ServerProcess) -> None:
+    name = unique("web")
+    page = new_page(browser)
+    sign_up(page, web, name)
+    page.goto(web.url + "/")
+    page.get_by_test_id("seats-select").select_option("3")
+    page.get_by_test_id("rated-table").check()
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/table/*")
+    tid = page.url.rstrip("/").rsplit("/", 1)[1]
+    expect(page.get_by_test_id("rated-badge")).to_be_visible()
+    page.get_by_test_id("name-input").fill("typed name")
+    page.get_by_test_id("take-seat-0").click()
+    expect(page.get_by_test_id("seat-name-0")).to_have_text(name)  # the account's name
+    for seat in (1, 2):
+        page.get_by_test_id(f"bot-kind-{seat}").select_option("random")
+        page.get_by_test_id(f"add-bot-{seat}").click()
+        expect(page.get_by_test_id(f"remove-bot-{seat}")).to_be_visible()
+    expect(page.get_by_test_id("seat-rating-0")).to_have_text("1500?")
+    page.get_by_test_id("start").click()
+    expect(page.get_by_test_id("board")).to_be_visible()
+    rng = random.Random(16)
+    assert play(page, rng, clicks=3) == 3
+    seq_before = page.evaluate("() => window.__einauge.seq()")
+    page.context.close()  # the browser is closed: its localStorage goes with it
+
+    fresh = new_page(browser)
+    log_in(fresh, web, name)
+    fresh.wait_for_url("**/my-games")
+    row = fresh.get_by_test_id(f"game-{tid}")
+    expect(row).to_be_visible()
+    expect(fresh.get_by_test_id(f"turn-{tid}")).not_to_be_empty()
+    shot(fresh, "my-games")
+    fresh.get_by_test_id(f"continue-{tid}").click()
+    fresh.wait_for_url(f"**/table/{tid}")
+    expect(fresh.get_by_test_id("board")).to_be_visible()
+    fresh.wait_for_function("() => window.__einauge.seat() === 0")
+    assert fresh.evaluate("() => window.__einauge.seq()") >= seq_before
+    play(fresh, rng)
+    assert fresh.evaluate("() => window.__einauge.view().phase") == "ended"
+
+    # The rating changed exactly once; the profile and the leaderboard show it.
+    for _ in range(100):
+        profile = api(web, "GET", f"/api/players/{name}")
+        if profile["ratings"].get("einauge"):
+            break
+        fresh.wait_for_timeout(100)
+    rating = profile["ratings"]["einauge"]
+    assert rating["games"] == 1 and rating["provisional"] is True
+    change = profile["recent"][0]["rating_change"]
+    assert profile["recent"][0]["id"] == tid and change["after"] == rating["rating"]
+    assert change["before"] == 1500 and change["after"] != change["before"]
+    fresh.goto(f"{web.url}/players/{name}")
+    expect(fresh.get_by_test_id("rating-value-einauge")).to_have_text(f"{rating['rating']}?")
+    expect(fresh.get_by_test_id(f"change-{tid}")).to_contain_text(f"1500 → {rating['rating']}")
+    expect(fresh.get_by_test_id(f"result-{tid}")).to_contain_text("Winner:")
+    shot(fresh, "profile")
+    fresh.goto(f"{web.url}/leaderboard")
+    expect(fresh.get_by_test_id(f"lb-rating-{name}")).to_contain_text(f"{rating['rating']}?")
+    expect(fresh.get_by_test_id("lb-Random")).to_be_visible()  # the bot is on the ladder
+    shot(fresh, "leaderboard")
+    # The lobby's finished games show the winner and the scores.
+    fresh.goto(web.url + "/")
+    expect(fresh.get_by_test_id(f"lobby-result-{tid}")).to_contain_text("Winner:")
+    fresh.context.close()
+
+
+def test_a_guest_keeps_its_seat_when_it_signs_up(browser: Browser, web: ServerProcess) -> None:
+    page = new_page(browser)
+    page.goto(web.url + "/")
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/table/*")
+    tid = page.url.rstrip("/").rsplit("/", 1)[1]
+    page.get_by_test_id("name-input").fill("Guest Gus")
+    page.get_by_test_id("take-seat-0").click()
+    expect(page.get_by_test_id("leave-seat")).to_be_visible()
+    name = unique("gus")
+    sign_up(page, web, name)
+    expect(page.get_by_test_id(f"game-{tid}")).to_be_visible()
+    page.context.close()
+    fresh = new_page(browser)
+    log_in(fresh, web, name)
+    fresh.get_by_test_id(f"continue-{tid}").click()
+    expect(fresh.get_by_test_id("leave-seat")).to_be_visible()  # the seat is this browser's
+    expect(fresh.get_by_test_id("seat-name-0")).to_have_text("Guest Gus")
+    fresh.context.close()
+
+
+def test_a_wrong_password_is_told_and_logs_nobody_in(browser: Browser, web: ServerProcess) -> None:
+    page = new_page(browser)
+    name = unique("pw")
+    sign_up(page, web, name)
+    page.context.close()
+    fresh = new_page(browser)
+    log_in(fresh, web, name, "not the password")
+    expect(fresh.get_by_test_id("auth-error")).to_have_text("Wrong username or password.")
+    expect(fresh.get_by_test_id("nav-account")).to_have_text("Log in")
+    fresh.context.close()
+
+
+def test_the_turn_is_told_by_a_browser_notification(browser: Browser, web: ServerProcess) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    ctx.grant_permissions(["notifications"])
+    page = ctx.new_page()
+    # Record what the page shows instead of showing it; a hidden page (another tab in
+    # front) is where a notification is due.
+    page.add_init_script("""
+        window.__shown = [];
+        window.Notification = class {
+            constructor(title, o) { window.__shown.push([title, o.body]); }
+            static get permission() { return "granted"; } };
+        Object.defineProperty(document, "hidden", { get: () => true });
+    """)
+    name = unique("bell")
+    sign_up(page, web, name)
+    made = page.evaluate("""async () => {
+        const csrf = (await (await fetch('/api/me')).json()).csrf;
+        const r = await fetch('/api/tables', {method: 'POST', headers: {'Content-Type':
+            'application/json', 'X-CSRF-Token': csrf}, body: JSON.stringify({seats: 2})});
+        return r.json(); }""")
+    page.evaluate("([id, tok]) => localStorage.setItem(`einauge.owner.${id}`, JSON.stringify(tok))",
+                  [made["id"], made["owner_token"]])
+    page.goto(f"{web.url}/table/{made['id']}")
+    page.get_by_test_id("name-input").fill("x")
+    page.get_by_test_id("take-seat-0").click()
+    page.get_by_test_id("bot-kind-1").select_option("random")
+    page.get_by_test_id("add-bot-1").click()
+    page.get_by_test_id("start").click()
+    assert wait_my_turn_or_end(page)
+    page.wait_for_function("() => window.__shown.length > 0")
+    title, body = page.evaluate("() => window.__shown[0]")
+    assert title == "Your turn!" and made["id"] in body
+    told = page.evaluate("() => window.__einauge.turnsTold")
+    assert told[0]["done"] == ["notification"]
+    ctx.close()

@@ -1,0 +1,294 @@
+"""Accounts over the real API (server/accounts.py, sessions.py, csrf.py, account_api.py):
+sign-up, login, the session cookie, every refusal (wrong password, lockout per account and
+per address, a cross-site change without the CSRF token, another account's seat), a guest
+keeping its seats, and deletion."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import RedisProcess, ServerProcess
+from tests.server.client import Member, auth, unique
+
+
+async def test_sign_up_sets_an_http_only_session_cookie_and_me_answers(server):
+    m = Member(server.url)
+    name = unique()
+    r = await m.http.post("/api/account/signup",
+                          json={"username": name, "password": "correct horse 1"})
+    assert r.status_code == 201
+    cookie = r.headers["set-cookie"]
+    assert "einauge_session=" in cookie and "HttpOnly" in cookie
+    assert "SameSite=lax" in cookie or "samesite=lax" in cookie.lower()
+    assert "Secure" not in cookie  # plain http here; https adds it
+    m._logged_in(r)
+    me = (await m.http.get("/api/me")).json()
+    assert me["account"]["username"] == name and me["csrf"] == m.csrf
+    assert "pw" not in me["account"]
+    # Another client without the cookie is nobody.
+    other = Member(server.url)
+    assert (await other.http.get("/api/me")).json()["error"]["code"] == "no_session"
+    # Taken names (any case) are refused.
+    r = await other.http.post("/api/account/signup",
+                              json={"username": name.upper(), "password": "whatever 123"})
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "name_taken")
+    for bad, code in (({"username": "a", "password": "long enough"}, "bad_username"),
+                      ({"username": unique(), "password": "short"}, "bad_password")):
+        r = await other.http.post("/api/account/signup", json=bad)
+        assert (r.status_code, r.json()["error"]["code"]) == (400, code)
+    await m.close()
+    await other.close()
+
+
+async def test_login_from_another_device_and_logout(server):
+    a = Member(server.url)
+    name = unique()
+    await a.sign_up(name)
+    b = Member(server.url)
+    await b.log_in(name.upper())  # names are case-insensitive
+    assert b.account["username"] == name
+    assert b.csrf != a.csrf
+    r = await b.http.post("/api/account/logout")
+    assert r.status_code == 200
+    assert (await b.http.get("/api/me")).status_code == 401
+    assert (await a.http.get("/api/me")).status_code == 200  # the other session lives on
+    await a.close()
+    await b.close()
+
+
+async def test_wrong_password_and_unknown_name_get_the_same_refusal(server):
+    m = Member(server.url)
+    name = unique()
+    await m.sign_up(name)
+    other = Member(server.url)
+    wrong = await other.try_log_in(name, "not the password")
+    unknown = await other.try_log_in(unique(), "not the password")
+    assert wrong.status_code == unknown.status_code == 401
+    assert wrong.json() == unknown.json()
+    assert wrong.json()["error"]["code"] == "bad_login"
+    assert "set-cookie" not in wrong.headers
+    await m.close()
+    await other.close()
+
+
+async def test_an_account_is_locked_out_after_five_failures_even_with_the_right_password(
+        server):
+    m = Member(server.url)
+    name = unique()
+    await m.sign_up(name)
+    other = Member(server.url)
+    codes = [(await other.try_log_in(name, f"wrong {i} password")).json()["error"]["code"]
+             for i in range(5)]
+    assert codes == ["bad_login"] * 5
+    r = await other.try_log_in(name, "correct horse 1")
+    assert (r.status_code, r.json()["error"]["code"]) == (429, "locked_out")
+    assert "set-cookie" not in r.headers
+    # Another account from the same address still logs in (the address limit is higher).
+    m2 = Member(server.url)
+    await m2.sign_up(unique())
+    await Member(server.url).log_in(m2.account["username"])
+    for c in (m, other, m2):
+        await c.close()
+
+
+@pytest.fixture
+def strict_server(tmp_path):
+    # Its own Redis: the address counter of the session's Redis holds the other tests'
+    # failures (every test client is 127.0.0.1).
+    r = RedisProcess(tmp_path / "redis")
+    s = ServerProcess(r.start(), env={"EINAUGE_LOGIN_FAILURES_PER_ADDRESS": "3",
+                                      "EINAUGE_SIGNUPS_PER_HOUR": "2"}).start()
+    yield s
+    s.stop()
+    r.stop()
+
+
+async def test_an_address_is_locked_out_across_accounts(strict_server):
+    m = Member(strict_server.url)
+    await m.sign_up(unique())
+    probe = Member(strict_server.url)
+    for _ in range(3):
+        r = await probe.try_log_in(unique(), "guessing 1234")
+        assert r.json()["error"]["code"] == "bad_login"
+    r = await probe.try_log_in(m.account["username"], "correct horse 1")
+    assert (r.status_code, r.json()["error"]["code"]) == (429, "locked_out")
+    await m.close()
+    await probe.close()
+
+
+async def test_sign_ups_are_limited_per_address(strict_server):
+    clients = [Member(strict_server.url) for _ in range(3)]
+    for c in clients[:2]:
+        await c.sign_up(unique())
+    r = await clients[2].http.post("/api/account/signup",
+                                   json={"username": unique(), "password": "long enough"})
+    assert (r.status_code, r.json()["error"]["code"]) == (429, "rate_limited")
+    for c in clients:
+        await c.close()
+
+
+async def test_a_change_with_the_cookie_but_without_the_csrf_token_is_refused(server):
+    m = Member(server.url)
+    await m.sign_up(unique())
+    cookies = m.http.cookies
+    import httpx
+    forged = httpx.AsyncClient(base_url=server.url, cookies=cookies)
+    # A form post from another site carries the cookie but cannot know the token.
+    r = await forged.post("/api/tables", json={"seats": 2},
+                          headers={"Origin": "https://evil.example"})
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "csrf")
+    r = await forged.patch("/api/me/settings", json={"email": "x@evil.example"})
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "csrf")
+    r = await forged.request("DELETE", "/api/me", json={"password": "correct horse 1"},
+                             headers={"X-CSRF-Token": "guessed"})
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "csrf")
+    # Nothing changed: the account is there, with no e-mail.
+    me = (await m.http.get("/api/me")).json()["account"]
+    assert me["email"] == ""
+    # With the token the same change goes through.
+    r = await m.http.patch("/api/me/settings", json={"email": "me@example.org"})
+    assert r.status_code == 200 and r.json()["account"]["email"] == "me@example.org"
+    # A login posted from another site is refused too (login CSRF).
+    r = await forged.post("/api/account/login",
+                          json={"username": m.account["username"], "password": "correct horse 1"},
+                          headers={"Origin": "https://evil.example"})
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "csrf")
+    await forged.aclose()
+    await m.close()
+
+
+async def test_an_account_sees_and_uses_only_its_own_seats(server):
+    anna, ben = Member(server.url), Member(server.url)
+    await anna.sign_up(unique("anna"))
+    await ben.sign_up(unique("ben"))
+    table = await anna.create(2)
+    tid = table["id"]
+    joined = await anna.join(tid, "ignored", token=table["owner_token"])
+    # The seat carries the account's name, not the one typed.
+    summary = (await anna.get(f"/api/tables/{tid}")).json()
+    assert summary["seats"][0]["name"] == anna.account["username"]
+    assert summary["seats"][0]["account"] is True
+    held = (await anna.http.get(f"/api/me/tables/{tid}")).json()
+    assert held["token"] == joined["token"] and held["owner_token"] == table["owner_token"]
+    # Ben's session holds nothing there and gets no token.
+    r = await ben.http.get(f"/api/me/tables/{tid}")
+    assert (r.status_code, r.json()["error"]["code"]) == (404, "no_seat")
+    # Ben cannot leave Anna's seat with his cookie, nor claim it with a guessed token.
+    r = await ben.http.post(f"/api/tables/{tid}/leave")
+    assert (r.status_code, r.json()["error"]["code"]) == (401, "bad_token")
+    r = await ben.http.post("/api/me/claim", json={"seats": [{"table": tid, "token": "x" * 22}]})
+    assert r.json()["claimed"] == [{"table": tid, "refused": "bad_token"}]
+    # Even with Anna's real token (stolen), Ben's account cannot take her seat over.
+    r = await ben.http.post("/api/me/claim",
+                            json={"seats": [{"table": tid, "token": joined["token"]}]})
+    assert r.json()["claimed"] == [{"table": tid, "refused": "seat_owned"}]
+    # Anna's account may not take a second seat at the same table.
+    r = await anna.http.post(f"/api/tables/{tid}/join", json={"name": "again"})
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "seated")
+    await anna.close()
+    await ben.close()
+
+
+async def test_a_guest_who_signs_up_keeps_the_seats_it_holds(server):
+    guest = Member(server.url)
+    table = await guest.create(2)
+    tid = table["id"]
+    seat = await guest.join(tid, "Guest Gabi", token=table["owner_token"])
+    await guest.bot(tid, 1)
+    await guest.start(tid)
+    data = await guest.sign_up(unique("gabi"), seats=[
+        {"table": tid, "token": seat["token"], "owner": table["owner_token"]}])
+    assert data["claimed"] == [{"table": tid, "seat": 0, "owner": table["owner_token"]}]
+    # On a fresh device the account finds the running game and its seat token.
+    other = Member(server.url)
+    await other.log_in(guest.account["username"])
+    games = (await other.http.get("/api/me/games")).json()
+    assert [g["id"] for g in games["running"]] == [tid]
+    assert games["running"][0]["my_seat"] == 0 and "to_move" in games["running"][0]
+    held = (await other.http.get(f"/api/me/tables/{tid}")).json()
+    assert held["token"] == seat["token"]
+    # The guest's typed name stays on the seat.
+    assert (await other.get(f"/api/tables/{tid}")).json()["seats"][0]["name"] == "Guest Gabi"
+    await guest.close()
+    await other.close()
+
+
+async def test_a_rated_table_seats_accounts_and_bots_only(server):
+    anna = Member(server.url)
+    guest = Member(server.url)
+    r = await guest.http.post("/api/tables", json={"seats": 2, "rated": True})
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "account_needed")
+    await anna.sign_up(unique("anna"))
+    r = await anna.http.post("/api/tables", json={"seats": 3, "rated": True})
+    assert r.status_code == 201 and r.json()["rated"] is True
+    tid = r.json()["id"]
+    r = await guest.http.post(f"/api/tables/{tid}/join", json={"name": "Guest"})
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "account_needed")
+    await anna.close()
+    await guest.close()
+
+
+async def test_deleting_an_account_removes_its_data_and_renames_its_seats(server):
+    m = Member(server.url)
+    name = unique("del")
+    await m.sign_up(name, email="del@example.org")
+    table = await m.create(2)
+    tid = table["id"]
+    await m.join(tid, "x", token=table["owner_token"])
+    r = await m.http.request("DELETE", "/api/me", json={"password": "wrong password"})
+    assert (r.status_code, r.json()["error"]["code"]) == (401, "bad_login")
+    r = await m.http.request("DELETE", "/api/me", json={"password": "correct horse 1"})
+    assert r.status_code == 200
+    assert (await m.http.get("/api/me")).status_code == 401
+    assert (await m.get(f"/api/players/{name}")).status_code == 404
+    seat = (await m.get(f"/api/tables/{tid}")).json()["seats"][0]
+    assert seat["name"] == "deleted player" and "account" not in seat
+    r = await Member(server.url).try_log_in(name, "correct horse 1")
+    assert r.json()["error"]["code"] == "bad_login"
+    # The name is free again.
+    await Member(server.url).sign_up(name)
+    await m.close()
+
+
+async def test_bearer_requests_without_a_cookie_need_no_csrf_token(server):
+    lobby = Member(server.url)
+    table = await lobby.create(2)
+    r = await lobby.http.post(f"/api/tables/{table['id']}/join", json={"name": "Anna"},
+                              headers=auth(table["owner_token"]))
+    assert r.status_code == 200
+    await lobby.close()
+
+
+async def test_a_profile_never_lists_a_private_table(server):
+    m = Member(server.url)
+    name = unique("priv")
+    await m.sign_up(name)
+    public, private = await m.create(2), await m.create(2, private=True)
+    for t in (public, private):
+        await m.join(t["id"], "x", token=t["owner_token"], key=t.get("invite_key"))
+        await m.bot(t["id"], 1)
+        await m.start(t["id"])
+    games = (await m.http.get("/api/me/games")).json()
+    assert {g["id"] for g in games["running"]} == {public["id"], private["id"]}
+    profile = (await m.get(f"/api/players/{name}")).json()
+    assert profile["running"] == 1
+    await m.close()
+
+
+async def test_a_seat_handed_to_a_bot_stays_in_its_accounts_games(server):
+    anna, ben = Member(server.url), Member(server.url)
+    await anna.sign_up(unique("anna"))
+    await ben.sign_up(unique("ben"))
+    table = await anna.create(2)
+    tid = table["id"]
+    await anna.join(tid, "x", token=table["owner_token"])
+    await ben.join(tid, "x")
+    await anna.start(tid)
+    await anna.bot(tid, 1, "random")  # the host hands Ben's seat to a bot mid-game
+    seat = (await anna.get(f"/api/tables/{tid}")).json()["seats"][1]
+    assert seat["kind"] == "bot" and "account" not in seat
+    games = (await ben.http.get("/api/me/games")).json()
+    rows = [g for g in games["running"] + games["finished"] if g["id"] == tid]
+    assert len(rows) == 1 and rows[0]["my_seat"] == 1
+    await anna.close()
+    await ben.close()

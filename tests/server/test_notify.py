@@ -1,0 +1,150 @@
+"""Notification mails (server/notify.py, server/mail.py) through a real local SMTP server
+(aiosmtpd): an async table sends one mail to the right address when the turn changes and
+when the game ends; a live table, an opted-out account and a service without SMTP send
+none."""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import threading
+from collections.abc import Iterator
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from server.config import Settings
+from server.mail import Mailer
+from server.redis_embedded import free_port
+from tests.conftest import ServerProcess
+from tests.server.client import Member, Seats, Socket, ended, unique
+
+
+class Inbox:
+    """aiosmtpd handler keeping every message that arrives."""
+
+    def __init__(self) -> None:
+        self.mails: list[tuple[list[str], email.message.Message]] = []
+        self.lock = threading.Lock()
+
+    async def handle_DATA(self, server, session, envelope):
+        with self.lock:
+            self.mails.append((list(envelope.rcpt_tos),
+                               email.message_from_bytes(envelope.original_content)))
+        return "250 OK"
+
+    def to(self, address: str) -> list[email.message.Message]:
+        with self.lock:
+            return [m for rcpt, m in self.mails if address in rcpt]
+
+
+@pytest.fixture(scope="module")
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield inbox, port
+    controller.stop()
+
+
+@pytest.fixture(scope="module")
+def mailing(redis_url, smtp) -> Iterator[ServerProcess]:
+    s = ServerProcess(redis_url, env={"EINAUGE_SMTP_HOST": "127.0.0.1",
+                                      "EINAUGE_SMTP_PORT": str(smtp[1]),
+                                      "EINAUGE_PUBLIC_URL": "https://einauge.example"}).start()
+    yield s
+    s.stop()
+
+
+async def until(pred, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if pred():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not reached in time")
+
+
+async def _table(server: ServerProcess, kind: str, opt_out: bool = False):
+    """A two-seat table of two accounts with addresses, with time control ``kind``
+    (``async``: a day per move; ``live``: the slow preset)."""
+    anna, ben = Member(server.url), Member(server.url)
+    a_mail, b_mail = f"{unique('a')}@example.org", f"{unique('b')}@example.org"
+    await anna.sign_up(unique("anna"), email=a_mail)
+    await ben.sign_up(unique("ben"), email=b_mail)
+    if opt_out:
+        r = await ben.http.patch("/api/me/settings", json={"email_turn": False,
+                                                           "email_end": False})
+        assert r.status_code == 200
+    control = {"kind": "async", "days": 1} if kind == "async" else {"kind": kind,
+                                                                     "preset": "slow"}
+    table = await anna.create(2, time_control=control)
+    assert table["time_control"]["kind"] == kind
+    tid = table["id"]
+    tokens = [(await anna.join(tid, "x", token=table["owner_token"]))["token"],
+              (await ben.join(tid, "x"))["token"]]
+    await anna.start(tid)
+    return tid, tokens, (a_mail, b_mail), (anna, ben)
+
+
+async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing, smtp):
+    inbox, _ = smtp
+    tid, tokens, (a_mail, b_mail), members = await _table(mailing, "async")
+    view = (await members[0].get(f"/api/tables/{tid}/view")).json()
+    first = view["current_seat"]
+    addresses = (a_mail, b_mail)
+    await until(lambda: len(inbox.to(addresses[first])) == 1)
+    mail = inbox.to(addresses[first])[0]
+    assert mail["Subject"] == f"Your turn at {tid}"
+    assert f"https://einauge.example/table/{tid}" in mail.get_payload()
+    assert inbox.to(addresses[1 - first]) == []
+    # The player to move plays until the turn passes to the other seat.
+    sockets = [await Socket(mailing.ws_url, tid).connect(token=t) for t in tokens]
+    seats = Seats([sockets[first]], seed=3)
+    while (await members[0].get(f"/api/tables/{tid}/view")).json()["current_seat"] == first:
+        await seats.step()
+    other = addresses[1 - first]
+    await until(lambda: len(inbox.to(other)) == 1)
+    await asyncio.sleep(0.5)  # a duplicate would have arrived by now
+    assert len(inbox.to(other)) == 1 and len(inbox.to(addresses[first])) == 1
+    assert inbox.to(other)[0]["To"] == other
+    # Play on to the end: each player gets one "ended" mail.
+    seats = Seats(sockets, seed=4)
+    while not any(ended(f) for s in sockets for f in s.frames):
+        await seats.step(10)
+    for address in addresses:
+        await until(lambda a=address: any("ended" in m["Subject"] for m in inbox.to(a)))
+        assert sum("ended" in m["Subject"] for m in inbox.to(address)) == 1
+    for s in sockets:
+        await s.close()
+    for m in members:
+        await m.close()
+
+
+async def test_a_live_table_and_an_opted_out_account_get_no_mail(mailing, smtp):
+    inbox, _ = smtp
+    _, _, (a_mail, b_mail), members = await _table(mailing, "live")
+    tid2, tokens2, (c_mail, d_mail), more = await _table(mailing, "async", opt_out=True)
+    view = (await more[0].get(f"/api/tables/{tid2}/view")).json()
+    if view["current_seat"] == 0:  # Anna (who did not opt out) gets hers: mail works
+        await until(lambda: len(inbox.to(c_mail)) == 1)
+    else:  # make it Anna's turn so the opted-out Ben's turn has passed
+        seats = Seats([await Socket(mailing.ws_url, tid2).connect(token=tokens2[1])], seed=2)
+        while (await more[0].get(f"/api/tables/{tid2}/view")).json()["current_seat"] == 1:
+            await seats.step()
+        await until(lambda: len(inbox.to(c_mail)) == 1)
+    await asyncio.sleep(0.5)
+    assert inbox.to(a_mail) == [] and inbox.to(b_mail) == [] and inbox.to(d_mail) == []
+    for m in (*members, *more):
+        await m.close()
+
+
+async def test_without_an_smtp_server_nothing_is_sent(smtp):
+    inbox, port = smtp
+    before = len(inbox.mails)
+    mailer = Mailer(Settings(smtp_port=port))  # no EINAUGE_SMTP_HOST
+    assert not mailer.enabled
+    assert await mailer.send("someone@example.org", "s", "t") is False
+    configured = Mailer(Settings(smtp_host="127.0.0.1", smtp_port=port))
+    assert await configured.send("someone@example.org", "s", "t") is True
+    assert len(inbox.mails) == before + 1

@@ -1,0 +1,189 @@
+"""Ratings (server/ratings.py): places from a result, the Plackett–Luce update, and a
+rated table's result applied exactly once: two settles at once, a settle that dies half
+way, and two server processes with the one that stored the last action SIGKILLed."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis.asyncio as aioredis
+
+from server import ratings
+from server.account_store import AccountStore
+from tests.conftest import ServerProcess
+from tests.server.client import Member, Seats, Socket, ended, unique
+
+
+def result(*totals: int) -> dict:
+    return {"scores": [{"seat": i, "total": t} for i, t in enumerate(totals)],
+            "winners": [i for i, t in enumerate(totals) if t == max(totals)]}
+
+
+def test_places_share_ties():
+    assert ratings.ranks(result(10, 7, 10, 3)) == [1, 3, 1, 4]
+    assert ratings.ranks({"winners": [0]}) is None
+    assert ratings.ranks(None) is None
+
+
+def test_a_resigned_seat_places_last_whatever_it_scored():
+    assert ratings.resigned_last([1, 3, 2, 4], {0}) == [4, 2, 1, 3]
+    assert ratings.resigned_last([1, 1, 3], {1, 2}) == [1, 2, 2]
+    assert ratings.resigned_last([2, 1], ()) == [2, 1]
+
+
+def test_the_winner_gains_tied_players_move_alike_and_new_players_are_provisional():
+    out = ratings.outcome([None, None, None], [1, 2, 2])
+    assert out[0]["mu1"] > ratings.MU0 > out[1]["mu1"]
+    assert out[1]["mu1"] == pytest.approx(out[2]["mu1"])
+    assert all(o["sigma1"] < o["sigma0"] for o in out)
+    assert ratings.shown(None) == {"rating": 1500, "deviation": 500, "games": 0,
+                                   "provisional": True}
+    strong = {"mu": 30.0, "sigma": 2.0, "games": 40}
+    assert ratings.shown(strong)["provisional"] is False
+    # Beating a stronger player gains more than beating a new one.
+    upset = ratings.outcome([None, strong], [1, 2])[0]["mu1"]
+    assert upset > ratings.outcome([None, None], [1, 2])[0]["mu1"]
+
+
+class DiesAfterOneApply(AccountStore):
+    """A real store whose process 'dies' (raises) after applying one account's change."""
+
+    applied = 0
+
+    async def apply_rating(self, *args, **kw):  # type: ignore[no-untyped-def]
+        if self.applied >= 1:
+            raise ConnectionError("killed")
+        self.applied += 1
+        return await super().apply_rating(*args, **kw)
+
+
+async def test_two_settles_at_once_and_a_settle_killed_half_way_apply_once(redis_url):
+    client = aioredis.Redis.from_url(redis_url)
+    store = AccountStore(client)
+    uids = [unique("r") for _ in range(3)]
+    tid = unique("tbl")
+    res = result(12, 9, 9)
+    with pytest.raises(ConnectionError):
+        await ratings.settle(DiesAfterOneApply(client), tid, "einauge", uids, uids, res)
+    assert (await store.rating(uids[0], "einauge"))["games"] == 1
+    assert await store.rating(uids[1], "einauge") is None
+    # Two processes finish the table at the same time afterwards.
+    await asyncio.gather(*(ratings.settle(AccountStore(client), tid, "einauge", uids, uids, res)
+                           for _ in range(2)))
+    expected = ratings.outcome([None] * 3, [1, 2, 2])
+    for uid, exp in zip(uids, expected, strict=True):
+        r = await store.rating(uid, "einauge")
+        assert r["games"] == 1
+        assert r["mu"] == pytest.approx(exp["mu1"]) and r["sigma"] == pytest.approx(exp["sigma1"])
+        assert list(await store.rated_history(uid)) == [tid]
+    await client.aclose()
+
+
+@pytest.fixture
+def doomed(redis_url):
+    s = ServerProcess(redis_url).start()
+    yield s
+    s.kill()
+
+
+async def _play_rated(where: ServerProcess, creator: Member, names: list[str]) -> str:
+    """A rated table of two accounts and a random bot, played to the end with both
+    players' sockets on ``where``."""
+    second = Member(where.url)
+    await second.log_in(names[1])
+    table = await creator.create(3, rated=True)
+    tid = table["id"]
+    tokens = [(await creator.join(tid, "x", token=table["owner_token"]))["token"],
+              (await second.join(tid, "x"))["token"]]
+    await creator.bot(tid, 2, "random")
+    await creator.start(tid)
+    sockets = [await Socket(where.ws_url, tid).connect(token=t) for t in tokens]
+    seats = Seats(sockets, seed=5)
+    while not any(ended(f) for s in sockets for f in s.frames):
+        await seats.step(20)
+    return tid
+
+
+async def _ratings_of(base: str, name: str) -> dict:
+    m = Member(base)
+    r = await m.get(f"/api/players/{name}")
+    await m.close()
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+@pytest.mark.parametrize("others_follow", [True, False])
+async def test_rated_once_with_two_processes_and_a_sigkill_at_the_end(server, doomed,
+                                                                     others_follow):
+    names = [unique("a"), unique("b")]
+    first = Member(doomed.url)
+    await first.sign_up(names[0])
+    await Member(server.url).sign_up(names[1])
+    # A spectator on the surviving process follows the table (so that process finishes
+    # the game itself), or nobody there does and the next load there must finish it.
+    if others_follow:
+        tid = await _play_with_watcher(doomed, server, first, names)
+    else:
+        tid = await _play_rated(doomed, first, names)
+    doomed.kill()  # right after the last action's ack: whatever it finished, it stops there
+    m = Member(server.url)
+    for _ in range(200):
+        summary = (await m.get(f"/api/tables/{tid}")).json()  # a load finishes it if needed
+        if summary["status"] == "ended":
+            break
+        await asyncio.sleep(0.05)
+    assert summary["status"] == "ended" and summary["scores"]
+    profiles = [await _ratings_of(server.url, n) for n in names]
+    for p in profiles:
+        assert p["ratings"]["einauge"]["games"] == 1
+        assert [g["id"] for g in p["recent"]] == [tid]
+        assert p["recent"][0]["rating_change"]["players"] == 3
+    bot = await _ratings_of(server.url, "Random")
+    assert bot["bot"] is True and bot["ratings"]["einauge"]["games"] >= 1
+    places = ratings.ranks({"scores": [{"total": t} for t in summary["scores"]]})
+    changes = [p["recent"][0]["rating_change"] for p in profiles]
+    assert [c["rank"] for c in changes] == places[:2]
+    for c, p in zip(changes, profiles, strict=True):
+        assert p["ratings"]["einauge"]["rating"] == c["after"]
+    board = (await m.get("/api/leaderboard/einauge")).json()["players"]
+    assert set(names) <= {row["username"] for row in board}
+    await m.close()
+
+
+async def _play_with_watcher(doomed: ServerProcess, survivor: ServerProcess, first: Member,
+                             names: list[str]) -> str:
+    """As ``_play_rated``, with a spectator of the table on ``survivor``."""
+    second = Member(survivor.url)
+    await second.log_in(names[1])
+    table = await first.create(3, rated=True)
+    tid = table["id"]
+    tokens = [(await first.join(tid, "x", token=table["owner_token"]))["token"],
+              (await second.join(tid, "x"))["token"]]
+    await first.bot(tid, 2, "random")
+    watch = await Socket(survivor.ws_url, tid).connect()
+    await watch.wait(lambda f: f["t"] == "welcome")
+    await first.start(tid)
+    sockets = [await Socket(doomed.ws_url, tid).connect(token=t) for t in tokens]
+    seats = Seats(sockets, seed=7)
+    while not any(ended(f) for s in sockets for f in s.frames):
+        await seats.step(20)
+    return tid
+
+
+async def test_one_account_on_two_seats_is_rated_once_with_the_mean_change(redis_url):
+    client = aioredis.Redis.from_url(redis_url)
+    store = AccountStore(client)
+    person, bot = unique("p"), unique("bot")
+    tid = unique("tbl")
+    await ratings.settle(store, tid, "einauge", [person, bot, bot], ["P", "B2", "B3"],
+                         result(5, 9, 7))
+    out = ratings.outcome([None] * 3, [3, 1, 2])
+    r = await store.rating(bot, "einauge")
+    assert r["games"] == 1
+    assert r["mu"] == pytest.approx(ratings.MU0 + (out[1]["mu1"] + out[2]["mu1"]) / 2
+                                    - ratings.MU0)
+    note = (await store.rated_history(bot))[tid]
+    assert note["rank"] == 1 and note["opponents"] == ["P"]
+    assert (await store.rating(person, "einauge"))["mu"] == pytest.approx(out[0]["mu1"])
+    await client.aclose()
