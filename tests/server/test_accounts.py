@@ -5,6 +5,8 @@ keeping its seats, and deletion."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.conftest import RedisProcess, ServerProcess
@@ -292,3 +294,24 @@ async def test_a_seat_handed_to_a_bot_stays_in_its_accounts_games(server):
     assert len(rows) == 1 and rows[0]["my_seat"] == 1
     await anna.close()
     await ben.close()
+
+
+async def test_my_games_tell_whose_turn_and_the_time_left(server):
+    m = Member(server.url)
+    await m.sign_up(unique("clock"))
+    table = await m.create(2, time_control={"kind": "live", "preset": "slow"})
+    tid = table["id"]
+    await m.join(tid, "x", token=table["owner_token"])
+    await m.bot(tid, 1)
+    await m.start(tid)
+    for _ in range(100):
+        row = next(g for g in (await m.http.get("/api/me/games")).json()["running"]
+                   if g["id"] == tid)
+        if row.get("my_turn"):
+            break
+        await asyncio.sleep(0.05)  # the bot may move first
+    assert row["to_move"] == [0] and row["my_turn"] is True
+    assert row["deadline_seat"] == 0
+    # The slow preset: 60 s a move, then a reserve of 10 minutes.
+    assert 600_000 < row["deadline"] - row["now"] <= 660_000
+    await m.close()
