@@ -64,6 +64,7 @@ def test_a_rated_game_continued_on_a_fresh_browser_changes_the_rating(
     sign_up(page, web, name)
     page.goto(web.url + "/")
     page.get_by_test_id("seats-select").select_option("3")
+    page.get_by_test_id("time-control-select").select_option("slow")  # a clock: time left
     page.get_by_test_id("rated-table").check()
     page.get_by_test_id("create-table").click()
     page.wait_for_url("**/table/*")
@@ -89,7 +90,7 @@ def test_a_rated_game_continued_on_a_fresh_browser_changes_the_rating(
     fresh.wait_for_url("**/my-games")
     row = fresh.get_by_test_id(f"game-{tid}")
     expect(row).to_be_visible()
-    expect(fresh.get_by_test_id(f"turn-{tid}")).not_to_be_empty()
+    expect(fresh.get_by_test_id(f"turn-{tid}")).to_contain_text("left")
     shot(fresh, "my-games")
     fresh.get_by_test_id(f"continue-{tid}").click()
     fresh.wait_for_url(f"**/table/{tid}")
