@@ -1,6 +1,7 @@
-"""HTTP API of accounts (docs/protocol.md §1, "Accounts"): sign-up, login, logout, the
-session's account and settings, deletion, my games, the seat tokens an account holds,
-profiles, leaderboards, and the ratings at a table. Errors as in ``server.lobby``.
+"""HTTP API of accounts (docs/protocol.md §1, "Accounts"): sign-up, login (password or
+passkey), logout, the session's account and settings, deletion, guest seats kept, and the
+seat tokens an account holds. Games, profiles and leaderboards: ``server.profiles``.
+Errors as in ``server.lobby``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import csrf, ratings, sessions
+from server import csrf, sessions
 from server.accounts import DELETED, DELETED_NAME, Account
 from server.errors import LobbyError
 from server.lobby import body, guarded, svc_of
-from server.meta import TableMeta, token_hash
+from server.meta import TableMeta
 from server.sessions import Session
 from server.tables import Unavailable
 
@@ -33,7 +34,8 @@ def need_session(request: Request) -> Session:
     return session
 
 
-async def _redis(coro: Any) -> Any:
+async def from_store(coro: Any) -> Any:
+    """Await a store call; a Redis failure becomes ``Unavailable`` (503)."""
     try:
         return await coro
     except RedisError as e:
@@ -49,7 +51,7 @@ async def _logged_in(request: Request, account: Account, status: int,
                      claims: Any) -> Response:
     svc = svc_of(request)
     claimed = await claim_seats(request, account, claims)
-    sid, token = await _redis(sessions.start(svc.account_store, account,
+    sid, token = await from_store(sessions.start(svc.account_store, account,
                                              svc.settings.session_ttl))
     response = JSONResponse({"account": account.private(), "csrf": token, "claimed": claimed},
                             status_code=status)
@@ -68,11 +70,11 @@ async def sign_up(request: Request) -> Response:
     if not isinstance(data, dict):
         raise LobbyError(400, "bad_message", "the body must be an object")
     addr = request.client.host if request.client else "?"
-    if await _redis(svc.store.hit(f"signup:{addr}", 3600)) > svc.settings.signups_per_hour:
+    if await from_store(svc.store.hit(f"signup:{addr}", 3600)) > svc.settings.signups_per_hour:
         raise LobbyError(429, "rate_limited",
                          f"at most {svc.settings.signups_per_hour} new accounts per hour per "
                          "address")
-    account = await _redis(svc.accounts.sign_up(
+    account = await from_store(svc.accounts.sign_up(
         data.get("username"), data.get("password"), data.get("email", "")))
     return await _logged_in(request, account, 201, data.get("seats"))
 
@@ -85,7 +87,7 @@ async def log_in(request: Request) -> Response:
     if not isinstance(data, dict):
         raise LobbyError(400, "bad_message", "the body must be an object")
     addr = request.client.host if request.client else "?"
-    account = await _redis(svc_of(request).accounts.log_in(
+    account = await from_store(svc_of(request).accounts.log_in(
         data.get("username"), data.get("password"), addr))
     return await _logged_in(request, account, 200, data.get("seats"))
 
@@ -95,7 +97,7 @@ async def log_out(request: Request) -> Response:
     """End this session (cookie and Redis)."""
     session = csrf.session_of(request)
     if session is not None:
-        await _redis(svc_of(request).account_store.delete_session(session.key,
+        await from_store(svc_of(request).account_store.delete_session(session.key,
                                                                   session.account.uid))
     response = JSONResponse({"ok": True})
     sessions.clear_cookie(response, request)
@@ -113,7 +115,7 @@ async def me(request: Request) -> Response:
 async def settings(request: Request) -> Response:
     """``PATCH /api/me/settings``: ``email`` and the boolean notification settings."""
     session = need_session(request)
-    account = await _redis(svc_of(request).accounts.update_settings(session.account,
+    account = await from_store(svc_of(request).accounts.update_settings(session.account,
                                                                     await body(request)))
     return JSONResponse({"account": account.private()})
 
@@ -184,8 +186,8 @@ async def held(request: Request) -> Response:
     session = need_session(request)
     svc = svc_of(request)
     table_id = request.path_params["id"]
-    got = await _redis(svc.account_store.held(session.account.uid, table_id))
-    meta_f = (await _redis(svc.account_store.table_metas([table_id])))[0]
+    got = await from_store(svc.account_store.held(session.account.uid, table_id))
+    meta_f = (await from_store(svc.account_store.table_metas([table_id])))[0]
     if not got or not meta_f:
         raise LobbyError(404, "no_seat", "your account holds nothing at this table")
     meta = TableMeta.from_fields(table_id, meta_f)
@@ -200,120 +202,6 @@ async def held(request: Request) -> Response:
                          "owner_token": got.get("owner")})
 
 
-def _game_row(meta: TableMeta, uid: str, history: dict[str, Any],
-              held: dict[str, Any] | None) -> dict[str, Any]:
-    mine = [i for i, s in enumerate(meta.seats) if s.account == uid]
-    seat, token = (held or {}).get("seat"), (held or {}).get("token")
-    if not mine and isinstance(seat, int) and token and seat < len(meta.tokens) \
-            and meta.tokens[seat] == token_hash(token):
-        mine = [seat]  # its seat was handed to a bot during the game: still its game
-    row = {**meta.summary(), "my_seat": mine[0] if mine else None}
-    if meta.id in history:
-        row["rating_change"] = history[meta.id]
-    return row
-
-
-async def _games(request: Request, uid: str, limit: int) -> dict[str, list[dict[str, Any]]]:
-    """The account's tables: ``open``/``running`` (with ``to_move``) and ``finished``."""
-    svc = svc_of(request)
-    ids = await _redis(svc.account_store.game_ids(uid, limit))
-    rows = await _redis(svc.account_store.table_metas(ids)) if ids else []
-    history = await _redis(svc.account_store.rated_history(uid))
-    held = await _redis(svc.account_store.all_held(uid))
-    out: dict[str, list[dict[str, Any]]] = {"open": [], "running": [], "finished": []}
-    for table_id, fields in zip(ids, rows, strict=True):
-        if not fields:
-            continue  # an open table that expired
-        meta = TableMeta.from_fields(table_id, fields)
-        row = _game_row(meta, uid, history, held.get(table_id))
-        if row["my_seat"] is None and meta.status != "open":
-            continue  # left before the start
-        if meta.status == "running":
-            table = await svc.tables.get(table_id)
-            if table is not None and not svc.tables.game_over(table):
-                row["to_move"] = list(table.game.to_move(table.state))
-                row["my_turn"] = row["my_seat"] in row["to_move"]
-                due = table.deadline()  # the clocks issue's move time (ms), if any runs
-                if due is not None:
-                    row["deadline"], row["deadline_seat"] = due
-                    row["now"] = table.now()
-            out["running"].append(row)
-        elif meta.status == "ended":
-            out["finished"].append(row)
-        else:
-            out["open"].append(row)
-    return out
-
-
-@guarded
-async def my_games(request: Request) -> Response:
-    """``GET /api/me/games``: open, running and finished tables of the session's
-    account, newest first (see docs/protocol.md)."""
-    session = need_session(request)
-    return JSONResponse(await _games(request, session.account.uid, 200))
-
-
-async def _shown_ratings(svc: Any, uid: str) -> dict[str, Any]:
-    return {g: ratings.shown(r)
-            for g, r in (await _redis(svc.account_store.ratings(uid))).items()}
-
-
-@guarded
-async def profile(request: Request) -> Response:
-    """``GET /api/players/{name}``: the account, its ratings per game and its recent
-    finished games, private tables left out (404 ``no_player``)."""
-    svc = svc_of(request)
-    account = await _redis(svc.accounts.by_name(request.path_params["name"]))
-    if account is None:
-        raise LobbyError(404, "no_player", "no such player")
-    games = await _games(request, account.uid, 50)
-    # A private table is nobody else's business: profiles never list one.
-    recent = [g for g in games["finished"] if not g["private"]]
-    return JSONResponse({**account.public(), "ratings": await _shown_ratings(svc, account.uid),
-                         "recent": recent[:20],
-                         "running": sum(not g["private"] for g in games["running"])})
-
-
-@guarded
-async def leaderboard(request: Request) -> Response:
-    """``GET /api/leaderboard/{game}``: up to 100 rated accounts, best first."""
-    svc = svc_of(request)
-    game = request.path_params["game"]
-    rows = await _redis(svc.account_store.leaderboard(game, 100))
-    metas = await _redis(svc.account_store.accounts([u for u, _ in rows])) if rows else []
-    out = []
-    for (uid, _), f in zip(rows, metas, strict=True):
-        r = await _redis(svc.account_store.rating(uid, game))
-        if not f.get("username") or r is None:
-            continue
-        out.append({"username": f["username"], "bot": f.get("bot") == "1", **ratings.shown(r)})
-    out.sort(key=lambda x: -x["rating"])
-    for i, row in enumerate(out):
-        row["rank"] = i + 1
-    return JSONResponse({"game": game, "players": out})
-
-
-@guarded
-async def table_ratings(request: Request) -> Response:
-    """``GET /api/tables/{id}/ratings``: per seat ``{username, rating, games,
-    provisional}`` for seats held by an account or a bot (``null`` for guests)."""
-    from server.lobby import table_or_404
-
-    svc = svc_of(request)
-    table = await table_or_404(request)
-    meta = table.meta
-    out: list[dict[str, Any] | None] = []
-    for s in meta.seats:
-        uid = ratings.bot_uid(s.bot or "random", s.level) if s.kind == "bot" else s.account
-        if not uid or uid == DELETED:
-            out.append(None)
-            continue
-        r = await _redis(svc.account_store.rating(uid, meta.game))
-        name = ratings.bot_name(s.bot or "random", s.level) if s.kind == "bot" else s.name
-        out.append({"username": name, "bot": s.kind == "bot", **ratings.shown(r)})
-    return JSONResponse({"rated": meta.rated, "seats": out})
-
-
 @guarded
 async def delete_account(request: Request) -> Response:
     """``DELETE /api/me {password}``: the account's personal data goes (name, password
@@ -325,7 +213,7 @@ async def delete_account(request: Request) -> Response:
     account = session.account
     await svc.accounts.check_password_of(account, data.get("password")
                                          if isinstance(data, dict) else None)
-    for table_id in await _redis(svc.account_store.game_ids(account.uid, 10_000)):
+    for table_id in await from_store(svc.account_store.game_ids(account.uid, 10_000)):
         def change(meta: TableMeta) -> dict[str, str]:
             for i, s in enumerate(meta.seats):
                 if s.account == account.uid:
@@ -335,7 +223,7 @@ async def delete_account(request: Request) -> Response:
         with contextlib.suppress(LobbyError):  # an expired open table
             await svc.tables.lobby_change(table_id, change,
                                           statuses=("open", "running", "ended"))
-    await _redis(svc.account_store.delete_account(account.uid, account.username))
+    await from_store(svc.account_store.delete_account(account.uid, account.username))
     response = JSONResponse({"deleted": True})
     sessions.clear_cookie(response, request)
     return response
@@ -345,7 +233,7 @@ async def delete_account(request: Request) -> Response:
 async def passkey_register_begin(request: Request) -> Response:
     """``POST /api/me/passkeys/begin``: options and a ticket to create a passkey."""
     session = need_session(request)
-    return JSONResponse(await _redis(svc_of(request).passkeys.begin_registration(
+    return JSONResponse(await from_store(svc_of(request).passkeys.begin_registration(
         session.account)))
 
 
@@ -356,7 +244,7 @@ async def passkey_register(request: Request) -> Response:
     data = await body(request)
     if not isinstance(data, dict):
         raise LobbyError(400, "bad_message", "the body must be an object")
-    count = await _redis(svc_of(request).passkeys.finish_registration(
+    count = await from_store(svc_of(request).passkeys.finish_registration(
         session.account, data.get("ticket"), data.get("credential")))
     return JSONResponse({"passkeys": count}, status_code=201)
 
@@ -365,7 +253,7 @@ async def passkey_register(request: Request) -> Response:
 async def passkey_list(request: Request) -> Response:
     """``GET /api/me/passkeys``: ``{"passkeys": [{"id", "created_at"}]}``."""
     session = need_session(request)
-    rows = await _redis(svc_of(request).account_store.passkeys(session.account.uid))
+    rows = await from_store(svc_of(request).account_store.passkeys(session.account.uid))
     return JSONResponse({"passkeys": [{"id": k, "created_at": v["created_at"]}
                                       for k, v in rows.items()]})
 
@@ -374,7 +262,7 @@ async def passkey_list(request: Request) -> Response:
 async def passkey_login_begin(request: Request) -> Response:
     """``POST /api/account/passkey/begin``: options and a ticket to log in."""
     _same_site(request)
-    return JSONResponse(await _redis(svc_of(request).passkeys.begin_login()))
+    return JSONResponse(await from_store(svc_of(request).passkeys.begin_login()))
 
 
 @guarded
@@ -388,15 +276,16 @@ async def passkey_login(request: Request) -> Response:
         raise LobbyError(400, "bad_message", "the body must be an object")
     addr = request.client.host if request.client else "?"
     accounts = svc.accounts
-    if await _redis(accounts.store.failures(f"ip:{addr}", accounts.window)) >= \
+    if await from_store(accounts.store.failures(f"ip:{addr}", accounts.window)) >= \
             accounts.per_address:
         raise LobbyError(429, "locked_out", "too many failed logins from your address")
     try:
-        uid = await _redis(svc.passkeys.finish_login(data.get("ticket"), data.get("credential")))
+        uid = await from_store(svc.passkeys.finish_login(data.get("ticket"),
+                                                         data.get("credential")))
     except LobbyError:
-        await _redis(accounts.store.fail(f"ip:{addr}", accounts.window))
+        await from_store(accounts.store.fail(f"ip:{addr}", accounts.window))
         raise
-    account = await _redis(accounts.get(uid))
+    account = await from_store(accounts.get(uid))
     if account is None:
         raise LobbyError(400, "bad_passkey", "this passkey belongs to no account here")
     return await _logged_in(request, account, 200, data.get("seats"))
@@ -410,14 +299,10 @@ ROUTES = [
     Route("/api/me", delete_account, methods=["DELETE"]),
     Route("/api/me/settings", settings, methods=["PATCH"]),
     Route("/api/me/claim", claim, methods=["POST"]),
-    Route("/api/me/games", my_games, methods=["GET"]),
     Route("/api/me/tables/{id}", held, methods=["GET"]),
     Route("/api/me/passkeys/begin", passkey_register_begin, methods=["POST"]),
     Route("/api/me/passkeys", passkey_register, methods=["POST"]),
     Route("/api/me/passkeys", passkey_list, methods=["GET"]),
     Route("/api/account/passkey/begin", passkey_login_begin, methods=["POST"]),
     Route("/api/account/passkey/login", passkey_login, methods=["POST"]),
-    Route("/api/players/{name}", profile, methods=["GET"]),
-    Route("/api/leaderboard/{game}", leaderboard, methods=["GET"]),
-    Route("/api/tables/{id}/ratings", table_ratings, methods=["GET"]),
 ]

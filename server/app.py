@@ -25,7 +25,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from server import account_api, chat, lobby, metrics, ratings, rematch, takeover, ws
+from server import account_api, chat, lobby, metrics, profiles, ratings, rematch, takeover, ws
 from server.account_store import AccountStore
 from server.accounts import Accounts
 from server.attendance import Attendance
@@ -202,6 +202,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
         *account_api.ROUTES,
+        *profiles.ROUTES,
         *lobby.ROUTES,
         *takeover.ROUTES,
         *rematch.ROUTES,
