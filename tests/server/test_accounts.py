@@ -315,3 +315,14 @@ async def test_my_games_tell_whose_turn_and_the_time_left(server):
     # The slow preset: 60 s a move, then a reserve of 10 minutes.
     assert 600_000 < row["deadline"] - row["now"] <= 660_000
     await m.close()
+
+
+async def test_the_cookie_is_secure_when_the_request_came_over_tls(server):
+    # Behind a TLS proxy on the same host, uvicorn takes the scheme from
+    # X-Forwarded-Proto (its default: trusted from 127.0.0.1 only).
+    m = Member(server.url)
+    r = await m.http.post("/api/account/signup", headers={"X-Forwarded-Proto": "https"},
+                          json={"username": unique(), "password": "correct horse 1"})
+    assert r.status_code == 201
+    assert "Secure" in r.headers["set-cookie"] and "HttpOnly" in r.headers["set-cookie"]
+    await m.close()
