@@ -64,6 +64,16 @@ function beep() {
   } catch { /* no audio */ }
 }
 
+/** Ask once for the permission to notify (browsers allow it only on a click): when an
+ *  account that wants browser notifications takes a seat and the browser has not been
+ *  asked yet. The browser remembers the answer. */
+export function askNotifyOnce() {
+  const a = currentAccount();
+  if (a && a.settings.notify_browser && "Notification" in window && Notification.permission === "default") {
+    Notification.requestPermission().catch(() => {});
+  }
+}
+
 /** It has just become this browser's turn at table `name`: tell the player as the
  *  account's settings ask (only while the page is not in front). Returns what was done. */
 export function tellTurn(name) {

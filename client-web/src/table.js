@@ -1,6 +1,6 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
-import { tellTurn } from "./account.js";
+import { askNotifyOnce, tellTurn } from "./account.js";
 import { groupActions } from "./actions.js";
 import { api } from "./api.js";
 import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
@@ -208,6 +208,7 @@ export function tablePage(root, id) {
     try { await fn(); } catch (e) { notify(`${t("error")}: ${e.message}`); }
   }
   const takeSeat = (seat, rawName) => guard(async () => {
+    askNotifyOnce(); // the click is the moment a browser lets a page ask
     const name = (rawName || "").trim();
     if (!name || name.length > 32) { notify(t("name_required")); return; }
     savePlayerName(name);

@@ -166,10 +166,12 @@ def test_the_turn_is_told_by_a_browser_notification(browser: Browser, web: Serve
     # Record what the page shows instead of showing it; a hidden page (another tab in
     # front) is where a notification is due.
     page.add_init_script("""
-        window.__shown = [];
+        window.__shown = []; window.__asked = 0; let allowed = "default";
         window.Notification = class {
             constructor(title, o) { window.__shown.push([title, o.body]); }
-            static get permission() { return "granted"; } };
+            static get permission() { return allowed; }
+            static requestPermission() { window.__asked++; allowed = "granted";
+                                         return Promise.resolve(allowed); } };
         Object.defineProperty(document, "hidden", { get: () => true });
     """)
     name = unique("bell")
@@ -189,6 +191,7 @@ def test_the_turn_is_told_by_a_browser_notification(browser: Browser, web: Serve
     page.get_by_test_id("start").click()
     assert wait_my_turn_or_end(page)
     page.wait_for_function("() => window.__shown.length > 0")
+    assert page.evaluate("() => window.__asked") == 1  # asked once, at the seat's click
     title, body = page.evaluate("() => window.__shown[0]")
     assert title == "Your turn!" and made["id"] in body
     told = page.evaluate("() => window.__einauge.turnsTold")
