@@ -326,3 +326,30 @@ async def test_the_cookie_is_secure_when_the_request_came_over_tls(server):
     assert r.status_code == 201
     assert "Secure" in r.headers["set-cookie"] and "HttpOnly" in r.headers["set-cookie"]
     await m.close()
+
+
+async def test_a_deleted_accounts_finished_game_keeps_its_record_with_the_name_replaced(server):
+    from tests.server.client import Seats, Socket, ended
+
+    m = Member(server.url)
+    name = unique("gone")
+    await m.sign_up(name)
+    table = await m.create(2)
+    tid = table["id"]
+    token = (await m.join(tid, "x", token=table["owner_token"]))["token"]
+    await m.bot(tid, 1)
+    await m.start(tid)
+    sock = await Socket(server.ws_url, tid).connect(token=token)
+    seats = Seats([sock], seed=9)
+    while not any(ended(f) for f in sock.frames):
+        await seats.step(10)
+    await sock.close()
+    before = (await m.get(f"/api/tables/{tid}/record")).json()
+    assert before["players"][0] == name and "redacted_seats" not in before
+    r = await m.http.request("DELETE", "/api/me", json={"password": "correct horse 1"})
+    assert r.status_code == 200
+    after = (await m.get(f"/api/tables/{tid}/record")).json()
+    assert after["players"] == ["deleted player", before["players"][1]]
+    assert after["redacted_seats"] == [0]
+    assert after["actions"] == before["actions"] and after["result"] == before["result"]
+    await m.close()
