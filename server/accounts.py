@@ -11,6 +11,7 @@ password is refused too until the window ends).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import secrets
@@ -30,8 +31,14 @@ DELETED = "-"
 """``Seat.account`` of a seat whose account was deleted."""
 
 _hasher = PasswordHasher()  # argon2id with the library's (RFC 9106 low-memory) parameters
-# A hash to verify against for unknown names, so an unknown name costs the same time.
-_DUMMY = _hasher.hash(secrets.token_urlsafe(16))
+
+
+@functools.cache
+def _dummy() -> str:
+    """A hash to verify against for unknown names, so an unknown name costs the same time
+    (made on first use: hashing at import slowed every process start by a tenth of a
+    second to half a second)."""
+    return _hasher.hash(secrets.token_urlsafe(16))
 
 DEFAULT_SETTINGS: dict[str, bool] = {
     "notify_browser": True,   # a browser notification when it becomes your turn
@@ -161,7 +168,7 @@ class Accounts:
             raise LobbyError(429, "locked_out", "too many failed logins for this account; "
                                                 f"try again within {self.window} s")
         fields = await self.store.account(uid) if uid is not None else {}
-        stored = fields.get("pw") or _DUMMY
+        stored = fields.get("pw") or await asyncio.to_thread(_dummy)
         if not await _verify(stored, password) or not fields.get("pw"):
             await self.store.fail(f"ip:{address}", self.window)
             if uid is not None:

@@ -17,24 +17,13 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from webauthn import (
-    generate_authentication_options,
-    generate_registration_options,
-    verify_authentication_response,
-    verify_registration_response,
-)
-from webauthn.helpers import base64url_to_bytes, bytes_to_base64url, options_to_json_dict
-from webauthn.helpers.exceptions import WebAuthnException
-from webauthn.helpers.structs import (
-    AuthenticatorSelectionCriteria,
-    PublicKeyCredentialDescriptor,
-    ResidentKeyRequirement,
-    UserVerificationRequirement,
-)
-
 from server.account_store import AccountStore
 from server.accounts import Account
 from server.errors import LobbyError
+
+# py_webauthn (and cryptography under it) is imported by the ceremonies, not at start-up:
+# it costs a few tenths of a second, which every process start (a restart after a crash
+# too) would pay whether anyone uses a passkey or not.
 
 TICKET_TTL = 300
 RP_NAME = "Einauge online"
@@ -50,6 +39,8 @@ class Passkeys:
         self.origin = f"{parts.scheme}://{parts.netloc}"
 
     async def _ticket(self, challenge: bytes, uid: str | None) -> str:
+        from webauthn.helpers import bytes_to_base64url
+
         ticket = secrets.token_urlsafe(24)
         await self.store.begin_ceremony(ticket, {"challenge": bytes_to_base64url(challenge),
                                                  "uid": uid}, TICKET_TTL)
@@ -65,6 +56,15 @@ class Passkeys:
     async def begin_registration(self, account: Account) -> dict[str, Any]:
         """``{options, ticket}``: the browser's ``PublicKeyCredentialCreationOptions``
         (JSON form) for a new passkey of ``account``."""
+        from webauthn import generate_registration_options
+        from webauthn.helpers import base64url_to_bytes, options_to_json_dict
+        from webauthn.helpers.structs import (
+            AuthenticatorSelectionCriteria,
+            PublicKeyCredentialDescriptor,
+            ResidentKeyRequirement,
+            UserVerificationRequirement,
+        )
+
         known = await self.store.passkeys(account.uid)
         options = generate_registration_options(
             rp_id=self.rp_id, rp_name=RP_NAME, user_name=account.username,
@@ -80,6 +80,10 @@ class Passkeys:
     async def finish_registration(self, account: Account, ticket: Any,
                                   credential: Any) -> int:
         """Verify and store the new passkey; returns the account's passkey count."""
+        from webauthn import verify_registration_response
+        from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
+        from webauthn.helpers.exceptions import WebAuthnException
+
         state = await self._state(ticket)
         if state.get("uid") != account.uid:
             raise LobbyError(400, "bad_ticket", "that ticket is not this account's")
@@ -98,6 +102,10 @@ class Passkeys:
 
     async def begin_login(self) -> dict[str, Any]:
         """``{options, ticket}`` for a login with any passkey of this service."""
+        from webauthn import generate_authentication_options
+        from webauthn.helpers import options_to_json_dict
+        from webauthn.helpers.structs import UserVerificationRequirement
+
         options = generate_authentication_options(
             rp_id=self.rp_id, timeout=TICKET_TTL * 1000,
             user_verification=UserVerificationRequirement.PREFERRED)
@@ -106,6 +114,10 @@ class Passkeys:
 
     async def finish_login(self, ticket: Any, credential: Any) -> str:
         """The uid whose passkey signed the challenge; raises ``bad_ticket``/``bad_passkey``."""
+        from webauthn import verify_authentication_response
+        from webauthn.helpers import base64url_to_bytes
+        from webauthn.helpers.exceptions import WebAuthnException
+
         state = await self._state(ticket)
         cid = credential.get("id") if isinstance(credential, dict) else None
         uid = await self.store.passkey_owner(cid) if isinstance(cid, str) and \
