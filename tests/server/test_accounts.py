@@ -317,15 +317,21 @@ async def test_my_games_tell_whose_turn_and_the_time_left(server):
     await m.close()
 
 
-async def test_the_cookie_is_secure_when_the_request_came_over_tls(server):
-    # Behind a TLS proxy on the same host, uvicorn takes the scheme from
-    # X-Forwarded-Proto (its default: trusted from 127.0.0.1 only).
-    m = Member(server.url)
-    r = await m.http.post("/api/account/signup", headers={"X-Forwarded-Proto": "https"},
-                          json={"username": unique(), "password": "correct horse 1"})
-    assert r.status_code == 201
-    assert "Secure" in r.headers["set-cookie"] and "HttpOnly" in r.headers["set-cookie"]
-    await m.close()
+async def test_the_cookie_is_secure_when_the_request_came_over_tls(server, redis_url):
+    # Behind a TLS proxy (EINAUGE_TRUSTED_PROXIES), uvicorn takes the scheme from its
+    # X-Forwarded-Proto; from anyone else the header is ignored.
+    proxied = ServerProcess(redis_url, env={"EINAUGE_TRUSTED_PROXIES": "127.0.0.1"}).start()
+    try:
+        for base, secure in ((proxied.url, True), (server.url, False)):
+            m = Member(base)
+            r = await m.http.post("/api/account/signup", headers={"X-Forwarded-Proto": "https"},
+                                  json={"username": unique(), "password": "correct horse 1"})
+            assert r.status_code == 201
+            assert ("Secure" in r.headers["set-cookie"]) is secure
+            assert "HttpOnly" in r.headers["set-cookie"]
+            await m.close()
+    finally:
+        proxied.stop()
 
 
 async def test_a_deleted_accounts_finished_game_keeps_its_record_with_the_name_replaced(server):
