@@ -119,11 +119,13 @@ async def _verify(stored: str, password: str) -> bool:
 
 class Accounts:
     """Account operations on an ``AccountStore``. ``window``: seconds of the failed-login
-    window; ``per_account``/``per_address``: failures allowed in it."""
+    window; ``per_account``/``per_address``: failures allowed in it; ``reserved``: names
+    nobody may sign up with (the bots' rated accounts), any case."""
 
     def __init__(self, store: AccountStore, window: int, per_account: int,
-                 per_address: int) -> None:
+                 per_address: int, reserved: frozenset[str] = frozenset()) -> None:
         self.store = store
+        self.reserved = frozenset(n.lower() for n in reserved)
         self.window = window
         self.per_account = per_account
         self.per_address = per_address
@@ -141,6 +143,8 @@ class Accounts:
         """A new account; raises 400 ``bad_username``/``bad_password``/``bad_email`` or
         409 ``name_taken``."""
         name, pw, mail = check_username(username), check_password(password), check_email(email)
+        if name.lower() in self.reserved:
+            raise LobbyError(409, "name_taken", f"the username {name!r} is a bot's")
         uid = secrets.token_urlsafe(9)
         hashed = await _hash(pw)
         if not await self.store.reserve_name(name, uid):

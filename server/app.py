@@ -71,7 +71,8 @@ class Service:
         self.account_store = AccountStore(self.store.redis)
         self.accounts = Accounts(self.account_store, settings.login_window,
                                  settings.login_failures_per_account,
-                                 settings.login_failures_per_address)
+                                 settings.login_failures_per_address,
+                                 reserved=ratings.bot_names())
         self.notifier = Notifier(self.accounts, self.account_store, Mailer(settings),
                                  settings.public_url)
         self.passkeys = Passkeys(self.account_store, settings.public_url)

@@ -48,6 +48,14 @@ def bot_name(kind: str, level: int | None) -> str:
         (f" level {level}" if level else "")
 
 
+def bot_names() -> frozenset[str]:
+    """The names of every bot kind's and mcts level's rated account."""
+    from engine.bots import KINDS, MCTS_LEVELS
+
+    return frozenset(bot_name(k, lv) for k in KINDS
+                     for lv in (sorted(MCTS_LEVELS) if k == "mcts" else [None]))
+
+
 def display(mu: float) -> int:
     """The rating shown for ``mu``."""
     return round(SCALE * mu)

@@ -34,6 +34,11 @@ async def test_sign_up_sets_an_http_only_session_cookie_and_me_answers(server):
     r = await other.http.post("/api/account/signup",
                               json={"username": name.upper(), "password": "whatever 123"})
     assert (r.status_code, r.json()["error"]["code"]) == (409, "name_taken")
+    # The bots' rated accounts' names are nobody else's.
+    for bot in ("Random", "greedy"):
+        r = await other.http.post("/api/account/signup",
+                                  json={"username": bot, "password": "whatever 123"})
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "name_taken")
     for bad, code in (({"username": "a", "password": "long enough"}, "bad_username"),
                       ({"username": unique(), "password": "short"}, "bad_password")):
         r = await other.http.post("/api/account/signup", json=bad)
