@@ -104,12 +104,14 @@ class _Seat:
         return self._choose(state, seat)
 
 
-def play(lineup: str, n: int, i: int, seed: str) -> dict[str, Any]:
-    """Play game ``i`` of ``lineup`` with ``n`` players; its ``game_stats``."""
+def play(lineup: str, n: int, i: int, seed: str,
+         options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Play game ``i`` of ``lineup`` with ``n`` players and the game ``options``
+    (CONTRACT §1); its ``game_stats``."""
     game_seed = f"{seed}-{lineup}-{n}-{i}"
     policies = seats_for(lineup, n, i)
     bots = [_Seat(POLICIES[p](s, game_seed)) for s, p in enumerate(policies)]
-    played = play_game(G, [f"P{s}" for s in range(n)], {}, game_seed, bots)
+    played = play_game(G, [f"P{s}" for s in range(n)], options or {}, game_seed, bots)
     return game_stats(played.events, policies)
 
 
@@ -132,7 +134,12 @@ def game_stats(events: Sequence[Message], policies: Sequence[str]) -> dict[str, 
     healer_choices: list[dict[str, Any]] = []
     event = None
     current: dict[str, Any] | None = None
+    offered = kept = 0
     for e in events:
+        if isinstance(e, ev.LootOffered):
+            offered += len(e.cards)
+        elif isinstance(e, ev.LootTaken):
+            kept += 1
         if isinstance(e, ev.GameStarted):
             if e.options["events"]:
                 event = e.orders["events_a"][0]
@@ -185,21 +192,24 @@ def game_stats(events: Sequence[Message], policies: Sequence[str]) -> dict[str, 
         c["decisive"] = bool(c["won"] and others and rival is not None
                              and seat in totals and totals[seat] - c["saving"] < rival)
     return {"n": n, "policies": list(policies), "winners": list(winners), "scores": scores,
+            "offered": offered, "kept": kept,
             "rounds": rounds, "islets_used": [sorted(x) for x in islets_used],
             "uses": [[k, skip, v] for (k, skip), v in sorted(uses.items())],
             "available": dict(available), "aside": list(aside), "healers": healer_choices}
 
 
-def _run_chunk(job: tuple[str, int, Sequence[int], str]) -> list[dict[str, Any]]:
-    lineup, n, indices, seed = job
-    return [play(lineup, n, i, seed) for i in indices]
+def _run_chunk(job: tuple[str, int, Sequence[int], str, dict[str, Any]]
+               ) -> list[dict[str, Any]]:
+    lineup, n, indices, seed, options = job
+    return [play(lineup, n, i, seed, options) for i in indices]
 
 
-def run(lineup: str, n: int, games: int, seed: str, workers: int) -> list[dict[str, Any]]:
-    """``games`` games of ``lineup`` with ``n`` players, over ``workers`` processes (1:
-    in this process); the list of ``game_stats`` in game order."""
+def run(lineup: str, n: int, games: int, seed: str, workers: int,
+        options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """``games`` games of ``lineup`` with ``n`` players and ``options``, over ``workers``
+    processes (1: in this process); the list of ``game_stats`` in game order."""
     chunks = [range(k, games, max(1, workers * 4)) for k in range(max(1, workers * 4))]
-    jobs = [(lineup, n, list(c), seed) for c in chunks if len(c)]
+    jobs = [(lineup, n, list(c), seed, dict(options or {})) for c in chunks if len(c)]
     if workers <= 1:
         parts = [_run_chunk(j) for j in jobs]
     else:
@@ -293,6 +303,8 @@ def summary(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
         events[e] = {"rounds": len(rs), **({k: statistics.fmean(r[k] for r in rs) / n
                                             for k in keys} if rs else {})}
     return {"n": n, "games": count, "totals": totals, "margins": margins,
+            "offered": statistics.fmean(g["offered"] for g in games),
+            "kept": statistics.fmean(g["kept"] for g in games),
             "elim": dict(elim), "no_winner": sum(1 for g in games if not g["winners"]),
             "parts": parts, "by_seat": by_seat, "by_policy": dict(by_policy),
             "healers": healers, "islets": islets, "events": events, "base": base}
@@ -302,8 +314,9 @@ def _tables(lineup: str, summaries: Sequence[dict[str, Any]]) -> Iterable[str]:
     yield f"### Line-up `{lineup}`\n"
     yield "Totals (players not eliminated), margins and eliminations:\n"
     yield ("| players | games | mean total | sd | min / p10 / median / p90 / max | mean margin "
-           "| eliminated (curses) | eliminated (cannot pay) | games without winner |")
-    yield "|---:|---:|---:|---:|---|---:|---:|---:|---:|"
+           "| eliminated (curses) | eliminated (cannot pay) | games without winner "
+           "| loot offered / game | loot kept / game |")
+    yield "|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
     for m in summaries:
         t, seats = m["totals"], m["games"] * m["n"]
         q = "/".join(f"{x:.0f}" for x in _quantiles(t))
@@ -313,7 +326,7 @@ def _tables(lineup: str, summaries: Sequence[dict[str, Any]]) -> Iterable[str]:
         yield (f"| {m['n']} | {m['games']} | {mean:.1f} | {sd:.1f} | {q} | {mm:.1f} | "
                f"{_pct(m['elim'].get('curses', 0) / seats)} | "
                f"{_pct(m['elim'].get('cannot_pay', 0) / seats)} | "
-               f"{_pct(m['no_winner'] / m['games'])} |")
+               f"{_pct(m['no_winner'] / m['games'])} | {m['offered']:.1f} | {m['kept']:.1f} |")
     yield "\nMean scoring parts per player not eliminated:\n"
     names = ("gold", "jewels", "crowns", "skulls", "books", "amulets", "start_marker",
              "healer_cost")
@@ -400,18 +413,23 @@ def _tables(lineup: str, summaries: Sequence[dict[str, Any]]) -> Iterable[str]:
     yield ""
 
 
+HEAD = "# Loot Island: balance check (self-play)\n\n"
+
+
 def report(results: dict[str, list[dict[str, Any]]], command: str, info: dict[str, Any],
            seconds: float) -> str:
-    """The markdown report of ``results`` (line-up -> per player count ``summary``)."""
+    """The ``## Figures`` section of the report: ``results`` maps a line-up to its
+    ``summary`` per player count. ``main`` keeps whatever the output file holds above
+    that heading (the findings) and replaces the rest."""
     lines = [
-        "# Loot Island: balance check (self-play)", "",
+        "## Figures", "",
         "Generated by `bench/loot_island_balance.py` (its docstring defines every column).", "",
         f"- Command: `{command}`",
         f"- Machine: {info['cpu']}, {info['cores']} cores, {info['implementation']} "
         f"{info['python']}, {info['platform']}.",
-        f"- Date: {info['date']}; load average at the start {info['loadavg_at_start']}; "
-        f"wall time {seconds:.0f} s.", "",
-        "## Figures", ""]
+        f"- Date: {info['date']}; load average at the start "
+        f"{', '.join(f'{x:.1f}' for x in info['loadavg_at_start'] or [])}; "
+        f"wall time {seconds:.0f} s.", ""]
     for lineup, summaries in results.items():
         lines.extend(_tables(lineup, summaries))
     return "\n".join(lines) + "\n"
@@ -426,6 +444,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="comma-separated: a policy name, or a-vs-b (one a, the rest b)")
     p.add_argument("--seed", default="balance")
     p.add_argument("--workers", type=int, default=1, choices=(1, 2))
+    p.add_argument("--min-cards", type=int, default=None,
+                   help="the game option min_cards (CONTRACT §1): replaces the minimum")
     p.add_argument("--out", type=Path, help="write the markdown report here (else stdout)")
     args = p.parse_args(argv)
     for lineup in args.lineups.split(","):
@@ -434,18 +454,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                 p.error(f"unknown policy {name!r} (known: {', '.join(sorted(POLICIES))})")
     if any(not 2 <= n <= 5 for n in args.players) or args.games < 1:
         p.error("players are 2 to 5, games at least 1")
+    options = {} if args.min_cards is None else {"min_cards": args.min_cards}
     info = machine()
     t0 = time.perf_counter()
-    results = {lineup: [summary(run(lineup, n, args.games, args.seed, args.workers))
-                        for n in args.players]
-               for lineup in args.lineups.split(",")}
+    results: dict[str, list[dict[str, Any]]] = {}
+    for lineup in args.lineups.split(","):
+        results[lineup] = []
+        for n in args.players:
+            results[lineup].append(summary(run(lineup, n, args.games, args.seed,
+                                               args.workers, options)))
+            print(f"{lineup}, {n} players: {args.games} games, "
+                  f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     command = ".venv/bin/python -m bench.loot_island_balance " + " ".join(
         sys.argv[1:] if argv is None else argv)
     text = report(results, command, info, time.perf_counter() - t0)
     if args.out:
-        args.out.write_text(text, encoding="utf-8")
+        # Keep what is written above the figures (the findings), replace the figures.
+        head = HEAD
+        if args.out.exists():
+            old = args.out.read_text(encoding="utf-8")
+            if "\n## Figures\n" in old:
+                head = old[:old.index("\n## Figures\n") + 1]
+        args.out.write_text(head + text, encoding="utf-8")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(HEAD + text)
     return 0
 
 

@@ -32,7 +32,7 @@ from engine.loot_island.scoring import (
 )
 
 ROUNDS = 5
-CUBE = 2.0
+CUBE = 1.5
 """Points one curse cube costs at the end (a healer's multiplier is 1-3, mostly 2)."""
 PICK = 5.0
 """Points one pick from a loot offer is worth: a choice among the cards left, or 2 cubes
