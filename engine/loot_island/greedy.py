@@ -71,8 +71,10 @@ average card: it comes without a share for others and before anyone picks)."""
 
 
 def choose(obs: Observation | State, seat: int, rng: random.Random) -> Message:
-    """One legal action for ``seat``, from what it may know; deterministic for a given
-    ``rng`` state. Raises ``ValueError`` when ``seat`` has no decision pending."""
+    """One action of ``legal_actions`` for ``seat`` (0-based), from ``obs``: the seat's
+    ``Observation``, or a ``State`` it is taken from. Deterministic for a given ``rng``
+    state (the rng draws the sample's hidden part). Raises ``ValueError`` when ``obs``
+    belongs to another seat or ``seat`` has no decision pending."""
     if isinstance(obs, State):
         obs = observation(obs, seat)
     if obs.seat != seat:
