@@ -38,7 +38,7 @@ def test_other_components() -> None:
     assert len(data.HEALERS) == 14 and data.HEALERS["healer-08"][1:] == (2, 5)
     assert len(data.EVENTS_A) == 6 and len(data.EVENTS_B) == 12
     assert data.ISLETS[0] == "islet-spring" and len(data.ISLETS) == 7
-    assert data.MINIMUM == {2: 4, 3: 4, 4: 5, 5: 6}
+    assert data.MINIMUM == {2: 4, 3: 4, 4: 5, 5: 5}  # 5 players: the balance check
     assert (data.HAND_SIZE, data.START_CUBES, data.DISCS) == (7, 3, 3)
     assert (data.SPRING_SHED, data.LOOKOUT_DRAW, data.DISCARD_SHED) == (2, 3, 2)
     assert data.ELIMINATION_CUBES == 13 and data.CROWN_POINTS == (25, 18, 15, 12, 10)
