@@ -1,4 +1,4 @@
-"""Finding 2: the player who claims an abandoned seat chooses the bot that plays it
+"""Finding 4: the player who claims an abandoned seat chooses the bot that plays it
 (``POST …/seats/{seat}/claim`` takes ``{"kind", "level"}``). A cheating player hands a
 rival's seat to the weakest bot (``random``) the moment the rival's connection drops;
 or to ``mcts`` level 4, the most expensive search, on the server's CPU."""
@@ -23,7 +23,7 @@ def clocked(redis_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, Clo
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 2: the claimant picks the bot for a rival's seat")
+                   reason="finding 4: the claimant picks the bot for a rival's seat")
 async def test_a_claimant_cannot_pick_a_weak_bot_for_a_rivals_seat(clocked):
     server, clock = clocked
     lobby = Lobby(server.url)

@@ -1,4 +1,4 @@
-"""Finding 7: a seat's player who takes the seat back (``POST …/return``) gets a fresh
+"""Finding 3: a seat's player who takes the seat back (``POST …/return``) gets a fresh
 move time and keeps the reserve the bot's interlude never charged (server/clock.py
 ``restarted``). The host may hand its *own* seat to a bot (``roles.require_hand_over``
 does not look at the seat), so a host whose time is nearly out hands over and returns at
@@ -34,7 +34,7 @@ def newest_clock(sock: Socket) -> dict:
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 7: handover + return restarts the mover's clock")
+                   reason="finding 3: handover + return restarts the mover's clock")
 async def test_a_host_cannot_restart_its_own_clock(slow_bots):
     server, clock = slow_bots
     lobby = Lobby(server.url)

@@ -1,4 +1,4 @@
-"""Finding 3: an action frame with a valid ``id`` whose other fields do not validate gets
+"""Finding 7: an action frame with a valid ``id`` whose other fields do not validate gets
 ``{"t": "error", "code": "bad_message", "id": null}``. docs/protocol.md §2: ``id`` is the
 action's id "whenever the refused frame was an action with a valid id"; a client waiting
 for the ack of that id never learns it was refused."""
@@ -17,7 +17,7 @@ from tests.server.client import Lobby, Socket
     {"extra": 1},                      # an unknown field
 ])
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 3: bad_message for an action names no id")
+                   reason="finding 7: bad_message for an action names no id")
 async def test_a_malformed_action_is_refused_with_its_id(server, bad):
     lobby = Lobby(server.url)
     table = await lobby.create(2)

@@ -1,4 +1,4 @@
-"""Finding 8: during the game the host may hand *any* person's seat to a bot of its
+"""Finding 2: during the game the host may hand *any* person's seat to a bot of its
 choosing, whenever it likes (``roles.require_hand_over`` checks only the role; the
 seat's presence is not looked at). At a table among strangers the host is just the
 stranger who created it: it hands an online rival's seat to the ``random`` bot whenever
@@ -16,7 +16,7 @@ from tests.server.client import Lobby, Socket
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 8: the host hands a present rival's seat to a bot")
+                   reason="finding 2: the host hands a present rival's seat to a bot")
 async def test_the_host_cannot_take_a_present_rivals_turn(server):
     lobby = Lobby(server.url)
     table = await lobby.create(2)

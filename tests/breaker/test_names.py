@@ -1,4 +1,4 @@
-"""Finding 5: player and table names take any characters: NUL and other control
+"""Finding 9: player and table names take any characters: NUL and other control
 characters, bidirectional overrides (U+202E flips what follows in every log and seat
 list), whitespace only, and the service's own bot names (a person called "Random bot 2"
 passes for a bot in the seat list and the game log)."""
@@ -14,7 +14,7 @@ BAD_NAMES = ["\u202etsoh eht", "nul\x00byte", "\x1b[31mred", "   ", "\n", "Rando
 
 @pytest.mark.parametrize("name", BAD_NAMES)
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 5: names with control characters, bidi overrides, "
+                   reason="finding 9: names with control characters, bidi overrides, "
                           "blanks or a bot's name are taken")
 async def test_a_deceptive_player_name_is_refused(server, name):
     lobby = Lobby(server.url)
@@ -28,7 +28,7 @@ async def test_a_deceptive_player_name_is_refused(server, name):
 
 @pytest.mark.parametrize("name", BAD_NAMES[:3])
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 5: table names with control characters are taken")
+                   reason="finding 9: table names with control characters are taken")
 async def test_a_deceptive_table_name_is_refused(server, name):
     lobby = Lobby(server.url)
     r = await lobby.http.post("/api/tables", json={"seats": 2, "name": name})

@@ -1,4 +1,4 @@
-"""Finding 6: a private table's id answers 404 ``no_table`` like an unknown id, but
+"""Finding 8: a private table's id answers 404 ``no_table`` like an unknown id, but
 measurably later: the lobby (``table_or_404``) and the websocket (``tables.get`` before
 ``roles.admit``) load and replay the whole private table before they check its secret,
 where an unknown id costs one ``HGETALL``. docs/protocol.md: a private table is treated
@@ -19,7 +19,7 @@ ROUNDS = 60
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 6: a private table's 404 is slower than an unknown id's")
+                   reason="finding 8: a private table's 404 is slower than an unknown id's")
 async def test_a_private_tables_404_takes_as_long_as_an_unknown_ids(server):
     game = await finished_bot_game(server.url, private=True)
     unknown = "x" * len(game["id"])

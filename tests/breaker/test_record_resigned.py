@@ -1,4 +1,4 @@
-"""Finding 9: ``einauge verify`` does not check a record's ``resigned`` list against its
+"""Finding 6: ``einauge verify`` does not check a record's ``resigned`` list against its
 ``seat_changes``. The list decides who may win (a resigned seat never does, so the
 table lists no winner), but a record whose ``resigned`` is edited to ``[]`` still
 verifies, and then its ``result.winners`` (the engine's, which names the resigned seat)
@@ -15,7 +15,7 @@ from tests.server.client import Lobby
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 9: a record's resigned list is not verified")
+                   reason="finding 6: a record's resigned list is not verified")
 async def test_a_record_with_its_resignations_erased_does_not_verify(server):
     lobby = Lobby(server.url)
     table = await lobby.create(2)

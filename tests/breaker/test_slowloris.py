@@ -1,4 +1,4 @@
-"""Finding 4: an HTTP connection that never finishes its request headers is kept open
+"""Finding 5: an HTTP connection that never finishes its request headers is kept open
 for ever (uvicorn has no header timeout; ``einauge serve`` sets no
 ``limit_concurrency`` and there is no per-address cap on HTTP connections, only on
 websockets). A single client trickling header lines holds file descriptors without
@@ -28,7 +28,7 @@ def _still_open(s: socket.socket) -> bool:
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 4: half-sent HTTP requests are never timed out")
+                   reason="finding 5: half-sent HTTP requests are never timed out")
 def test_half_sent_requests_are_dropped(server):
     port = int(server.url.rsplit(":", 1)[1])
     conns = []
