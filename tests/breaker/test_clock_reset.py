@@ -1,0 +1,75 @@
+"""Finding 3: a seat's player who takes the seat back (``POST …/return``) gets a fresh
+move time and keeps the reserve the bot's interlude never charged (server/clock.py
+``restarted``). The host may hand its *own* seat to a bot (``roles.require_hand_over``
+does not look at the seat), so a host whose time is nearly out hands over and returns at
+once, before the bot has moved: its clock starts again, as often as it likes. (Two
+colluding players reach the same with a claim: one closes the page for ``claim_after``,
+the other claims, the first returns.)"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ServerProcess
+from tests.server.client import ClockFile, Lobby, Socket
+
+FAST = {"kind": "live", "preset": "fast"}  # 15 s a move, 60 s reserve
+
+
+@pytest.fixture
+def slow_bots(redis_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ClockFile]]:
+    clock = ClockFile(tmp_path / "clock")
+    # Bots think 3 s (the service default is 0.6 s): time for two HTTP calls.
+    s = ServerProcess(redis_url, env={**clock.env, "EINAUGE_BOT_DELAY": "3"}).start()
+    yield s, clock
+    s.stop()
+
+
+def newest_clock(sock: Socket) -> dict:
+    return [f for f in sock.frames if f["t"] == "clock"][-1]["clock"]
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="finding 3: handover + return restarts the mover's clock")
+async def test_a_host_cannot_restart_its_own_clock(slow_bots):
+    server, clock = slow_bots
+    lobby = Lobby(server.url)
+    table = await lobby.create(2, time_control=FAST)
+    tid, host = table["id"], table["owner_token"]
+    await lobby.join(tid, "Host", token=host)  # seat 0, the host's seat
+    ben = (await lobby.join(tid, "Ben"))["token"]
+    await lobby.start(tid)
+    socks = [await Socket(server.ws_url, tid).connect(token=t) for t in (host, ben)]
+    try:
+        await socks[0].wait(lambda f: f["t"] == "clock")
+        for _ in range(20):  # Ben moves until the host's seat is to move
+            await asyncio.sleep(0.3)
+            c = newest_clock(socks[0])
+            if c["seat"] == 0:
+                break
+            prompt = [f for f in socks[1].frames if f["t"] == "prompt"][-1]
+            await socks[1].send({"t": "action", "id": f"b{_}", "seq": prompt["seq"],
+                                 "action": prompt["legal_actions"][0]})
+        assert c["seat"] == 0 and c["deadline"] is not None
+        before = c["deadline"]
+        clock.reach(before - 5_000)  # 70 s used: 5 s of the reserve left
+        seen = len(socks[0].frames)
+        r = await lobby.http.post(f"/api/tables/{tid}/seats/0/bot", json={"kind": "random"},
+                                  headers={"Authorization": f"Bearer {host}"})
+        assert r.status_code == 200, r.text
+        r = await lobby.seat_call(tid, "return", host)
+        assert r.status_code == 200, r.text
+        after = await socks[0].wait(
+            lambda f: f["t"] == "clock" and f["clock"]["seat"] == 0
+            and f["clock"]["deadline"] is not None, start=seen)
+    finally:
+        for s in socks:
+            await s.close()
+        await lobby.close()
+    # The deadline may not move later than it was before the handover.
+    assert after["clock"]["deadline"] <= before, (
+        f"deadline moved {(after['clock']['deadline'] - before) / 1000:.1f} s later")
