@@ -47,6 +47,11 @@ def unpack(data: bytes | str) -> Any:
     return msgpack.unpackb(data, raw=False) if isinstance(data, bytes) else json.loads(data)
 
 
+PUSHED = ("presence", "clock")
+"""Messages the server sends of its own accord (docs/protocol.md §5: whenever a seat's
+presence or the clock changes), so they may arrive between a fuzzed frame and its answer."""
+
+
 class Sock:
     """A synchronous websocket client that reconnects after a close."""
 
@@ -55,6 +60,7 @@ class Sock:
         self.ws: ClientConnection | None = None
         self.frames: list[dict[str, Any]] = []
         self.early: list[dict[str, Any]] = []
+        self.pushed: list[dict[str, Any]] = []
 
     def open(self) -> Sock:
         self.ws = connect(self.url, compression=None, max_size=2**22, open_timeout=5,
@@ -97,7 +103,11 @@ class Sock:
         assert self.ws is not None
         try:
             self.ws.send(data)
-            return "frame", self.recv()
+            while True:
+                frame = self.recv()
+                if frame.get("t") not in PUSHED:
+                    return "frame", frame
+                self.pushed.append(frame)  # the server's own news, not an answer to data
         except ConnectionClosed as e:
             code = e.rcvd.code if e.rcvd is not None else 1006
             self.open()
