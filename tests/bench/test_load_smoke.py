@@ -10,9 +10,11 @@ from collections.abc import Iterator
 import pytest
 
 from bench.load import LoadConfig, run_load
+from server.config import Settings
 from tests.conftest import RedisProcess, ServerProcess
 
 TABLES = 3
+DEFAULTS = Settings.model_fields  # the server runs with the default intervals
 
 
 @pytest.fixture
@@ -55,6 +57,18 @@ async def test_load_smoke(quiet_server: ServerProcess, own_redis: RedisProcess) 
     assert set(redis["commands"]) >= {"evalsha"}
     assert abs(redis["script_calls"] - r["accepted_actions"]) <= TABLES
     if r["redis_monitor"] is not None:
-        client = r["redis_monitor"]["client_commands"]
-        assert set(client) == {"evalsha"}, client
+        client = dict(r["redis_monitor"]["client_commands"])
+        seconds = r["redis_monitor"]["seconds"]
+        # The rest run on timers, whatever the actions: the deadline scan (one command
+        # every deadline_scan s per process) and each table's presence refresh (one
+        # pipeline, hset + expire + hgetall, every presence_interval s per table with
+        # sockets here). Rated per second and bounded, then set apart.
+        scans = client.pop("zrangebyscore", 0)
+        assert scans <= seconds / DEFAULTS["deadline_scan"].default + 2, (scans, seconds)
+        refreshes = client.pop("hgetall", 0)
+        assert refreshes <= TABLES * (seconds / DEFAULTS["presence_interval"].default + 2), (
+            refreshes, seconds)
+        for command in ("hset", "expire"):  # in the refresh's pipeline, never on their own
+            assert client.pop(command, 0) <= refreshes, r["redis_monitor"]
+        assert set(client) == {"evalsha"}, r["redis_monitor"]
         assert abs(client["evalsha"] - r["accepted_actions"]) <= TABLES
