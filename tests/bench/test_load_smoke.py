@@ -1,6 +1,7 @@
 """CI smoke run of the load generator against the real server and Redis: a few tables for
 a few seconds. It asserts correctness only (no gap, no duplicate, no error, every table
-served, one Redis round trip per action); the speed figures are in docs/benchmarks.md."""
+served, one Redis round trip per action, and the commands that run on timers bounded per
+second); the speed figures are in docs/benchmarks.md."""
 
 from __future__ import annotations
 
