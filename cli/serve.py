@@ -9,6 +9,7 @@ with 1001 ("going away") first, so clients reconnect to another process.
 from __future__ import annotations
 
 import argparse
+import signal
 import socket
 import sys
 from typing import Any
@@ -91,10 +92,19 @@ def run(args: argparse.Namespace) -> int:
         # uvicorn's own runner: it builds the loop from ``loop="auto"`` (uvloop when installed,
         # which the service depends on: about a fifth less CPU per action and per delivery,
         # docs/benchmarks.md "Service").
+        # uvicorn re-raises the signal that stopped it once it has shut down; SIGTERM's
+        # default action would end the process there and then, skipping the ``finally``
+        # below (the embedded Redis was then left to die of its parent-death signal, after
+        # the service had exited, and the data folder's lock to the kernel).
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
         try:
             server.run()
         except KeyboardInterrupt:  # uvicorn re-raises SIGINT once it has shut down
             return 130
+        except _Terminated:
+            return 0  # a requested stop that completed
+        finally:
+            signal.signal(signal.SIGTERM, previous)
         return 0
     finally:
         if supervisor is not None:
@@ -163,6 +173,14 @@ def _find_svc(app: Any) -> Any:
         if app is None:
             return None
     return None
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived (re-raised by uvicorn after its graceful shutdown)."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise _Terminated
 
 
 def GracefulServer(cfg: Any) -> Any:
