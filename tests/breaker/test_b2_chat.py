@@ -87,3 +87,19 @@ async def test_a_players_chat_burst_is_shared_by_all_processes(chat_procs):
         await s.close()
     # docs: "Every sender has a token bucket" -- the seat is one sender.
     assert sent <= BURST, f"seat 0 sent {sent} messages through two processes (burst {BURST})"
+
+
+@pytest.mark.parametrize("blank", ["\u200d" * 5, "\u3164\u3164", "\u2800", "\u115f\u1160"])
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="B2 finding 9: a chat message of only invisible characters "
+                          "(zero width joiners, Hangul fillers, braille blank) is sent as "
+                          "an empty-looking line")
+async def test_an_invisible_chat_message_is_refused_as_empty(chat_procs, blank):
+    a, _ = chat_procs
+    tid, tokens = await _running_table(a.url)
+    s = await Socket(a.ws_url, tid).connect(token=tokens[0])
+    await s.wait(lambda f: f["t"] == "chat_history")
+    await s.send({"t": "chat", "text": blank})
+    f = await s.wait(lambda f: f["t"] in ("chat", "error"))
+    await s.close()
+    assert f["t"] == "error" and f["code"] == "chat_empty", f
