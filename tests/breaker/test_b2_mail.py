@@ -1,0 +1,111 @@
+"""B2 findings on notification mails (server/notify.py, server/mail.py) through a real
+local SMTP server: the address of an account is never verified, so anyone can have the
+service mail a stranger on every turn of an async game against a bot; and a table name
+with a line break makes every mail of that table fail (``EmailMessage`` refuses the
+Subject header) after its once-only mark was set, so its players are never told."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from server.redis_embedded import free_port
+from tests.conftest import ServerProcess
+from tests.server.client import Member, Seats, Socket, unique
+from tests.server.test_notify import Inbox
+
+
+@pytest.fixture(scope="module")
+def b2_smtp() -> Iterator[tuple[Inbox, int]]:
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield inbox, port
+    controller.stop()
+
+
+@pytest.fixture(scope="module")
+def b2_mailing(redis_url, b2_smtp) -> Iterator[ServerProcess]:
+    s = ServerProcess(redis_url, env={"EINAUGE_SMTP_HOST": "127.0.0.1",
+                                      "EINAUGE_SMTP_PORT": str(b2_smtp[1]),
+                                      "EINAUGE_PUBLIC_URL": "https://einauge.example"}).start()
+    yield s
+    s.stop()
+
+
+async def _arrived(inbox: Inbox, address: str, timeout: float = 5.0) -> int:
+    for _ in range(int(timeout / 0.05)):  # bounded
+        if inbox.to(address):
+            break
+        await asyncio.sleep(0.05)
+    return len(inbox.to(address))
+
+
+async def _async_table_with_a_bot(server: ServerProcess, m: Member, name: str = ""
+                                  ) -> tuple[str, str]:
+    r = await m.http.post("/api/tables", json={"seats": 2, "name": name, "options": {},
+                                               "time_control": {"kind": "async", "days": 1}})
+    assert r.status_code == 201, r.text
+    table = r.json()
+    m.owners[table["id"]] = table["owner_token"]
+    token = (await m.join(table["id"], "x", token=table["owner_token"]))["token"]
+    await m.bot(table["id"], 1)
+    await m.start(table["id"])
+    return table["id"], token
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="B2 finding 6: turn mails go to any address typed into an "
+                          "account, never verified (mail a stranger on every turn)")
+async def test_no_mail_goes_to_an_address_that_was_never_verified(b2_mailing, b2_smtp):
+    inbox, _ = b2_smtp
+    stranger = f"{unique('stranger')}@example.org"
+    mallory = Member(b2_mailing.url)
+    await mallory.sign_up(unique("mallory"), email=stranger)
+    await _async_table_with_a_bot(b2_mailing, mallory)
+    got = await _arrived(inbox, stranger)
+    await mallory.close()
+    assert got == 0, f"{got} mail(s) sent to {stranger}, an address nobody confirmed"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="B2 finding 7: a table name with a line break makes its turn "
+                          "mails raise in EmailMessage; the player is never told")
+async def test_a_line_break_in_the_table_name_does_not_lose_the_turn_mail(b2_mailing,
+                                                                         b2_smtp):
+    inbox, _ = b2_smtp
+    address = f"{unique('anna')}@example.org"
+    anna = Member(b2_mailing.url)
+    await anna.sign_up(unique("anna"), email=address)
+    tid, _ = await _async_table_with_a_bot(b2_mailing, anna, name="Sunday\nBcc: x@evil.example")
+    got = await _arrived(inbox, address)
+    await anna.close()
+    assert got == 1, f"no turn mail for table {tid} (its name holds a line break)"
+    assert all("Bcc" not in m for m in inbox.to(address))  # and no header smuggled in
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="B2 finding 8: a player at the table, connected and playing, "
+                          "gets one 'your turn' mail per turn (mail bombing)")
+async def test_a_connected_player_is_not_mailed_on_every_turn(b2_mailing, b2_smtp):
+    inbox, _ = b2_smtp
+    address = f"{unique('busy')}@example.org"
+    busy = Member(b2_mailing.url)
+    await busy.sign_up(unique("busy"), email=address)
+    tid, token = await _async_table_with_a_bot(b2_mailing, busy)
+    sock = await Socket(b2_mailing.ws_url, tid).connect(token=token)
+    await sock.wait(lambda f: f["t"] == "welcome")
+    seats = Seats([sock], seed=5)
+    turns = 0
+    for _ in range(8):  # bounded: 8 of its own actions, the bot moving in between
+        await seats.step()
+        turns += 1
+    await asyncio.sleep(1.0)  # let the mails of those turns arrive
+    got = len(inbox.to(address))
+    await sock.close()
+    await busy.close()
+    assert got <= 1, f"{got} turn mails in {turns} actions while connected to the table"

@@ -1,0 +1,28 @@
+"""B2 finding on passkeys (server/passkeys.py, account_api.py): ``POST
+/api/account/passkey/begin`` needs no account and has no limit; every call stores a
+ceremony in Redis for five minutes, so one client fills Redis at the speed of its
+requests."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.server.client import Member
+
+CALLS = 300
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="B2 finding 10: unauthenticated passkey login ceremonies are "
+                          "unlimited; each stores a Redis key for 5 minutes")
+async def test_passkey_login_ceremonies_are_limited_per_address(server):
+    m = Member(server.url)
+    statuses = []
+    tickets = set()
+    for _ in range(CALLS):  # bounded
+        r = await m.http.post("/api/account/passkey/begin", json={})
+        statuses.append(r.status_code)
+        if r.status_code == 200:
+            tickets.add(r.json()["ticket"])
+    await m.close()
+    assert 429 in statuses, f"{len(tickets)} ceremonies stored for one address, no 429"
