@@ -84,6 +84,10 @@ class EmbeddedRedis:
             self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process = subprocess.Popen(
             args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            # A session of its own: a Ctrl-C or a signal to the service's process group
+            # reaches the service only, which stops Redis after its own shutdown (and its
+            # watchdog does not take the signal for a crash to restart from).
+            start_new_session=True,
             preexec_fn=_die_with_parent if self.tie_to_parent else None)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
