@@ -34,7 +34,8 @@ export function renderScore(view) {
   const w = winners.map((s) => names[s] ?? `#${s + 1}`);
   return h("section", { class: "panel score-panel", testid: "score" },
     h("h2", {}, t("scoring")),
-    h("p", { class: "winners", testid: "winners" }, "♛ ", t("winners_are", { names: listWords(w), n: w.length })),
+    h("p", { class: "winners", testid: "winners" }, "♛ ", t("winners_are", { names: listWords(w), n: w.length }),
+      " ", h("a", { class: "hint", href: "/rules#scoring", target: "_blank", rel: "noopener", testid: "score-rules" }, t("score_how"))),
     h("div", { class: "table-scroll" },
       h("table", { class: "score-table", testid: "score-table" },
         h("caption", { class: "sr-only" }, t("scoring")),
