@@ -89,7 +89,7 @@ export function replayPage(root, id) {
       h("h1", {}, t("replay_title"), st.title ? h("span", { class: "sub" }, ` · ${st.title}`) : null),
       // In the empty state the big chooser below is the only one (one `replay-file` input).
       h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true }, "↩ ", id) : null,
-        h("a", { class: "button ghost", href: "/rules", target: "_blank", rel: "noopener" }, `📖 ${t("rules")}`),
+        h("a", { class: "button ghost", href: "/rules", target: "_blank", rel: "noopener" }, t("rules")),
         isEmpty() ? null : fileInput()),
       st.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, st.error) : null);
   }

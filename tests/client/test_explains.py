@@ -67,6 +67,7 @@ def look_at_cards(page: Page, g: Played) -> None:
     expect(box).to_have_attribute("data-card", shown)
     expect(box).to_be_visible()
     g.detail_display = {"card": shown, "text": box.inner_text(), "info": cards["cards"][shown]}
+    shot(page, "table-card-detail", full_page=False)
     page.mouse.move(2, 2)
     page.keyboard.press("Escape")
 
@@ -107,8 +108,8 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
         if turns == 0:
             g.early_log_height = page.get_by_test_id("log").bounding_box()["height"]
             g.owner_rows_mid_game = page.locator("[data-testid^=owner-seat-]").count()
-            look_at_cards(page, g)
-            shot(page, "table-card-detail", full_page=False)
+            if g.detail_pirate is None:
+                look_at_cards(page, g)
         if state["step"] == "buy" and not g.german_refusal:
             # A refused action in German: the page's words for the server's code.
             page.get_by_test_id("lang-de").click()
