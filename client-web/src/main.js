@@ -72,7 +72,13 @@ document.addEventListener("click", (e) => {
 window.addEventListener("popstate", route);
 onLangChange(renderHeader);
 onSessionChange(renderHeader);
+// Sticky bars below the header need its height, which wraps differently per width.
+const headerHeight = () => document.documentElement.style.setProperty("--header-h", `${header.offsetHeight}px`);
+window.addEventListener("resize", headerHeight);
+onLangChange(headerHeight);
+onSessionChange(headerHeight);
 installCardDetails();
 renderHeader();
+headerHeight();
 // Who is logged in decides what some pages offer: ask first, then show the page.
 loadSession().finally(route);

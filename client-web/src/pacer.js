@@ -38,15 +38,16 @@ export class Pacer {
   }
 
   push(step) {
-    const own = step.event && step.event.seat !== undefined && step.event.seat === this.mySeat();
-    if (own || PACES[paceSetting()] === 0 || document.hidden) {
-      // Everything before one's own move is old news by now: show it all at once.
-      this.queue = [];
-      this.display(step);
-      return;
-    }
+    const e = step.event;
+    const own = e && MOVES.has(e.type) && e.seat === this.mySeat();
     this.queue.push(step);
-    this.pump();
+    if (own || PACES[paceSetting()] === 0 || document.hidden) this.flush();
+    else this.pump();
+  }
+
+  /** Show every queued step now, in order (each still reaches the log). */
+  flush() {
+    while (this.queue.length) this.display(this.queue.shift());
   }
 
   gap(step) {

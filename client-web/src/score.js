@@ -12,6 +12,8 @@ export function renderScore(view) {
   const winners = res.winners || [];
   const head = h("tr", {},
     h("th", { scope: "col" }, t("player")),
+    // The total right after the name: on a phone it is in view without scrolling.
+    h("th", { scope: "col" }, t("total")),
     h("th", { scope: "col" }, t("sabres")),
     h("th", { scope: "col" }, t("ducats")),
     h("th", { scope: "col" }, t("jewels")),
@@ -19,18 +21,17 @@ export function renderScore(view) {
     h("th", { scope: "col" }, t("jewels_from_ducats")),
     colors.map((c) => h("th", { scope: "col", class: `chest-col c-${c}`, title: `${t("chest_awards")}: ${colorName(c)}` },
       h("span", { class: "glyph", "aria-hidden": "true" }, COLOR_GLYPH[c]), colorName(c))),
-    h("th", { scope: "col" }, t("color_bonus_col")),
-    h("th", { scope: "col" }, t("total")));
+    h("th", { scope: "col" }, t("color_bonus_col")));
   const body = res.scores.map((s) => h("tr", { class: winners.includes(s.seat) ? "winner" : "", testid: `score-row-${s.seat}` },
     h("th", { scope: "row" }, winners.includes(s.seat) ? "♛ " : "", names[s.seat] ?? `#${s.seat + 1}`),
+    h("td", { class: "total", testid: `score-total-${s.seat}` }, s.total),
     h("td", {}, s.sabres),
     h("td", {}, s.ducats),
     h("td", {}, s.jewels),
     h("td", {}, s.ducats_from_sabres),
     h("td", {}, s.jewels_from_ducats),
     colors.map((c) => h("td", { class: "chest-col" }, (s.chest_awards || {})[c] || "–")),
-    h("td", {}, s.color_bonus),
-    h("td", { class: "total", testid: `score-total-${s.seat}` }, s.total)));
+    h("td", {}, s.color_bonus)));
   const w = winners.map((s) => names[s] ?? `#${s + 1}`);
   return h("section", { class: "panel score-panel", testid: "score" },
     h("h2", {}, t("scoring")),

@@ -198,6 +198,10 @@ def test_bot_moves_are_paced_and_the_last_move_is_highlighted(played, web: Serve
     assert len(gaps) >= 5
     # The server lets the bot think 0.2 s; the page shows its moves at least 0.8 s apart.
     assert min(gaps) >= 750, gaps
+    # Paced, yet nothing is skipped: the log tells every event once.
+    log_seqs = played.page.locator("[data-testid=log] li").evaluate_all(
+        "els => els.map(e => Number(e.dataset.seq))")
+    assert log_seqs == list(range(1, len(deltas) + 1))
     assert played.last_moves
     for move, card, text in played.last_moves:
         assert text.startswith("Last move:")
