@@ -179,7 +179,7 @@ async def join(request: Request) -> Response:
         if given is not None:
             held = meta.seat_of(given)
             if held is not None:
-                raise LobbyError(409, "seated", f"this token already holds seat {held}")
+                raise LobbyError(409, "seated", f"this token already holds seat #{held + 1}")
             if not (meta.is_owner(given) or roles.is_host(meta, given)):
                 raise LobbyError(401, "bad_token", "only the creator's token may be sent "
                                                    "to take a seat; send none")
@@ -244,7 +244,7 @@ async def kick(request: Request) -> Response:
         roles.require_host(meta, token, "kick a player")
         seat = _seat_index(meta, request.path_params["seat"])
         if meta.seats[seat].kind != "human":
-            raise LobbyError(409, "not_a_person", f"seat {seat} holds no person")
+            raise LobbyError(409, "not_a_person", f"seat #{seat + 1} holds no person")
         if meta.tokens[seat] == roles.host_hash(meta):
             raise LobbyError(409, "own_seat", "the host leaves its own seat with leave")
         return _empty_seat(meta, seat)

@@ -5,6 +5,7 @@ lobby's finished game, and a phone's sticky banner. Real server, Redis and Chrom
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -54,12 +55,13 @@ def look_at_cards(page: Page, g: Played) -> None:
     view = page.evaluate(VIEW)
     cards = api_cards = page.evaluate("() => fetch('/api/games/einauge/cards').then(r => r.json())")
     pirate = view["pirate_table"][0]
-    page.locator(f"[data-testid=pirate-table] [data-card='{pirate}']").click(position={"x": 10, "y": 10})
+    page.locator(f"[data-testid=pirate-table] [data-card='{pirate}']").click(
+        position={"x": 10, "y": 10})
     box = page.get_by_test_id("card-detail")
     expect(box).to_be_visible()
     expect(box).to_have_attribute("data-card", pirate)
-    g.detail_pirate = {"card": pirate, "text": box.inner_text(), "cost": view["fight_costs"][pirate],
-                       "info": api_cards["cards"][pirate]}
+    g.detail_pirate = {"card": pirate, "text": box.inner_text(),
+                       "cost": view["fight_costs"][pirate], "info": api_cards["cards"][pirate]}
     page.keyboard.press("Escape")
     expect(box).to_be_hidden()
     shown = view["display"][0]
@@ -101,8 +103,10 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
     turns = 0
     while wait_turn_or_end(page):
         state = page.evaluate("""() => ({prompt: window.__einauge.conn.prompt,
-            seq: window.__einauge.seq(), step: document.querySelector('[data-testid=turn-banner]').dataset.step,
-            ids: [...document.querySelectorAll("[data-testid^=act-]:not([disabled])")].map(b => b.dataset.testid)})""")
+            seq: window.__einauge.seq(),
+            step: document.querySelector('[data-testid=turn-banner]').dataset.step,
+            ids: [...document.querySelectorAll("[data-testid^=act-]:not([disabled])")]
+                .map(b => b.dataset.testid)})""")
         prompt, ids = state["prompt"], state["ids"]
         g.hint_hrefs.add(page.get_by_test_id("hint-rules").get_attribute("href"))
         if turns == 0:
@@ -192,8 +196,9 @@ def test_bot_moves_are_paced_and_the_last_move_is_highlighted(played, web: Serve
     deltas = api(web, "GET", f"/api/tables/{played.table_id}/deltas")["deltas"]
     log = played.page.evaluate("() => window.__einauge.shownLog()")
     at = {seq: ms for seq, ms in log}
-    bot_moves = [d["seq"] for d in deltas if d["event"]["type"] in MOVES and d["event"].get("seat") == 1]
-    gaps = [at[b] - at[a] for a, b in zip(bot_moves, bot_moves[1:], strict=False)
+    bot_moves = [d["seq"] for d in deltas
+                 if d["event"]["type"] in MOVES and d["event"].get("seat") == 1]
+    gaps = [at[b] - at[a] for a, b in itertools.pairwise(bot_moves)
             if a in at and b in at and b - a <= 3]
     assert len(gaps) >= 5
     # The server lets the bot think 0.2 s; the page shows its moves at least 0.8 s apart.
@@ -277,7 +282,7 @@ def test_replay_steps_by_turn_with_the_events_inside(played, web: ServerProcess,
     # Each turn holds one player's events; together they are every event, in order.
     spans = page.evaluate("() => window.__einauge.turns()")
     assert spans[0][0] == 1 and spans[-1][1] == len(events)
-    assert all(b[0] == a[1] + 1 for a, b in zip(spans, spans[1:], strict=False))
+    assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(spans))
     for first, last in spans:
         seats = {e["seat"] for e in events[first - 1:last]
                  if "seat" in e and e["type"] not in ("ship_revealed", "final_round_started")}

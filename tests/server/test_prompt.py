@@ -16,14 +16,17 @@ async def test_prompt_details_match_the_events_of_the_actions_taken(server):
     a = await lobby.join(tid, "Anna", 0)
     b = await lobby.join(tid, "Ben", 1)
     socks = [await Socket(server.ws_url, tid).connect(t["token"]) for t in (a, b)]
-    await lobby.start(tid, a["token"])
+    await lobby.start(tid, table["owner_token"])
     rng = random.Random(11)
     checked = 0
     used = [0, 0]
-    for _ in range(40):
+    while not any(d["event"]["type"] == "game_ended" for d in socks[0].deltas()):
         # Whoever holds the newest prompt answers it, preferring a buy or a fight.
         found = None
-        while found is None:
+        for _ in range(500):  # 10 s at most
+            if found is not None or any(d["event"]["type"] == "game_ended"
+                                        for d in socks[0].deltas()):
+                break
             for i, s in enumerate(socks):
                 prompts = [f for f in s.frames if f["t"] == "prompt"]
                 if len(prompts) > used[i]:
@@ -31,6 +34,8 @@ async def test_prompt_details_match_the_events_of_the_actions_taken(server):
                     found = (s, prompts[-1])
             if found is None:
                 await asyncio.sleep(0.02)
+        if found is None:
+            break
         sock, prompt = found
         legal, details = prompt["legal_actions"], prompt["details"]
         assert len(details) == len(legal)
@@ -51,6 +56,7 @@ async def test_prompt_details_match_the_events_of_the_actions_taken(server):
             checked += 1
         elif legal[i]["type"].startswith("sell"):
             assert details[i] == {"gain": {"ducats": e["ducats"]}}
+    assert socks[0].deltas()[-1]["event"]["type"] == "game_ended"
     assert checked >= 10
     for s in socks:
         await s.close()
