@@ -12,8 +12,19 @@ let pop = null;
 let anchor = null;
 let hoverTimer = null;
 
-/** The view the board shows (for fight costs, the phase and the players' names). */
-export function setCardContext(view) { ctx = { view }; }
+/** The view the board shows (for fight costs, the phase and the players' names). Called
+ *  on every render: an open panel follows its card to its new element, or closes when the
+ *  card has left the board. */
+export function setCardContext(view) {
+  ctx = { view };
+  if (!anchor) return;
+  requestAnimationFrame(() => {
+    if (!anchor || anchor.isConnected) return;
+    const again = pop && document.querySelector(`.card[data-card="${CSS.escape(pop.dataset.card)}"]`);
+    if (again) show(again);
+    else hideCardDetail();
+  });
+}
 
 function where(card) {
   const z = card.closest("[data-zone]");

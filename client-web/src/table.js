@@ -143,7 +143,8 @@ export function tablePage(root, id) {
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
-        mySeat() === null && started(conn.view) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
+        // The host who has not sat down yet is about to play, not watching: no badge then.
+        mySeat() === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
       h("a", { class: "button ghost small", href: "/rules", target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
       h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
         Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
