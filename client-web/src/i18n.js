@@ -234,6 +234,9 @@ const en = {
   // ---- issue 15: rules, card details, pacing, payouts, replay by turn ----
   rules: "Rules",
   rules_link: "Rules →",
+  chest_cell_title: (p) => `${plural(p.n, "treasure chest", "treasure chests")} in ${p.color} → ${plural(p.award, "jewel", "jewels")}`,
+  ducats_from_sabres_title: "Every sabre becomes 3 ducats",
+  jewels_from_ducats_title: "Every full 5 ducats (with those from sabres) become 1 jewel",
   rules_full: "The full rules, with examples",
   pays_in_row: "adds to its row's payout:",
   rules_hint: "How does this work?",
@@ -521,6 +524,9 @@ const de = {
   // ---- issue 15: rules, card details, pacing, payouts, replay by turn ----
   rules: "Regeln",
   rules_link: "Regeln →",
+  chest_cell_title: (p) => `${p.n} ${p.n === 1 ? "Schatztruhe" : "Schatztruhen"} in ${p.color} → ${p.award} ${p.award === 1 ? "Juwel" : "Juwelen"}`,
+  ducats_from_sabres_title: "Jeder Säbel wird zu 3 Dukaten",
+  jewels_from_ducats_title: "Je volle 5 Dukaten (mit denen aus Säbeln) werden zu 1 Juwel",
   rules_full: "Die ganze Regel, mit Beispielen",
   pays_in_row: "bringt bei jeder Auszahlung ihrer Reihe:",
   rules_hint: "Wie geht das?",

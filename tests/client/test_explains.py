@@ -246,6 +246,18 @@ def test_lobby_shows_the_finished_game_with_winner_and_totals(played, web: Serve
     page.close()
 
 
+def test_every_chest_award_shows_the_chests_it_was_ranked_on(played):
+    view = played.page.evaluate(VIEW)
+    for s in view["result"]["scores"]:
+        for c in view["colors"]:
+            cell = played.page.get_by_test_id(f"chest-award-{s['seat']}-{c}")
+            held = view["players"][s["seat"]]["chests"].get(c, 0)
+            assert cell.get_attribute("data-chests") == str(held)
+            assert cell.get_attribute("data-award") == str(s["chest_awards"].get(c, 0))
+            if held:
+                assert f"{held} treasure chest" in cell.get_attribute("title")
+
+
 def test_fairness_panel_names_seeds_and_says_bots_add_none(played):
     page = played.page
     expect(page.get_by_test_id("contribution-1")).to_contain_text("a bot adds no seed")
