@@ -234,6 +234,7 @@ const en = {
   // ---- issue 15: rules, card details, pacing, payouts, replay by turn ----
   rules: "Rules",
   rules_link: "Rules →",
+  rows_n: (p) => plural(p.n, "row", "rows"),
   chest_cell_title: (p) => `${plural(p.n, "treasure chest", "treasure chests")} in ${p.color} → ${plural(p.award, "jewel", "jewels")}`,
   ducats_from_sabres_title: "Every sabre becomes 3 ducats",
   jewels_from_ducats_title: "Every full 5 ducats (with those from sabres) become 1 jewel",
@@ -524,6 +525,7 @@ const de = {
   // ---- issue 15: rules, card details, pacing, payouts, replay by turn ----
   rules: "Regeln",
   rules_link: "Regeln →",
+  rows_n: (p) => `${p.n} ${p.n === 1 ? "Reihe" : "Reihen"}`,
   chest_cell_title: (p) => `${p.n} ${p.n === 1 ? "Schatztruhe" : "Schatztruhen"} in ${p.color} → ${p.award} ${p.award === 1 ? "Juwel" : "Juwelen"}`,
   ducats_from_sabres_title: "Jeder Säbel wird zu 3 Dukaten",
   jewels_from_ducats_title: "Je volle 5 Dukaten (mit denen aus Säbeln) werden zu 1 Juwel",

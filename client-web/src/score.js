@@ -39,7 +39,9 @@ export function renderScore(view) {
         title: t("chest_cell_title", { n: held, color: colorName(c), award }) },
       award || "–", held ? h("small", { class: "held", "aria-label": t("chest_s", { n: held }) }, " · ", held, h("span", { html: icons.chest(t("chests")) })) : null);
     }),
-    h("td", {}, s.color_bonus)));
+    // The bonus beside the rows it counts (the view's color rows of that player).
+    h("td", { testid: `color-bonus-${s.seat}` }, s.color_bonus,
+      view.options && view.options.color_bonus ? h("small", { class: "held" }, ` · ${t("rows_n", { n: Object.keys((view.players[s.seat] || {}).rows || {}).length })}`) : null)));
   const w = winners.map((s) => names[s] ?? `#${s + 1}`);
   return h("section", { class: "panel score-panel", testid: "score" },
     h("h2", {}, t("scoring")),

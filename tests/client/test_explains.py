@@ -256,6 +256,10 @@ def test_every_chest_award_shows_the_chests_it_was_ranked_on(played):
             assert cell.get_attribute("data-award") == str(s["chest_awards"].get(c, 0))
             if held:
                 assert f"{held} treasure chest" in cell.get_attribute("title")
+        # The table plays the color bonus: its cell names the rows it counts.
+        rows = len(view["players"][s["seat"]]["rows"])
+        expect(played.page.get_by_test_id(f"color-bonus-{s['seat']}")).to_have_text(
+            f"{s['color_bonus']} · {rows} row{'s' if rows != 1 else ''}")
 
 
 def test_fairness_panel_names_seeds_and_says_bots_add_none(played):
