@@ -234,6 +234,7 @@ const en = {
   // ---- issue 15: rules, card details, pacing, payouts, replay by turn ----
   rules: "Rules",
   rules_link: "Rules →",
+  see_scores: "Every score, and why ↓",
   rows_n: (p) => plural(p.n, "row", "rows"),
   chest_cell_title: (p) => `${plural(p.n, "treasure chest", "treasure chests")} in ${p.color} → ${plural(p.award, "jewel", "jewels")}`,
   ducats_from_sabres_title: "Every sabre becomes 3 ducats",
@@ -525,6 +526,7 @@ const de = {
   // ---- issue 15: rules, card details, pacing, payouts, replay by turn ----
   rules: "Regeln",
   rules_link: "Regeln →",
+  see_scores: "Alle Wertungen, und warum ↓",
   rows_n: (p) => `${p.n} ${p.n === 1 ? "Reihe" : "Reihen"}`,
   chest_cell_title: (p) => `${p.n} ${p.n === 1 ? "Schatztruhe" : "Schatztruhen"} in ${p.color} → ${p.award} ${p.award === 1 ? "Juwel" : "Juwelen"}`,
   ducats_from_sabres_title: "Jeder Säbel wird zu 3 Dukaten",

@@ -353,7 +353,10 @@ export function tablePage(root, id) {
     const last = v.phase !== "ended" ? st.lastMove : null;
     mount(els.banner, h("strong", { testid: "turn-text" }, turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null,
       h("a", { class: "hint rules-hint", href: `/rules#${anchor}`, target: "_blank", rel: "noopener", testid: "hint-rules" }, t("rules_hint")),
-      last ? h("span", { class: "last-move-text", testid: "last-move" }, `${t("last_move")}: `, describeEvent(last, viewNames(shownRaw(), seatsInfo()))) : null);
+      last ? h("span", { class: "last-move-text", testid: "last-move" }, `${t("last_move")}: `, describeEvent(last, viewNames(shownRaw(), seatsInfo()))) : null,
+      // The full breakdown is below the board: one click away from the end banner.
+      v.phase === "ended" && v.result ? h("button", { type: "button", class: "small", testid: "jump-scores",
+        onclick: () => { const el = els.score.querySelector("[data-testid=score]"); if (el) el.scrollIntoView({ behavior: "smooth", block: "start" }); } }, t("see_scores")) : null);
   }
 
   // Deltas often come in bursts (a bot's whole turn): draw once per frame, not per delta.

@@ -246,6 +246,15 @@ def test_lobby_shows_the_finished_game_with_winner_and_totals(played, web: Serve
     page.close()
 
 
+def test_the_breakdown_is_one_click_from_the_end_banner(played):
+    page = played.page
+    page.evaluate("window.scrollTo(0, 0)")
+    page.get_by_test_id("jump-scores").click()
+    expect(page.get_by_test_id("score")).to_be_in_viewport()
+    for s in page.evaluate(VIEW)["result"]["scores"]:
+        expect(page.get_by_test_id(f"score-total-{s['seat']}")).to_be_in_viewport()
+
+
 def test_every_chest_award_shows_the_chests_it_was_ranked_on(played):
     view = played.page.evaluate(VIEW)
     for s in view["result"]["scores"]:
