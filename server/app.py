@@ -215,7 +215,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
     if (dist / "index.html").is_file():
         page = _spa(dist / "index.html")
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
-                   Route("/replay", page), Route("/rules", page), Route("/account", page), Route("/my-games", page),
+                   Route("/replay", page), Route("/rules", page), Route("/account", page),
+                   Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
     app = Starlette(routes=routes, lifespan=lifespan,
