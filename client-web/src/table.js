@@ -55,6 +55,10 @@ export function tablePage(root, id) {
   const conn = new TableConnection(id, saved ? saved.token : null, keyFor(id));
   conn.seat = saved ? saved.seat : null; // until the welcome confirms (or refuses) it
   conn.helloExtra = chatHello();
+  // Other seats' moves are shown at a pace people can follow (pacer.js); `conn.view` is
+  // the true view at once, `pacer.shown` what the page shows now.
+  const pacer = new Pacer((step) => showStep(step), () => mySeat());
+  const shownLog = []; // [seq, ms] of each shown step (tests read how the page paced)
   window.__einauge = {
     page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat, turnsTold: [],
     shown: () => (pacer.shown ? pacer.shown.seq : null), shownLog: () => shownLog, behind: () => pacer.behind,
