@@ -3,7 +3,7 @@
 ``create_app(settings)`` needs a reachable Redis at ``settings.redis_url`` (``einauge
 serve`` starts the embedded one first). Static files of ``client-web/dist`` are served at
 ``/`` when that folder exists, with ``index.html`` for the single-page routes
-``/table/<id>`` and ``/replay/<id>``.
+``/table/<id>``, ``/replay/<id>`` and ``/rules``.
 """
 
 from __future__ import annotations
@@ -215,7 +215,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
     if (dist / "index.html").is_file():
         page = _spa(dist / "index.html")
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
-                   Route("/replay", page), Route("/account", page), Route("/my-games", page),
+                   Route("/replay", page), Route("/rules", page), Route("/account", page),
+                   Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
     app = Starlette(routes=routes, lifespan=lifespan,

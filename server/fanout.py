@@ -284,7 +284,7 @@ class Room:
         return self.players.get(seat, set())
 
     def publish(self, kind: str, item: Any) -> None:
-        """Queue ``("delta", Delta)``, ``("prompt", (seat, seq, legal))``,
+        """Queue ``("delta", Delta)``, ``("prompt", (seat, seq, prompt message))``,
         ``("table", summary)`` or ``("message", msg)`` (a message for every socket, e.g.
         ``clock`` or ``presence``) for delivery after everything queued before it."""
         if not len(self):
@@ -318,8 +318,7 @@ class Room:
         if kind == "delta":
             await self._deliver(item)
         elif kind == "prompt":
-            seat, seq, legal = item
-            msg = {"t": "prompt", "seq": seq, "legal_actions": legal}
+            seat, seq, msg = item
             frames: dict[bool, Frame] = {}
             for conn in tuple(self.seat_connections(seat)):
                 if conn.seq == seq:

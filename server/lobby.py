@@ -179,14 +179,14 @@ async def join(request: Request) -> Response:
         if given is not None:
             held = meta.seat_of(given)
             if held is not None:
-                raise LobbyError(409, "seated", f"this token already holds seat {held}")
+                raise LobbyError(409, "seated", f"this token already holds seat #{held + 1}")
             if not (meta.is_owner(given) or roles.is_host(meta, given)):
                 raise LobbyError(401, "bad_token", "only the creator's token may be sent "
                                                    "to take a seat; send none")
         if req.seat is not None:
             seat = _seat_index(meta, req.seat)
             if meta.seats[seat].kind is not None:
-                raise LobbyError(409, "seat_taken", f"seat {seat} is taken")
+                raise LobbyError(409, "seat_taken", f"seat #{seat + 1} is taken")
         else:
             free = [i for i, s in enumerate(meta.seats) if s.kind is None]
             if not free:
@@ -244,7 +244,7 @@ async def kick(request: Request) -> Response:
         roles.require_host(meta, token, "kick a player")
         seat = _seat_index(meta, request.path_params["seat"])
         if meta.seats[seat].kind != "human":
-            raise LobbyError(409, "not_a_person", f"seat {seat} holds no person")
+            raise LobbyError(409, "not_a_person", f"seat #{seat + 1} holds no person")
         if meta.tokens[seat] == roles.host_hash(meta):
             raise LobbyError(409, "own_seat", "the host leaves its own seat with leave")
         return _empty_seat(meta, seat)
@@ -301,11 +301,11 @@ async def add_bot(request: Request) -> Response:
         if meta.status == "running":
             roles.require_hand_over(meta, token, seat)
             if held != "human":
-                raise LobbyError(409, "seat_taken", f"seat {seat} already holds a bot")
+                raise LobbyError(409, "seat_taken", f"seat #{seat + 1} already holds a bot")
         else:
             roles.require_host(meta, token, "add a bot")
             if held is not None:
-                raise LobbyError(409, "seat_taken", f"seat {seat} is taken")
+                raise LobbyError(409, "seat_taken", f"seat #{seat + 1} is taken")
         # A handed-over seat keeps its token hash: the former player's actions get
         # ``seat_handed_over`` instead of a bare 1008, and its sockets go on watching. It
         # keeps its player's name too: the game was dealt to that name, and its events,
@@ -336,7 +336,7 @@ async def remove_bot(request: Request) -> Response:
         roles.require_host(meta, token, "remove a bot")
         seat = _seat_index(meta, request.path_params["seat"])
         if meta.seats[seat].kind != "bot":
-            raise LobbyError(409, "not_a_bot", f"seat {seat} holds no bot")
+            raise LobbyError(409, "not_a_bot", f"seat #{seat + 1} holds no bot")
         meta.seats[seat] = Seat()
         return {"seats": meta.seats_json()}
 

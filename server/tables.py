@@ -264,7 +264,7 @@ class LiveTable:
             # A seat handed to a bot keeps its former player's sockets (as watchers): no
             # prompt for them.
             if self.room.seat_connections(seat) and not self.by_bot(seat):
-                self.room.publish("prompt", (seat, self.seq, self.legal(seat)))
+                self.room.publish("prompt", (seat, self.seq, self.prompt(seat)))
             event = self.turn.get(seat)
             if event is not None:
                 event.set()
@@ -277,6 +277,16 @@ class LiveTable:
     def legal(self, seat: int) -> list[dict[str, Any]]:
         """The wire form of ``seat``'s legal actions now."""
         return [a.to_dict() for a in self.game.legal_actions(self.state, seat)]
+
+    def prompt(self, seat: int) -> dict[str, Any]:
+        """The ``prompt`` message for ``seat`` now: its legal actions and, when the game
+        describes them (``action_details``), what each would cost and pay out, in the
+        same order (docs/protocol.md §2)."""
+        msg: dict[str, Any] = {"t": "prompt", "seq": self.seq, "legal_actions": self.legal(seat)}
+        describe = getattr(self.game, "action_details", None)
+        if describe is not None:
+            msg["details"] = describe(self.state, seat)
+        return msg
 
     def view(self, viewer: int | None) -> dict[str, Any]:
         """The current view for ``viewer``."""
@@ -612,11 +622,13 @@ class Tables:
         if table.seq == 0:
             raise IllegalAction("not_started", "the game has not started yet")
         if not by_bot and table.by_bot(seat):
-            raise IllegalAction("seat_handed_over",
-                                f"seat {seat} is played by a bot now; this token no longer acts")
+            raise IllegalAction("seat_handed_over", f"seat #{seat + 1} is played by a bot now; "
+                                "this token no longer acts")
         data = dict(body)
         if data.setdefault("seat", seat) != seat:
-            raise IllegalAction("not_your_seat", f"you hold seat {seat}, not {data['seat']!r}")
+            other = data["seat"]
+            shown = f"#{other + 1}" if type(other) is int else repr(other)
+            raise IllegalAction("not_your_seat", f"you hold seat #{seat + 1}, not {shown}")
         action = table.game.actions.decode(data)
         act_key = roles.act_key(seat, action_id, by_bot)
         async with table.lock:

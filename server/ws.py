@@ -256,7 +256,7 @@ def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None) -
     table.room.add(conn)
     if (conn.seat is not None and conn.seat in table.game.to_move(table.state)
             and not table.by_bot(conn.seat)):  # handed over: the bot plays
-        conn.message({"t": "prompt", "seq": table.seq, "legal_actions": table.legal(conn.seat)})
+        conn.message(table.prompt(conn.seat))
     if table.clock_state() is not None:
         conn.message(table.clock_message())  # after the welcome: the clock of a clocked table
 

@@ -3,11 +3,13 @@
 import { cardInfo } from "./cards.js";
 
 /**
- * `legal` is the prompt's `legal_actions`. Returns `{byCard: Map(card -> {buy: [..],
- * fight: [..], place, sell, price}), sellJewel, pass, any}`; `buy`/`fight` hold one action
- * per row choice (ships), a single one for island cards.
+ * `legal` is the prompt's `legal_actions`, `details` its `details` (what each would cost
+ * and pay out, same order; may be absent). Returns `{byCard: Map(card -> {buy: [..],
+ * fight: [..], place, sell, price}), sellJewel, pass, any, detailOf: Map(action ->
+ * detail)}`; `buy`/`fight` hold one action per row choice (ships), a single one for
+ * island cards.
  */
-export function groupActions(legal) {
+export function groupActions(legal, details = null) {
   const byCard = new Map();
   const slot = (c) => {
     if (!byCard.has(c)) byCard.set(c, {});
@@ -32,5 +34,6 @@ export function groupActions(legal) {
       default: break;
     }
   }
-  return { byCard, sellJewel, pass, any: (legal || []).length > 0 };
+  const detailOf = new Map((legal || []).map((a, i) => [a, (details && details[i]) || null]));
+  return { byCard, sellJewel, pass, any: (legal || []).length > 0, detailOf };
 }

@@ -59,9 +59,29 @@ function actButton(label, testid, onClick, { primary = false, disabled = false, 
 /**
  * Build the board element. `ctx`: `mySeat` (int|null), `actions` (grouped prompt, see
  * actions.js, or null), `onAction(action)` / `onChoose(card, actions)`, `prev` (the view
- * before the last change, to mark changed resources), `pending` (bool).
+ * before the last change, to mark changed resources), `pending` (bool), `lastEvent` (the
+ * event shown last: its card and its player are highlighted).
  */
 export function renderBoard(view, ctx = {}) {
+  const board = buildBoard(view, ctx);
+  markLastMove(board, ctx.lastEvent);
+  return board;
+}
+
+/** Highlight where the last shown event left its card, and whose event it was. */
+function markLastMove(board, e) {
+  if (!e) return;
+  if (e.card) {
+    const card = board.querySelector(`.card[data-card="${CSS.escape(e.card)}"]`);
+    if (card) { card.classList.add("last-move"); card.dataset.lastMove = e.type; }
+  }
+  if (typeof e.seat === "number") {
+    const p = board.querySelector(`[data-testid="player-${e.seat}"]`);
+    if (p) p.classList.add("last-actor");
+  }
+}
+
+function buildBoard(view, ctx) {
   const acts = ctx.actions || EMPTY_ACTIONS;
   const disabled = !!ctx.pending;
   const prev = ctx.prev || null;
@@ -83,7 +103,7 @@ export function renderBoard(view, ctx = {}) {
     const a = acts.byCard.get(id) || {};
     const buttons = [];
     if (a.fight) buttons.push(actButton(fightLabel(costs[id]), `act-fight-${id}`, () => pick(id, a.fight), { primary: true, disabled, title: `${t("act_fight")}: ${cardName(id)} (${t("fight_cost_long", { n: costs[id] })})` }));
-    return cardWithButtons(id, buttons, { fightCost: costs[id] });
+    return cardWithButtons(id, buttons, { fightCost: costs[id], where: "pirate" });
   });
 
   const prevPlayers = prev && prev.players ? prev.players : [];
@@ -121,7 +141,7 @@ function renderPlayer(p, view, ctx, acts, prevP, disabled) {
     const cards = p.rows[c].map((id) => {
       const a = acts.byCard.get(id) || {};
       const sell = mine && a.sell ? actButton(t("act_sell_card"), `act-sell-${id}`, () => ctx.onAction(a.sell), { disabled, title: `${t("act_sell_card")}: ${cardName(id)}` }) : null;
-      return h("div", { class: "row-card" }, cardEl(id, { small: true }), sell);
+      return h("div", { class: "row-card" }, cardEl(id, { small: true, where: "row" }), sell);
     });
     return h("div", { class: `crow c-${c}`, testid: `row-${p.seat}-${c}` },
       h("div", { class: "crow-head" },
@@ -134,7 +154,7 @@ function renderPlayer(p, view, ctx, acts, prevP, disabled) {
   const lone = (p.lone_ships || []).length
     ? h("div", { class: "crow lone", testid: `lone-${p.seat}` },
       h("div", { class: "crow-head" }, h("span", { class: "cname" }, t("lone_ships"))),
-      h("div", { class: "crow-cards", dataset: { zone: `lone-${p.seat}` } }, p.lone_ships.map((id) => h("div", { class: "row-card" }, cardEl(id, { small: true })))))
+      h("div", { class: "crow-cards", dataset: { zone: `lone-${p.seat}` } }, p.lone_ships.map((id) => h("div", { class: "row-card" }, cardEl(id, { small: true, where: "row" })))))
     : null;
   return h("section", {
     class: `player seat-${p.seat}${isTurn ? " turn" : ""}${mine ? " mine" : ""}${winners.includes(p.seat) ? " winner" : ""}`,

@@ -2,7 +2,7 @@
 // only shows these numbers; it never computes a price, payout or cost from them.
 import { api } from "./api.js";
 import { h } from "./dom.js";
-import { cardName, colorName, t } from "./i18n.js";
+import { cardName, colorName, listWords, t } from "./i18n.js";
 import { COLOR_GLYPH, icons } from "./icons.js";
 
 let CARDS = null;
@@ -34,16 +34,23 @@ function yieldRow(info) {
 
 /**
  * The element of card `id`. Options: `fightCost` (badge with the sabres needed, from the
- * view's fight_costs), `small` (compact, for color rows), `showPrice`.
+ * view's fight_costs), `small` (compact, for color rows), `showPrice`, `where`
+ * ("display", "pirate" or "row": the tooltip names the price only where the card can be
+ * bought, and the fight cost where it can be won).
  */
-export function cardEl(id, { fightCost = null, small = false, showPrice = true, testid = null } = {}) {
+export function cardEl(id, { fightCost = null, small = false, showPrice = true, testid = null, where = "display" } = {}) {
   const info = cardInfo(id);
   const color = info ? info.color : id.startsWith("ship") ? null : id.split("-")[0];
   const isShip = !color;
   const label = cardName(id);
   const price = info ? info.price : Number(id.split("-").pop());
-  const title = [label, showPrice && !isShip ? `${t("price")} ${price}` : null,
-    fightCost ? t("fight_cost_long", { n: fightCost }) : null].filter(Boolean).join(" · ");
+  const gives = info && !isShip
+    ? [info.sabres && t("sabre_s", { n: info.sabres }), info.ducats && t("ducat_s", { n: info.ducats }), info.jewels && t("jewel_s", { n: info.jewels })].filter(Boolean)
+    : [];
+  const title = [label, where === "display" && showPrice && !isShip ? `${t("price")} ${price}` : null,
+    fightCost && where !== "row" ? t("fight_cost_long", { n: fightCost }) : null,
+    info && !isShip ? `${t("pays_in_row")} ${gives.length ? listWords(gives) : t("nothing")}${info.chests ? `; ${t("chest_s", { n: info.chests })}` : ""}` : null]
+    .filter(Boolean).join(" · ");
   return h("div", {
     class: `card ${isShip ? "ship" : `c-${color}`}${small ? " small" : ""}${fightCost ? " has-fight" : ""}`,
     dataset: { card: id },

@@ -2,6 +2,7 @@
 // the game has ended, the revealed server seed checked against the commitment in the browser.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { seatName } from "./names.js";
 
 async function sha256Hex(text) {
   if (!crypto.subtle) return null;
@@ -25,7 +26,14 @@ export function renderFairness(summary, record, open = false) {
       check.className = `check ${ok ? "ok" : "bad"}`;
     });
   }
-  const contributions = (summary.contributions || []).map((c, i) => h("li", {}, `${i + 1}: `, h("code", {}, c || "–")));
+  // Each seat's contribution by the name people see; a bot adds none, and says so.
+  const seats = summary.seats || [];
+  const contributions = (summary.contributions || []).map((c, i) => {
+    const x = seats[i] || {};
+    const name = seatName(x.name, i, x) || `#${i + 1}`;
+    return h("li", { testid: `contribution-${i}` }, h("span", { class: "who" }, `#${i + 1} ${name}: `),
+      c ? h("code", {}, c) : h("span", { class: "muted" }, x.kind === "bot" ? t("bot_no_seed") : t("seed_not_given")));
+  });
   return h("details", { class: "panel fairness", testid: "fairness", open: open || !!record },
     h("summary", {}, h("h2", {}, t("fairness"))),
     h("p", { class: "hint" }, t("fairness_hint")),
@@ -33,6 +41,8 @@ export function renderFairness(summary, record, open = false) {
     contributions.length ? h("div", { class: "kv" }, h("span", {}, t("contributions")), h("ol", { class: "seeds" }, contributions)) : null,
     record && record.server_seed ? [
       h("div", { class: "kv" }, h("span", {}, t("server_seed")), h("code", { testid: "revealed-seed" }, record.server_seed), check),
-      h("div", { class: "kv" }, h("span", {}, t("game_seed")), h("code", { testid: "game-seed" }, record.seed || "")),
+      h("details", { class: "kv raw-seed" }, h("summary", {}, t("raw_seed")),
+        h("p", { class: "hint" }, t("game_seed_hint")),
+        h("code", { testid: "game-seed" }, record.seed || "")),
     ] : null);
 }

@@ -131,7 +131,8 @@ export function lobbyPage(root, go) {
 
   const howTo = h("section", { class: "panel howto" });
   function renderHowTo() {
-    mount(howTo, h("h2", {}, t("howto_title")), h("ol", {}, [1, 2, 3, 4].map((i) => h("li", {}, t(`howto_${i}`)))));
+    mount(howTo, h("h2", {}, t("howto_title")), h("ol", {}, [1, 2, 3, 4].map((i) => h("li", {}, t(`howto_${i}`)))),
+      h("p", {}, h("a", { class: "button", href: "/rules", "data-link": true, testid: "lobby-rules" }, t("rules_full"))));
   }
 
   function renderAll() { renderForm(); renderList(); renderHowTo(); }

@@ -6,10 +6,12 @@ import { h, mount } from "./dom.js";
 import { LANGS, currentLang, onLangChange, setLang, t } from "./i18n.js";
 import { icons } from "./icons.js";
 import { leaderboardPage } from "./leaderboard.js";
+import { hideCardDetail, installCardDetails } from "./carddetail.js";
 import { lobbyPage } from "./lobby.js";
 import { myGamesPage } from "./mygames.js";
 import { profilePage } from "./profile.js";
 import { replayPage } from "./replay.js";
+import { rulesPage } from "./rules.js";
 import { tablePage } from "./table.js";
 
 const header = document.getElementById("header");
@@ -26,7 +28,8 @@ function renderHeader() {
       h("a", { href: "/my-games", "data-link": true, testid: "nav-my-games" }, t("nav_my_games")),
       h("a", { href: "/leaderboard", "data-link": true, testid: "nav-leaderboard" }, t("nav_leaderboard")),
       h("a", { href: "/account", "data-link": true, testid: "nav-account", class: "account-link" },
-        currentAccount() ? currentAccount().username : t("nav_log_in"))),
+        currentAccount() ? currentAccount().username : t("nav_log_in")),
+      h("a", { href: "/rules", "data-link": true, testid: "nav-rules" }, t("rules"))),
     h("div", { class: "lang", role: "group", "aria-label": t("language") },
       Object.keys(LANGS).map((l) => h("button", {
         type: "button", class: `ghost small${l === currentLang() ? " on" : ""}`, testid: `lang-${l}`,
@@ -39,6 +42,7 @@ function route() {
   if (cleanup) cleanup();
   cleanup = null;
   window.scrollTo(0, 0);
+  hideCardDetail();
   const path = location.pathname.replace(/\/+$/, "") || "/";
   let m;
   if ((m = path.match(/^\/table\/([^/]+)$/))) cleanup = tablePage(root, decodeURIComponent(m[1]));
@@ -48,8 +52,9 @@ function route() {
   else if (path === "/my-games") cleanup = myGamesPage(root, go);
   else if (path === "/leaderboard") cleanup = leaderboardPage(root);
   else if ((m = path.match(/^\/players\/([^/]+)$/))) cleanup = profilePage(root, decodeURIComponent(m[1]));
+  else if (path === "/rules") cleanup = rulesPage(root);
   else cleanup = lobbyPage(root, go);
-  document.title = `${t("title")}`;
+  if (path !== "/rules") document.title = `${t("title")}`;
 }
 
 /** Navigate inside the app without a page load. */
@@ -67,6 +72,13 @@ document.addEventListener("click", (e) => {
 window.addEventListener("popstate", route);
 onLangChange(renderHeader);
 onSessionChange(renderHeader);
+// Sticky bars below the header need its height, which wraps differently per width.
+const headerHeight = () => document.documentElement.style.setProperty("--header-h", `${header.offsetHeight}px`);
+window.addEventListener("resize", headerHeight);
+onLangChange(headerHeight);
+onSessionChange(headerHeight);
+installCardDetails();
 renderHeader();
+headerHeight();
 // Who is logged in decides what some pages offer: ask first, then show the page.
 loadSession().finally(route);

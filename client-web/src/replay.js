@@ -1,10 +1,14 @@
 // The replay viewer (/replay/<table id>, or /replay with a record file from disk). All
-// views are precomputed by folding the deltas' patches (shallow merge), so any step shows
-// at once; the log entries jump to their step. The first step is the game's start (seq 1):
-// the view before it is empty, so there is nothing to show at seq 0.
+// views are precomputed by folding the deltas' patches (shallow merge), so any moment shows
+// at once. It steps by turn, as players expect: one step is one player's turn, and the log
+// lists each turn's events inside it, each a jump to that very event. Which event belongs
+// to which turn comes from the server's views (the engine's `turn` counter), not from a
+// rule here.
 import { api } from "./api.js";
 import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
+import { setCardContext } from "./carddetail.js";
 import { loadCards } from "./cards.js";
+import { errorText } from "./errors.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { describeEvent, eventSeat, isMajor } from "./log.js";
@@ -13,6 +17,7 @@ import { notFoundPage } from "./notfound.js";
 import { renderScore } from "./score.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
+const TURN_MS = 1500; // one turn per this at 1x
 
 /** Fold the patches of `deltas` (seq 1…n): `views[k]` is the view after seq k, `views[0]` null. */
 export function foldViews(deltas) {
@@ -21,22 +26,45 @@ export function foldViews(deltas) {
   return views;
 }
 
+/**
+ * The turns of a folded game, `[{turn, first, last}]` (seqs, 1-based): event k belongs to
+ * the turn that the view before it shows (`views[k-1].turn`, the engine's count of turns
+ * begun); the start joins turn 1. Views without `turn` (an older server) give one step per
+ * event.
+ */
+export function turnSteps(views) {
+  const steps = [];
+  for (let k = 1; k < views.length; k += 1) {
+    const hasTurn = views[k] && views[k].turn !== undefined;
+    const turn = hasTurn ? Math.max(1, (views[k - 1] && views[k - 1].turn) || 0) : k;
+    const last = steps[steps.length - 1];
+    if (last && last.turn === turn) last.last = k;
+    else steps.push({ turn, first: k, last: k });
+  }
+  return steps;
+}
+
 /** Mount the replay viewer into `root` for table `id` (or null: open a file). */
 export function replayPage(root, id) {
-  // `loading`: a table's deltas are on their way; `seats`: the table summary's seats (bot
-  // kinds and levels for the names), null for a record file.
-  const st = { deltas: [], views: [null], step: 0, playing: false, speed: 1, timer: null, error: null, title: id || "", loading: !!id, seats: null };
+  // `seq`: the event shown; `step`: the index of its turn in `turns`; `loading`: a table's
+  // deltas are on their way; `seats`: the table summary's seats (bot kinds and levels for
+  // the names), null for a record file.
+  const st = { deltas: [], views: [null], turns: [], step: 0, seq: 0, playing: false, speed: 1, timer: null, error: null, title: id || "", loading: !!id, seats: null };
   window.__einauge = {
     page: "replay",
-    step: () => st.step,
-    total: () => st.deltas.length,
-    view: () => st.views[st.step],
-    seek: (k) => seek(k),
+    step: () => (st.turns.length ? st.step + 1 : 0),
+    total: () => st.turns.length,
+    seq: () => st.seq,
+    events: () => st.deltas.length,
+    turns: () => st.turns.map((x) => [x.first, x.last]),
+    view: () => st.views[st.seq],
+    seek: (k) => seekStep(k - 1),
+    seekSeq: (k) => seekSeq(k),
   };
-  /** The first step shown: the game's start (seq 1), or 0 when there is no game. */
-  const firstStep = () => Math.min(1, st.deltas.length);
   /** Nothing to replay and nothing coming: the page asks for a record file. */
   const isEmpty = () => !st.loading && st.deltas.length === 0;
+  const lastStep = () => Math.max(0, st.turns.length - 1);
+  const stepOf = (seq) => Math.max(0, st.turns.findIndex((x) => x.first <= seq && seq <= x.last));
 
   const els = {
     head: h("div", { class: "replay-head", testid: "replay-head" }),
@@ -60,30 +88,34 @@ export function replayPage(root, id) {
     mount(els.head,
       h("h1", {}, t("replay_title"), st.title ? h("span", { class: "sub" }, ` · ${st.title}`) : null),
       // In the empty state the big chooser below is the only one (one `replay-file` input).
-      h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true }, "↩ ", id) : null, isEmpty() ? null : fileInput()),
+      h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true }, "↩ ", id) : null,
+        h("a", { class: "button ghost", href: "/rules", target: "_blank", rel: "noopener" }, t("rules")),
+        isEmpty() ? null : fileInput()),
       st.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, st.error) : null);
   }
 
+  const stepLabel = () => t("replay_turn", { i: st.turns.length ? st.step + 1 : 0, n: st.turns.length });
+
   function renderControls() {
-    const n = st.deltas.length;
+    const n = st.turns.length;
     els.controls.hidden = isEmpty();
     els.controls.setAttribute("aria-label", t("replay_title"));
-    const first = firstStep();
     const slider = h("input", {
-      type: "range", min: first, max: n, value: st.step, testid: "replay-slider", "aria-label": t("replay_step", { i: st.step, n }),
-      oninput: (e) => seek(Number(e.target.value)),
+      type: "range", min: 1, max: Math.max(1, n), value: st.step + 1, testid: "replay-slider", "aria-label": stepLabel(),
+      oninput: (e) => seekStep(Number(e.target.value) - 1),
     });
     const speed = h("select", { testid: "replay-speed", "aria-label": t("speed"), onchange: (e) => { st.speed = Number(e.target.value); if (st.playing) { pause(); play(); } } },
       SPEEDS.map((s) => h("option", { value: s, selected: s === st.speed }, `${s}×`)));
     const b = (label, testid, fn, disabled) => h("button", { type: "button", testid, onclick: fn, disabled }, label);
     els.slider = slider;
+    const atStart = st.step <= 0 && st.seq <= (st.turns[0] ? st.turns[0].first : 0);
     mount(els.controls,
-      b(`⇤ ${t("first")}`, "replay-first", () => seek(firstStep()), st.step <= first),
-      b(`◀ ${t("prev")}`, "replay-prev", () => seek(st.step - 1), st.step <= first),
+      b(`⇤ ${t("first")}`, "replay-first", () => seekSeq(1), atStart),
+      b(`◀ ${t("prev")}`, "replay-prev", prevStep, atStart),
       h("button", { type: "button", class: "primary", testid: "replay-play", onclick: () => (st.playing ? pause() : play()), disabled: n === 0 }, st.playing ? `⏸ ${t("pause")}` : `▶ ${t("play")}`),
-      b(`${t("next")} ▶`, "replay-next", () => seek(st.step + 1), st.step >= n),
-      b(`${t("last")} ⇥`, "replay-last", () => seek(n), st.step >= n),
-      h("div", { class: "slider" }, slider, h("span", { class: "step-label", testid: "replay-step", dataset: { step: st.step } }, t("replay_step", { i: st.step, n }))),
+      b(`${t("next")} ▶`, "replay-next", nextStep, st.seq >= st.deltas.length),
+      b(`${t("last")} ⇥`, "replay-last", () => seekSeq(st.deltas.length), st.seq >= st.deltas.length),
+      h("div", { class: "slider" }, slider, h("span", { class: "step-label", testid: "replay-step", dataset: { step: st.step + 1, seq: st.seq } }, stepLabel())),
       h("label", { class: "speed" }, t("speed"), " ", speed));
   }
 
@@ -95,7 +127,7 @@ export function replayPage(root, id) {
   }
 
   function renderView(animate) {
-    const v = namedView(st.views[st.step], st.seats);
+    const v = namedView(st.views[st.seq], st.seats);
     logPanel.hidden = isEmpty();
     layout.classList.toggle("single", isEmpty());
     if (!v || !v.players || !v.players.length) {
@@ -104,7 +136,9 @@ export function replayPage(root, id) {
       mount(els.score);
       return;
     }
-    const ctx = { mySeat: null, actions: null, prev: st.step > 0 ? st.views[st.step - 1] : null };
+    const d = st.deltas[st.seq - 1];
+    const ctx = { mySeat: null, actions: null, prev: st.seq > 0 ? st.views[st.seq - 1] : null, lastEvent: d ? d.event : null };
+    setCardContext(v);
     const ended = winnersText(v);
     const build = () => h("div", {},
       h("div", { class: `turn-banner${v.phase === "ended" ? " ended" : ""}`, testid: "replay-turn" },
@@ -118,21 +152,31 @@ export function replayPage(root, id) {
   function renderLog() {
     logHead.textContent = t("log");
     const names = viewNames(st.views[st.views.length - 1], st.seats);
-    mount(els.log, st.deltas.map((d) => {
-      const seat = eventSeat(d.event);
-      return h("li", { class: `${isMajor(d.event) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq: d.seq } },
-        h("button", { type: "button", class: "log-jump", testid: `replay-log-${d.seq}`, onclick: () => seek(d.seq) },
-          h("span", { class: "lseq" }, d.seq), " ", describeEvent(d.event, names)));
+    mount(els.log, st.turns.map((turn, i) => {
+      const evs = st.deltas.slice(turn.first - 1, turn.last);
+      const actor = evs.map((d) => d.event).find((e) => typeof e.seat === "number" && e.type !== "ship_revealed" && e.type !== "final_round_started");
+      const who = actor ? names[actor.seat] ?? `#${actor.seat + 1}` : "";
+      return h("li", { class: `turn-group${actor ? ` seat-${actor.seat}` : ""}`, dataset: { step: i + 1 }, testid: `replay-turn-${i + 1}` },
+        h("button", { type: "button", class: "turn-head", testid: `replay-turn-head-${i + 1}`, onclick: () => seekStep(i) },
+          t("turn_n", { n: i + 1 }), who ? ` · ${who}` : ""),
+        h("ol", { class: "turn-events" }, evs.map((d) => {
+          const seat = eventSeat(d.event);
+          return h("li", { class: `${isMajor(d.event) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq: d.seq } },
+            h("button", { type: "button", class: "log-jump", testid: `replay-log-${d.seq}`, onclick: () => seekSeq(d.seq) },
+              h("span", { class: "lseq" }, d.seq), " ", describeEvent(d.event, names)));
+        })));
     }));
     markLog();
   }
 
   function markLog() {
-    const cur = els.log.querySelector(".current");
-    if (cur) cur.classList.remove("current");
-    const li = els.log.querySelector(`li[data-seq="${st.step}"]`);
+    for (const el of els.log.querySelectorAll(".current")) el.classList.remove("current");
+    const group = els.log.querySelector(`li.turn-group[data-step="${st.step + 1}"]`);
+    const li = els.log.querySelector(`li[data-seq="${st.seq}"]`);
+    for (const el of els.log.querySelectorAll(".current-turn")) el.classList.remove("current-turn");
+    if (group) group.classList.add("current-turn");
     // At the first step the log shows its top (the start), whatever was scrolled before.
-    if (st.step <= firstStep()) els.log.scrollTop = 0;
+    if (st.step <= 0) els.log.scrollTop = 0;
     if (li) {
       li.classList.add("current");
       const top = li.offsetTop - els.log.offsetTop;
@@ -142,48 +186,59 @@ export function replayPage(root, id) {
 
   /** Update the controls in place (cheaper than rebuilding them on every step). */
   function updateControls() {
-    const n = st.deltas.length;
-    const q = (id) => els.controls.querySelector(`[data-testid=${id}]`);
+    const q = (tid) => els.controls.querySelector(`[data-testid=${tid}]`);
     const label = q("replay-step");
     if (!label) return;
-    label.textContent = t("replay_step", { i: st.step, n });
-    label.dataset.step = st.step;
-    if (els.slider && Number(els.slider.value) !== st.step) els.slider.value = st.step;
-    els.slider?.setAttribute("aria-label", t("replay_step", { i: st.step, n }));
-    q("replay-first").disabled = st.step <= firstStep();
-    q("replay-prev").disabled = st.step <= firstStep();
-    q("replay-next").disabled = st.step >= n;
-    q("replay-last").disabled = st.step >= n;
+    label.textContent = stepLabel();
+    label.dataset.step = st.step + 1;
+    label.dataset.seq = st.seq;
+    if (els.slider && Number(els.slider.value) !== st.step + 1) els.slider.value = st.step + 1;
+    els.slider?.setAttribute("aria-label", stepLabel());
+    const atStart = st.step <= 0 && st.seq <= (st.turns[0] ? st.turns[0].first : 0);
+    q("replay-first").disabled = atStart;
+    q("replay-prev").disabled = atStart;
+    q("replay-next").disabled = st.seq >= st.deltas.length;
+    q("replay-last").disabled = st.seq >= st.deltas.length;
   }
 
-  // The step is kept in the URL (shareable), written once the seeking settles: browsers
+  // The turn is kept in the URL (shareable), written once the seeking settles: browsers
   // throttle frequent history updates.
   let urlTimer = null;
   function rememberStep() {
     clearTimeout(urlTimer);
     urlTimer = setTimeout(() => {
       const url = new URL(location.href);
-      url.searchParams.set("step", st.step);
+      url.searchParams.set("step", st.step + 1);
       history.replaceState(history.state, "", url);
     }, 400);
   }
 
-  function seek(k) {
+  /** Show the event `seq` (1…n) inside its turn. */
+  function seekSeq(k) {
     const n = st.deltas.length;
-    const next = Math.max(firstStep(), Math.min(n, k));
-    const animate = Math.abs(next - st.step) === 1 && !st.playing;
-    st.step = next;
-    if (st.step >= n) pause();
+    const next = Math.max(Math.min(1, n), Math.min(n, k));
+    const animate = Math.abs(next - st.seq) <= 8 && next !== st.seq && !st.playing;
+    st.seq = next;
+    st.step = stepOf(next);
+    if (st.seq >= n) pause();
     renderView(animate);
     markLog();
     updateControls();
     rememberStep();
   }
+  /** Show the end of turn `i` (0-based). */
+  function seekStep(i) {
+    if (!st.turns.length) return;
+    seekSeq(st.turns[Math.max(0, Math.min(lastStep(), i))].last);
+  }
+  // Mid-turn (after a jump to an event), forward first finishes that turn.
+  const nextStep = () => (st.turns[st.step] && st.seq < st.turns[st.step].last ? seekStep(st.step) : seekStep(st.step + 1));
+  const prevStep = () => (st.step === 0 ? seekSeq(1) : seekStep(st.step - 1));
 
   function play() {
-    if (st.step >= st.deltas.length) seek(firstStep());
+    if (st.seq >= st.deltas.length) seekSeq(1);
     st.playing = true;
-    st.timer = setInterval(() => seek(st.step + 1), 1000 / st.speed);
+    st.timer = setInterval(nextStep, TURN_MS / st.speed);
     renderControls();
   }
   function pause() {
@@ -197,12 +252,19 @@ export function replayPage(root, id) {
     pause();
     st.deltas = deltas;
     st.views = foldViews(deltas);
+    st.turns = turnSteps(st.views);
     st.title = title ?? st.title;
     st.seats = seats;
     st.error = null;
     st.loading = false;
     const wanted = Number(new URL(location.href).searchParams.get("step"));
-    st.step = Number.isFinite(wanted) && wanted > 0 ? Math.min(wanted, deltas.length) : firstStep();
+    if (Number.isFinite(wanted) && wanted > 0 && st.turns.length) {
+      st.step = Math.min(wanted, st.turns.length) - 1;
+      st.seq = st.turns[st.step].last;
+    } else {
+      st.step = 0;
+      st.seq = Math.min(1, deltas.length); // the start: the setup as dealt
+    }
     renderAll();
   }
 
@@ -214,7 +276,16 @@ export function replayPage(root, id) {
       const players = Array.isArray(record.players) ? record.players.map((p, i) => seatName(String(p), i)) : null;
       load(r.deltas, `${file.name}${players ? ` (${players.join(", ")})` : ""}`);
     } catch (e) {
-      st.error = `${t("bad_record")}: ${e.message}`;
+      // A broken file replaces what was shown: its error, and no longer the old game.
+      pause();
+      st.deltas = [];
+      st.views = [null];
+      st.turns = [];
+      st.step = 0;
+      st.seq = 0;
+      st.title = "";
+      st.seats = null;
+      st.error = `${t("bad_record")}: ${e.code && e.code !== "bad_record" ? errorText(e.code, { message: e.message }) : e.message}`;
       st.loading = false;
       renderAll();
     }
@@ -224,10 +295,10 @@ export function replayPage(root, id) {
 
   const onKey = (e) => {
     if (e.target.closest && e.target.closest("input, select, textarea")) return;
-    if (e.key === "ArrowRight") seek(st.step + 1);
-    else if (e.key === "ArrowLeft") seek(st.step - 1);
-    else if (e.key === "Home") seek(0);
-    else if (e.key === "End") seek(st.deltas.length);
+    if (e.key === "ArrowRight") nextStep();
+    else if (e.key === "ArrowLeft") prevStep();
+    else if (e.key === "Home") seekSeq(1);
+    else if (e.key === "End") seekSeq(st.deltas.length);
     else return;
     e.preventDefault();
   };

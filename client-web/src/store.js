@@ -46,3 +46,6 @@ export function heldTokens() {
   } catch { /* private mode */ }
   return [...out.values()].filter((r) => r.token || r.owner).slice(0, 50);
 }
+/** How fast other seats' moves are shown: "slow", "normal" (default) or "off" (at once). */
+export const paceSetting = () => get("pace") || "normal";
+export const savePace = (pace) => set("pace", pace);

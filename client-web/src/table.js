@@ -4,21 +4,24 @@ import { askNotifyOnce, tellTurn } from "./account.js";
 import { groupActions } from "./actions.js";
 import { api } from "./api.js";
 import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
+import { setCardContext } from "./carddetail.js";
 import { loadCards } from "./cards.js";
 import { ServerClock, timeControlText } from "./clock.js";
 import { TableConnection } from "./connection.js";
+import { errorText } from "./errors.js";
 import { renderFairness } from "./fairness.js";
 import { h, mount, randomHex } from "./dom.js";
-import { colorName, onLangChange, t } from "./i18n.js";
+import { colorName, listWords, onLangChange, t } from "./i18n.js";
 import { describeEvent, eventSeat, isMajor } from "./log.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { notFoundPage } from "./notfound.js";
 import { renderSeatsPanel, tickSeatsPanel } from "./presence.js";
 import { ratingText } from "./profile.js";
+import { MOVES, PACES, Pacer } from "./pacer.js";
 import { renderScore } from "./score.js";
 import { chatHello, chatPanel } from "./chat.js";
 import { renderResult } from "./result.js";
-import { forgetSeat, keyFor, ownerFor, playerName, saveKey, saveOwner, saveSeat, savePlayerName, seatFor } from "./store.js";
+import { forgetSeat, keyFor, ownerFor, paceSetting, playerName, saveKey, saveOwner, savePace, saveSeat, savePlayerName, seatFor } from "./store.js";
 
 /** True once the game has started (before, the server's view has no players). */
 const started = (v) => !!(v && v.players && v.players.length);
@@ -47,11 +50,19 @@ export function tablePage(root, id) {
     logLoadedTo: 0,
     ratings: null, // per seat {username, rating, games, provisional} or null (guests)
     turnTold: false,
+    lastMove: null, // the last shown move of a player (highlighted on the board)
   };
   const conn = new TableConnection(id, saved ? saved.token : null, keyFor(id));
   conn.seat = saved ? saved.seat : null; // until the welcome confirms (or refuses) it
   conn.helloExtra = chatHello();
-  window.__einauge = { page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat, turnsTold: [] };
+  // Other seats' moves are shown at a pace people can follow (pacer.js); `conn.view` is
+  // the true view at once, `pacer.shown` what the page shows now.
+  const pacer = new Pacer((step) => showStep(step), () => mySeat());
+  const shownLog = []; // [seq, ms] of each shown step (tests read how the page paced)
+  window.__einauge = {
+    page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat, turnsTold: [],
+    shown: () => (pacer.shown ? pacer.shown.seq : null), shownLog: () => shownLog, behind: () => pacer.behind,
+  };
 
   const els = {
     top: h("div", { class: "topbar" }),
@@ -81,9 +92,11 @@ export function tablePage(root, id) {
   const handedOver = () => conn.seat !== null && ((seatsInfo() || [])[conn.seat] || {}).kind === "bot";
   /** This browser's seat; null for a spectator, and once the seat plays as a bot. */
   const mySeat = () => (handedOver() ? null : conn.seat);
+  /** The view the page shows now (the pacer's, behind `conn.view` while moves queue). */
+  const shownRaw = () => (pacer.shown && pacer.shown.view) || conn.view;
   /** The view as shown: bot seats named in the current language. */
   const shownView = () => {
-    const v = namedView(conn.view, seatsInfo());
+    const v = namedView(shownRaw(), seatsInfo());
     if (!v || !v.players || !st.ratings) return v;
     return { ...v, players: v.players.map((p) => (st.ratings[p.seat] ? { ...p, name: `${p.name} (${ratingText(st.ratings[p.seat])})` } : p)) };
   };
@@ -106,7 +119,8 @@ export function tablePage(root, id) {
   const promptActions = () => {
     const p = conn.prompt;
     if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended" || handedOver()) return null;
-    return groupActions(p.legal_actions);
+    if (pacer.shown && pacer.shown.seq !== p.seq) return null; // the page is still showing earlier moves
+    return groupActions(p.legal_actions, p.details);
   };
 
   function notify(text) {
@@ -133,7 +147,11 @@ export function tablePage(root, id) {
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
-        mySeat() === null ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
+        // The host who has not sat down yet is about to play, not watching: no badge then.
+        mySeat() === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
+      h("a", { class: "button ghost small", href: "/rules", target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
+      h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
+        Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
       h("div", { class: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
       h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
   }
@@ -205,7 +223,7 @@ export function tablePage(root, id) {
   }
 
   async function guard(fn) {
-    try { await fn(); } catch (e) { notify(`${t("error")}: ${e.message}`); }
+    try { await fn(); } catch (e) { notify(errorText(e.code, { message: e.message, seat: e.seat })); }
   }
   const takeSeat = (seat, rawName) => guard(async () => {
     askNotifyOnce(); // the click is the moment a browser lets a page ask
@@ -265,16 +283,34 @@ export function tablePage(root, id) {
     renderBoardNow(false);
   }
 
+  /** "pays 2 sabres and 3 ducats · 2 chests in the row", from the prompt's details. */
+  function payoutText(d) {
+    if (!d || !d.payout) return "";
+    const parts = [];
+    if (d.payout.sabres) parts.push(t("sabre_s", { n: d.payout.sabres }));
+    if (d.payout.ducats) parts.push(t("ducat_s", { n: d.payout.ducats }));
+    if (d.payout.jewels) parts.push(t("jewel_s", { n: d.payout.jewels }));
+    return t("pays", { what: parts.length ? listWords(parts) : t("nothing") });
+  }
   function onChoose(card, actions) {
     st.choose = { card, actions };
-    const opts = actions.map((a) => h("button", {
-      type: "button", class: "primary", testid: `row-opt-${a.row}`,
-      onclick: () => onAction(a),
-    }, a.row === "alone" ? t("row_alone") : t("row_color", { color: colorName(a.row) })));
+    const acts = promptActions();
+    const detailOf = acts ? acts.detailOf : new Map();
+    const opts = actions.map((a) => {
+      const d = detailOf.get(a);
+      return h("button", {
+        type: "button", class: "primary row-opt", testid: `row-opt-${a.row}`,
+        onclick: () => onAction(a),
+      }, h("b", {}, a.row === "alone" ? t("row_alone") : t("row_color", { color: colorName(a.row) })),
+      d ? h("span", { class: "row-pay", testid: `row-pay-${a.row}`, dataset: { payout: JSON.stringify(d.payout) } }, payoutText(d)) : null,
+      d && d.chests ? h("span", { class: "row-pay" }, t("row_chests", { n: d.chests })) : null);
+    });
     const dlg = h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "row-choice-title", testid: "row-choice",
       onkeydown: (e) => { if (e.key === "Escape") closeDialog(); } },
     h("h2", { id: "row-choice-title" }, t("choose_row", { card })),
+    (() => { const d = detailOf.get(actions[0]); return d && d.cost ? h("p", { class: "hint" }, d.cost.ducats !== undefined ? t("cost_ducats", { n: d.cost.ducats }) : t("cost_sabres", { n: d.cost.sabres })) : null; })(),
     h("div", { class: "row-opts" }, opts),
+    h("a", { href: "/rules#ships", target: "_blank", rel: "noopener", class: "hint" }, t("rules_hint")),
     h("button", { type: "button", class: "ghost", testid: "row-cancel", onclick: closeDialog }, t("cancel")));
     mount(els.dialog, h("div", { class: "backdrop", onclick: (e) => { if (e.target === e.currentTarget) closeDialog(); } }, dlg));
     opts[0].focus();
@@ -317,7 +353,14 @@ export function tablePage(root, id) {
     els.banner.dataset.step = v.step ?? "";
     els.banner.dataset.myTurn = myTurn ? "1" : "0";
     if (v.phase === "ended" && v.result) hint = winnersText(v);
-    mount(els.banner, h("strong", { testid: "turn-text" }, turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null);
+    const anchor = v.phase === "final_round" ? "final-round" : v.phase === "ended" ? "scoring" : v.step || "turn";
+    const last = v.phase !== "ended" ? st.lastMove : null;
+    mount(els.banner, h("strong", { testid: "turn-text" }, turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null,
+      h("a", { class: "hint rules-hint", href: `/rules#${anchor}`, target: "_blank", rel: "noopener", testid: "hint-rules" }, t("rules_hint")),
+      last ? h("span", { class: "last-move-text", testid: "last-move" }, `${t("last_move")}: `, describeEvent(last, viewNames(shownRaw(), seatsInfo()))) : null,
+      // The full breakdown is below the board: one click away from the end banner.
+      v.phase === "ended" && v.result ? h("button", { type: "button", class: "small", testid: "jump-scores",
+        onclick: () => { const el = els.score.querySelector("[data-testid=score]"); if (el) el.scrollIntoView({ behavior: "smooth", block: "start" }); } }, t("see_scores")) : null);
   }
 
   // Deltas often come in bursts (a bot's whole turn): draw once per frame, not per delta.
@@ -333,7 +376,9 @@ export function tablePage(root, id) {
   function renderBoardNow(animate = true) {
     const v = shownView();
     if (!started(v)) { renderSeating(); return; }
-    const ctx = { mySeat: mySeat(), actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending };
+    const ctx = { mySeat: mySeat(), actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending,
+      lastEvent: st.lastMove };
+    setCardContext(v);
     if (animate) flipRender(els.main, () => renderBoard(v, ctx));
     else mount(els.main, renderBoard(v, ctx));
     renderBanner();
@@ -376,6 +421,7 @@ export function tablePage(root, id) {
   function renderLog() {
     logPanel.hidden = !started(conn.view) && st.events.size === 0;
     logHead.textContent = t("log");
+    els.log.dataset.empty = t("log_empty");
     logPanel.setAttribute("aria-label", t("log"));
     const names = viewNames(conn.view, seatsInfo());
     const keys = [...st.events.keys()].sort((a, b) => a - b);
@@ -408,7 +454,8 @@ export function tablePage(root, id) {
   function renderOwner() {
     const s = st.summary || conn.table;
     const v = conn.view;
-    const humans = s && s.seats ? s.seats.filter((x) => x.kind === "human") : [];
+    // A seat held by the person looking is never offered: they are here.
+    const humans = s && s.seats ? s.seats.filter((x) => x.kind === "human" && x.seat !== mySeat()) : [];
     if (!isHost() || !started(v) || v.phase === "ended" || !humans.length) { mount(els.owner); return; }
     mount(els.owner, h("section", { class: "panel owner-panel", testid: "owner-panel", "aria-label": t("owner_seats") },
       h("h2", {}, t("owner_seats")),
@@ -540,20 +587,31 @@ export function tablePage(root, id) {
     conn.addEventListener(kind, (e) => { serverClock.sync(e.detail.now); renderSeats(); });
   }
   conn.addEventListener("delta", (e) => {
-    const { delta } = e.detail;
-    appendLog(delta.seq, delta.event);
-    if (conn.view && conn.view.current_seat !== mySeat()) st.turnTold = false;
-    if (delta.seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); renderSeats(); }
+    const { delta, view } = e.detail;
+    if (view && view.current_seat !== mySeat()) st.turnTold = false;
+    pacer.push({ seq: delta.seq, event: delta.event, view });
   });
+  conn.addEventListener("view", (e) => { if (e.detail.full) pacer.reset(conn.view, conn.seq); });
+  /** Draw one step of the pacer: a delta's view (with its event), or a full view. */
   let prevView = null;
-  conn.addEventListener("view", (e) => {
-    st.prev = e.detail.full ? null : prevView;
-    prevView = conn.view;
-    if (started(conn.view)) {
-      scheduleBoard(!e.detail.full);
-      if (conn.view.phase === "ended") { loadRecord(); els.log.scrollTop = els.log.scrollHeight; }
+  function showStep(step) {
+    shownLog.push([step.seq, Math.round(performance.now())]);
+    if (shownLog.length > 2000) shownLog.splice(0, 1000);
+    st.prev = step.event ? prevView : null;
+    prevView = step.view;
+    if (!step.event) st.lastMove = null;
+    else if (MOVES.has(step.event.type)) st.lastMove = step.event;
+    if (step.event) {
+      appendLog(step.seq, step.event);
+      if (step.seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); renderSeats(); }
     }
-  });
+    if (started(step.view)) {
+      scheduleBoard(!!step.event);
+      if (step.view.phase === "ended") { loadRecord(); els.log.scrollTop = els.log.scrollHeight; }
+    } else if (!step.event) {
+      renderSeating();
+    }
+  }
   conn.addEventListener("prompt", () => {
     if (started(conn.view)) scheduleBoard(false);
     // It has just become this seat's turn: once per turn, however many prompts it brings.
@@ -566,7 +624,7 @@ export function tablePage(root, id) {
   conn.addEventListener("error", (e) => {
     const m = e.detail;
     if (m.code && m.code.startsWith("chat_")) return; // shown in the chat panel
-    notify(m.code === "not_your_turn" ? t("err_not_your_turn") : m.code === "stale" ? t("err_stale") : t("err_generic", { message: m.message }));
+    notify(errorText(m.code, { message: m.message }));
     if (conn.view) renderBoardNow(false);
   });
   conn.addEventListener("seat_lost", () => { forgetSeat(id); notify(t("seat_lost")); });
@@ -577,5 +635,5 @@ export function tablePage(root, id) {
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 
-  return () => { offLang(); conn.stop(); closeDialog(); clearInterval(ticker); if (gone) gone(); };
+  return () => { offLang(); pacer.stop(); conn.stop(); closeDialog(); clearInterval(ticker); if (gone) gone(); };
 }

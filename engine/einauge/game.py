@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.einauge import rules, setup, view
+from engine.einauge import offers, rules, setup, view
 from engine.einauge.actions import ACTIONS
 from engine.einauge.events import EVENTS, GameStarted
 from engine.einauge.evolve import evolve
@@ -69,6 +69,11 @@ class Einauge:
     # out of range), without building the list.
     legal_count = staticmethod(rules.legal_count)
     legal_action = staticmethod(rules.legal_action)
+
+    def action_details(self, state: State, seat: int) -> list[dict[str, Any]]:
+        """Per legal action of ``seat`` (same order): its cost and the row payout it would
+        bring (see ``offers.detail``), for a client's buttons and the ship dialog."""
+        return offers.action_details(state, seat)
 
     def is_over(self, state: State) -> bool:
         """True once ``game_ended`` has been applied."""

@@ -77,8 +77,9 @@ _SHIP_REVEALED = {(c, i, t): ev.ShipRevealed(c, i, t)
                   for c in SHIPS for i in _SEATS for t in (False, True)}
 
 
-def _payout(player: Player, row: str, joining: str) -> tuple[int, int, int]:
-    """What ``row`` pays out once ``joining`` is in it: the sum over all its cards.
+def payout(player: Player, row: str, joining: str) -> tuple[int, int, int]:
+    """``(sabres, ducats, jewels)`` that ``row`` pays out once ``joining`` is in it: the sum
+    over all its cards (RULES "A turn", step 1; ``row`` is a color or ``"alone"``).
 
     A lone ship pays nothing; lone ships joining a new row add nothing (no yield).
     """
@@ -221,7 +222,7 @@ def _check_buy(s: State, p: Player, seat: int, a: ac.Buy) -> Message:
     if price > p.ducats:
         raise IllegalAction("cannot_afford", f"{card} costs {price} ducats; you have {p.ducats}")
     row = _row(p, card, a.row)
-    sabres, ducats, jewels = _payout(p, row, card)
+    sabres, ducats, jewels = payout(p, row, card)
     key = (seat, card, row, sabres, ducats, jewels)
     e = _BOUGHT.get(key)
     if e is None:
@@ -245,7 +246,7 @@ def _check_fight(s: State, p: Player, seat: int, a: ac.Fight) -> Message:
     if cost > p.sabres:
         raise IllegalAction("not_enough_sabres", f"{card} costs {cost} sabres; you have {p.sabres}")
     row = _row(p, card, a.row)
-    sabres, ducats, jewels = _payout(p, row, card)
+    sabres, ducats, jewels = payout(p, row, card)
     key = (seat, card, row, source, sabres, ducats, jewels)
     e = _WON.get(key)
     if e is None:
@@ -306,7 +307,8 @@ def _first_event(s: State, a: Message) -> Message:
     if type(seat) is not int:
         raise IllegalAction("bad_action", "seat must be a whole number")
     if seat != s.current_seat:
-        raise IllegalAction("not_your_turn", f"it is seat {s.current_seat}'s turn")
+        # People count seats from 1 (the page shows "#1"); the code is what programs read.
+        raise IllegalAction("not_your_turn", f"it is player #{s.current_seat + 1}'s turn")
     check = _CHECKS.get(type(a))
     if check is None:
         raise IllegalAction("bad_action", f"not an Einauge action: {a!r}")

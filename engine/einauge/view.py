@@ -45,7 +45,10 @@ def client_view(s: State, viewer: Viewer) -> dict[str, Any]:
 
     Added: ``options``, ``colors`` (in play), ``islands_in_deck`` (island cards before the
     ships), per player ``chests`` (treasure chests per row) and ``turns`` (normal turns
-    begun), and the fight cost of every card on the pirate table and display.
+    begun), the fight cost of every card on the pirate table and display, and ``turn``:
+    the number of turns begun in the whole game (normal and final-round turns; 0 before
+    the start), so a replay can step by turn: event k belongs to the turn the view before
+    it shows (``max(1, …)`` for the start).
     """
     v = public_view(s)
     v["options"] = dict(s.options)
@@ -55,7 +58,19 @@ def client_view(s: State, viewer: Viewer) -> dict[str, Any]:
     for entry, p in zip(v["players"], s.players, strict=True):
         entry["chests"] = chests(p)
         entry["turns"] = p.turns
+    v["turn"] = turns_begun(s)
     return v
+
+
+def turns_begun(s: State) -> int:
+    """Turns begun so far: every normal turn (``Player.turns``) plus the final-round turns
+    (one per player; the one in progress counts)."""
+    final = 0
+    if s.phase == "final_round":
+        final = len(s.players) - s.final_left + (1 if s.final_left > 0 else 0)
+    elif s.phase == "ended":
+        final = len(s.players)
+    return sum(p.turns for p in s.players) + final
 
 
 def project(event: Message, viewer: Viewer) -> dict[str, Any]:

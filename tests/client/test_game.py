@@ -20,6 +20,7 @@ from tests.conftest import ServerProcess
 
 ACT = "[data-testid^=act-]:not([disabled])"
 VIEW = "() => window.__einauge.view()"
+NO_PACE = "localStorage.setItem('einauge.pace', JSON.stringify('off'))"
 
 
 def expected_buttons(legal: list[dict]) -> set[str]:
@@ -105,6 +106,9 @@ def cut_and_restore(game: Game, web: ServerProcess) -> bool:
 def game(browser: Browser, web: ServerProcess) -> Iterator[Game]:
     """Create, seat, start and play one 4-seat game through the UI."""
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    # This game is about the protocol, not about following bots: moves show at once
+    # (test_explains.py plays at the page's default pace).
+    ctx.add_init_script(NO_PACE)
     page = ctx.new_page()
     page.goto(web.url + "/")
     page.get_by_test_id("table-name").fill("Browser test table")
@@ -133,6 +137,7 @@ def game(browser: Browser, web: ServerProcess) -> Iterator[Game]:
 
     # A spectator finds the running table in the lobby and watches it.
     sctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    sctx.add_init_script(NO_PACE)
     spec = sctx.new_page()
     spec.goto(web.url + "/")
     spec.get_by_test_id("refresh").click()
@@ -297,7 +302,7 @@ def test_replay_viewer_seeks_to_a_middle_step(game: Game, web: ServerProcess) ->
     expect(page.get_by_test_id("replay-first")).to_be_disabled()
     mid = total // 2
     page.get_by_test_id(f"replay-log-{mid}").click()
-    expect(page.get_by_test_id("replay-step")).to_have_attribute("data-step", str(mid))
+    expect(page.get_by_test_id("replay-step")).to_have_attribute("data-seq", str(mid))
     expected = fold(data["deltas"], mid)
     assert page.evaluate(VIEW) == expected
     # What the page shows is that view.
@@ -314,22 +319,28 @@ def test_replay_viewer_seeks_to_a_middle_step(game: Game, web: ServerProcess) ->
             expect(page.get_by_test_id(f"{kind}-{p['seat']}")).to_have_attribute(
                 "data-value", str(p[kind]))
     shot(page, "replay-viewer", full_page=False)
-    # Keyboard steps and the slider reach the neighbours and the end.
+    # Keyboard steps go by turn: forward ends the turn of that event, back twice shows the
+    # end of the turn before the one before.
+    spans = page.evaluate("() => window.__einauge.turns()")
+    turn = next(i for i, (a, b) in enumerate(spans) if a <= mid <= b)
     page.get_by_test_id("replay-next").focus()
     page.keyboard.press("Enter")
-    expect(page.get_by_test_id("replay-step")).to_have_attribute("data-step", str(mid + 1))
-    assert page.evaluate(VIEW) == fold(data["deltas"], mid + 1)
+    end = spans[turn][1] if mid < spans[turn][1] else spans[turn + 1][1]
+    expect(page.get_by_test_id("replay-step")).to_have_attribute("data-seq", str(end))
+    assert page.evaluate(VIEW) == fold(data["deltas"], end)
+    now = next(i for i, (a, b) in enumerate(spans) if a <= end <= b)
     page.get_by_test_id("replay-prev").click()
     page.get_by_test_id("replay-prev").click()
-    assert page.evaluate(VIEW) == fold(data["deltas"], mid - 1)
+    expect(page.get_by_test_id("replay-step")).to_have_attribute("data-seq", str(spans[now - 2][1]))
+    assert page.evaluate(VIEW) == fold(data["deltas"], spans[now - 2][1])
     # The deck panel warns once a ship has appeared, says "Final round" in the final round.
     views = {k: fold(data["deltas"], k) for k in range(1, total + 1)}
     warned = next(k for k, v in views.items() if v.get("end_triggered") and v["phase"] == "turns")
     last_round = next(k for k, v in views.items() if v["phase"] == "final_round")
-    page.evaluate(f"window.__einauge.seek({warned})")
+    page.evaluate(f"window.__einauge.seekSeq({warned})")
     expect(page.get_by_test_id("end-triggered")).to_have_text(
         "A ship has appeared: the end is near!")
-    page.evaluate(f"window.__einauge.seek({last_round})")
+    page.evaluate(f"window.__einauge.seekSeq({last_round})")
     expect(page.get_by_test_id("end-triggered")).to_have_text("Final round")
     page.get_by_test_id("replay-last").click()
     expect(page.get_by_test_id("end-triggered")).to_have_count(0)

@@ -1,0 +1,128 @@
+// Card details on hover (mouse) and on tap (touch): what the card yields when its row pays
+// out, its treasure chests, and what it costs where it lies (the display: its price; the
+// pirate table: its fight cost; the final round: either). Every number comes from the
+// server (card data of GET /api/games/einauge/cards, the view's fight_costs); the only
+// words about rules are the rules page's, linked from here.
+import { cardInfo } from "./cards.js";
+import { h, mount } from "./dom.js";
+import { cardName, colorName, listWords, t } from "./i18n.js";
+
+let ctx = { view: null };
+let pop = null;
+let anchor = null;
+let hoverTimer = null;
+
+/** The view the board shows (for fight costs, the phase and the players' names). Called
+ *  on every render: an open panel follows its card to its new element, or closes when the
+ *  card has left the board. */
+export function setCardContext(view) {
+  ctx = { view };
+  if (!anchor) return;
+  requestAnimationFrame(() => {
+    if (!anchor || anchor.isConnected) return;
+    const again = pop && document.querySelector(`.card[data-card="${CSS.escape(pop.dataset.card)}"]`);
+    if (again) show(again);
+    else hideCardDetail();
+  });
+}
+
+function where(card) {
+  const z = card.closest("[data-zone]");
+  const zone = z ? z.dataset.zone : "";
+  if (zone === "display") return { kind: "display" };
+  if (zone === "pirate") return { kind: "pirate" };
+  const m = /^(row|lone)-(\d+)(?:-(\w+))?$/.exec(zone);
+  return m ? { kind: m[1], seat: Number(m[2]), color: m[3] } : { kind: "other" };
+}
+
+function yields(info) {
+  const parts = [];
+  if (info.sabres) parts.push(t("sabre_s", { n: info.sabres }));
+  if (info.ducats) parts.push(t("ducat_s", { n: info.ducats }));
+  if (info.jewels) parts.push(t("jewel_s", { n: info.jewels }));
+  return parts.length ? listWords(parts) : t("nothing");
+}
+
+/** The detail panel's content for card `id` lying at `at` (see `where`). */
+export function cardDetail(id, at) {
+  const info = cardInfo(id);
+  const v = ctx.view || {};
+  const costs = v.fight_costs || {};
+  const fight = costs[id] ?? (info ? info.fight_cost : null);
+  const finalRound = v.phase === "final_round";
+  const owner = (at.seat !== undefined && v.players && v.players[at.seat]) ? v.players[at.seat].name : null;
+  const lines = [];
+  if (at.kind === "display") {
+    lines.push(finalRound ? t("cd_display_final", { price: info ? info.price : "?", n: fight }) : t("cd_display", { price: info ? info.price : "?" }));
+  } else if (at.kind === "pirate") {
+    lines.push(t("cd_pirate", { n: fight }));
+  } else if (at.kind === "row" && owner) {
+    lines.push(t("cd_in_row", { name: owner, color: colorName(at.color) }));
+  } else if (at.kind === "lone" && owner) {
+    lines.push(t("cd_lone", { name: owner }));
+  }
+  const isShip = !info || !info.color;
+  const body = isShip
+    ? [h("p", {}, t("cd_ship"))]
+    : [h("p", { testid: "card-detail-yield" }, t("cd_yield", { what: yields(info) })),
+      h("p", { testid: "card-detail-chests" }, t("cd_chests", { n: info.chests, color: colorName(info.color) }))];
+  const rule = at.kind === "pirate" || finalRound ? "fight" : isShip ? "ships" : at.kind === "display" ? "buy" : "scoring";
+  return [
+    h("h3", {}, cardName(id)),
+    lines.map((l) => h("p", { class: "cd-where", testid: "card-detail-where" }, l)),
+    body,
+    at.kind === "pirate" || (finalRound && at.kind === "display") ? h("p", { class: "hint" }, t("cd_fight_rule")) : null,
+    h("a", { href: `/rules#${rule}`, target: "_blank", rel: "noopener", class: "cd-rules", testid: "card-detail-rules" }, t("rules_link")),
+  ];
+}
+
+function place(card) {
+  const r = card.getBoundingClientRect();
+  const w = Math.min(280, window.innerWidth - 16);
+  pop.style.width = `${w}px`;
+  const left = Math.max(8, Math.min(window.innerWidth - w - 8, r.left + r.width / 2 - w / 2));
+  const below = r.bottom + 8 + pop.offsetHeight < window.innerHeight;
+  pop.style.left = `${left + window.scrollX}px`;
+  pop.style.top = `${(below ? r.bottom + 6 : r.top - pop.offsetHeight - 6) + window.scrollY}px`;
+}
+
+function show(card) {
+  if (!pop) {
+    pop = h("div", { class: "card-detail", role: "dialog", "aria-live": "polite", testid: "card-detail" });
+    document.body.append(pop);
+  }
+  anchor = card;
+  mount(pop, cardDetail(card.dataset.card, where(card)));
+  pop.dataset.card = card.dataset.card;
+  pop.hidden = false;
+  place(card);
+}
+
+/** Hide the detail panel. */
+export function hideCardDetail() {
+  clearTimeout(hoverTimer);
+  anchor = null;
+  if (pop) pop.hidden = true;
+}
+
+const cardOf = (e) => (e.target.closest && !e.target.closest("button, a") ? e.target.closest(".card[data-card]") : null);
+
+/** Listen once on the document: hover shows after a moment, a tap toggles, Escape hides. */
+export function installCardDetails() {
+  if (installCardDetails.done) return;
+  installCardDetails.done = true;
+  document.addEventListener("pointerover", (e) => {
+    if (e.pointerType !== "mouse") return;
+    const card = cardOf(e);
+    clearTimeout(hoverTimer);
+    if (card) hoverTimer = setTimeout(() => show(card), 300);
+    else if (!(e.target.closest && e.target.closest(".card-detail"))) hoverTimer = setTimeout(hideCardDetail, 200);
+  });
+  document.addEventListener("click", (e) => {
+    const card = cardOf(e);
+    if (card) { if (anchor === card && pop && !pop.hidden) hideCardDetail(); else show(card); return; }
+    if (!(e.target.closest && e.target.closest(".card-detail"))) hideCardDetail();
+  });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape") hideCardDetail(); });
+  window.addEventListener("scroll", () => { if (anchor && pop && !pop.hidden) place(anchor); }, { passive: true });
+}
