@@ -1,7 +1,7 @@
 # The two commands of the README: `make serve` runs the service, `make test` the tests.
 # Each first runs scripts/setup.sh, which installs whatever a fresh machine lacks.
 
-.PHONY: serve test setup lint bench lock
+.PHONY: serve serve-balanced test test-cluster setup lint bench lock
 
 setup:
 	./scripts/setup.sh
@@ -9,9 +9,26 @@ setup:
 serve: setup
 	.venv/bin/einauge serve
 
+# The suites that exercise the store, the fan-out and several processes run a second time
+# on a real Redis Cluster (3 masters, 3 replicas, started by the tests: tests/cluster.py).
+CLUSTER_SUITES = tests/server/test_store.py tests/server/test_multi_process.py \
+	tests/server/test_reconnect.py tests/server/test_failover.py tests/server/test_archive.py \
+	tests/cli/test_balance.py \
+	tests/trust/test_chaos.py tests/trust/test_idempotency.py tests/trust/test_expiry.py \
+	tests/bench/test_load_smoke.py
+
 test: setup
 	.venv/bin/ruff check .
 	.venv/bin/pytest
+	.venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
+
+test-cluster: setup
+	.venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
+
+# N server processes behind HAProxy on port 8000 (docs/protocol.md §6): make serve-balanced N=3
+N ?= 2
+serve-balanced: setup
+	.venv/bin/einauge balance --processes $(N)
 
 lint: setup
 	.venv/bin/ruff check .

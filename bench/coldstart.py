@@ -112,7 +112,6 @@ def clone_tables(redis_url: str, templates: list[tuple[str, list[str]]], total: 
         pipe.rpush(store.events_key(new_id), *packed)
         if acts:
             pipe.hset(store.acts_key(new_id), mapping=acts)
-        pipe.zadd(store.index_key("running"), {new_id: float(meta["created_at"])})
         made.append((new_id, tokens, template))
         if len(made) % 200 == 0:
             pipe.execute()

@@ -68,10 +68,16 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
+from server.redis_client import connect_sync
+
 REPO = Path(__file__).resolve().parents[1]
 FANOUT_METRIC = "einauge_fanout_seconds"
 
-OWN_COMMANDS = frozenset({"info", "hello", "monitor", "client|setinfo", "client"})
+OWN_COMMANDS = frozenset({"info", "hello", "monitor", "client|setinfo", "client", "cluster",
+                          "cluster|slots", "cluster|nodes", "cluster|shards", "command",
+                          "command|docs", "command|info", "command|count", "readonly",
+                          # a replica's acknowledgements and a master's pings to it
+                          "replconf", "ping"})
 """Commands of the measuring connections themselves, left out of every count."""
 
 SCRIPT_COMMANDS = ("evalsha", "eval", "evalsha_ro", "eval_ro", "fcall", "fcall_ro")
@@ -669,6 +675,9 @@ class LoadConfig:
     ack_timeout: float = 10.0
     redis_url: str | None = None
     server_pid: int | None = None
+    server_pids: tuple[int, ...] = ()
+    """Several server processes (behind a balancer): each one's CPU is measured
+    (``servers`` in the result); ``server_pid`` is ignored then."""
     seed: int = 1
     sources: int = 1
     redis_monitor: bool = False
@@ -717,17 +726,23 @@ def histogram_figures(before: dict[float, float], after: dict[float, float]
 
 
 def redis_commandstats(url: str) -> dict[str, int]:
-    """``{command: calls}`` from Redis ``INFO commandstats`` (``OWN_COMMANDS`` left out)."""
-    client = redis.Redis.from_url(url)
+    """``{command: calls}`` from Redis ``INFO commandstats`` (``OWN_COMMANDS`` left out);
+    on a Redis Cluster the sum over its masters."""
+    client = connect_sync(url)
     try:
-        info = client.info("commandstats")
+        if isinstance(client, redis.RedisCluster):
+            infos = list(client.info("commandstats",
+                                     target_nodes=redis.RedisCluster.PRIMARIES).values())
+        else:
+            infos = [client.info("commandstats")]
     finally:
         client.close()
-    calls = {}
-    for key, value in info.items():
-        name = key.removeprefix("cmdstat_")
-        if name not in OWN_COMMANDS:
-            calls[name] = int(value["calls"])
+    calls: dict[str, int] = {}
+    for info in infos:
+        for key, value in info.items():
+            name = key.removeprefix("cmdstat_")
+            if name not in OWN_COMMANDS:
+                calls[name] = calls.get(name, 0) + int(value["calls"])
     return calls
 
 
@@ -980,7 +995,8 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         started.set()
 
         await asyncio.sleep(warmup)
-        probe = ServerProbe(cfg.server_pid)
+        probe = ServerProbe(cfg.server_pid if not cfg.server_pids else None)
+        probes = [ServerProbe(pid) for pid in cfg.server_pids]
         me = psutil.Process()
         my_cpu0 = sum(me.cpu_times()[:2])
         redis_before = redis_commandstats(cfg.redis_url) if cfg.redis_url else None
@@ -991,6 +1007,8 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         tables_before = stats.tables_started
         stats.recording = True
         probe.start()
+        for p in probes:
+            p.start()
         w0 = time.perf_counter()
         if cfg.until_end:
             while tasks:
@@ -1000,6 +1018,7 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         window = time.perf_counter() - w0
         stats.recording = False
         server = probe.stop(stats.accepted, stats.deliveries)
+        servers = [p.stop(stats.accepted, stats.deliveries) for p in probes]
         my_cpu = sum(me.cpu_times()[:2]) - my_cpu0
         redis_after = redis_commandstats(cfg.redis_url) if cfg.redis_url else None
         monitored = monitor.stop(stats.accepted) if monitor else None
@@ -1039,6 +1058,7 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         "duplicates": stats.duplicates,
         "missing": stats.missing,
         "server": server,
+        "servers": servers,
         "server_fanout_ms": histogram_figures(fanout_before, fanout_after),
         "generator": {"cpu_s": round(my_cpu, 3),
                       "core_share": round(my_cpu / window, 3) if window else None},

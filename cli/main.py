@@ -10,7 +10,8 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("cli.selfplay", "cli.record", "cli.verify", "cli.tournament", "cli.serve")
+COMMANDS = ("cli.selfplay", "cli.record", "cli.verify", "cli.tournament", "cli.serve",
+            "cli.balance")
 """Modules that register a sub-command; a module that fails to import is a bug, not hidden."""
 
 

@@ -56,7 +56,8 @@ class Service:
         self.settings = settings
         self.embedded = embedded
         """The watchdog of the embedded Redis (``server.supervise.Supervisor``), if any."""
-        self.store = Store.from_url(settings.redis_url, settings.redis_timeout)
+        self.store = Store.from_url(settings.redis_url, settings.redis_timeout,
+                                    settings.redis_wait, settings.redis_wait_ms)
         self.tables = Tables(settings, self.store)
         self.tables.on_resync = ws.resync
         self.chat = ChatService(self.store, settings.chat_history, settings.chat_burst,
@@ -186,8 +187,9 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         # the service answers meanwhile).
         svc.tables.spawn(svc.tables.resume_bots())
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
-        log.info("service ready", redis="embedded" if "redis.sock" in (settings.redis_url or "")
-                 else "external")
+        kind = ("cluster" if svc.store.cluster else
+                "embedded" if "redis.sock" in (settings.redis_url or "") else "external")
+        log.info("service ready", redis=kind, wait_replicas=settings.redis_wait)
         try:
             yield
         finally:

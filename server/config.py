@@ -39,10 +39,18 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=0, le=65535)
     """port to listen on"""
     redis_url: str | None = Field(None, validation_alias="REDIS_URL")
-    """`redis://`, `rediss://` or `unix://` URL of an external Redis; unset: start the
-    embedded redis-server (`EINAUGE_REDIS_DIR`)"""
+    """`redis://`, `rediss://` or `unix://` URL of an external Redis, or of any node of a
+    Redis Cluster (detected); unset: start the embedded redis-server
+    (`EINAUGE_REDIS_DIR`)"""
     redis_dir: str = "var/redis"
     """data directory of the embedded Redis"""
+    redis_wait: int = Field(0, ge=0)
+    """replicas that must hold an action (Redis `WAIT`) before it is acknowledged; set it
+    to the replicas per master of a Redis with replicas (a cluster: 1), so a failover
+    loses no acknowledged action; `0`: acknowledge once the master has it"""
+    redis_wait_ms: int = Field(1000, gt=0)
+    """milliseconds `WAIT` waits for those replicas before the action gets `unavailable`
+    (the client resends it; it is stored at most once)"""
     max_frame: int = Field(16 * 1024, gt=0)
     """largest inbound websocket frame and HTTP body (bytes)"""
     rate_per_s: float = Field(10.0, gt=0)
@@ -64,7 +72,12 @@ class Settings(BaseSettings):
     """processes in which `greedy`/`mcts` bots search (started on the first search); `0`:
     a thread of the server process (holds the GIL while it searches)"""
     idle_expiry: int = Field(3600, gt=0)
-    """seconds an unstarted table lives without a lobby change; ended tables never expire"""
+    """seconds an unstarted table lives without a lobby change; ended tables never expire
+    (they are archived: `EINAUGE_ARCHIVE_AFTER`)"""
+    archive_after: float = Field(60.0, ge=0)
+    """seconds a finished game keeps its event list once no socket or bot of a process
+    watches it, before that process stores it as its archive (compressed actions, rebuilt
+    by replay on demand: docs/protocol.md §3)"""
     hello_timeout: float = Field(10.0, gt=0)
     """seconds a new socket has to send `hello`"""
     outbox_limit: int = Field(4096, gt=0)

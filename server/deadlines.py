@@ -63,7 +63,7 @@ class Deadlines:
         ``appendfsync everysec``) comes back when any process starts, not only when
         someone opens the table. Returns how many tables were settled."""
         try:
-            ids = await self.store.list_ids("running", limit)
+            ids = await self.store.lobby.ids("running", limit)
             metas = await self.store.metas(ids) if ids else []
         except RedisError as e:
             log.warning("deadline repair failed", error=str(e))

@@ -8,9 +8,8 @@
   socket never holds up the others.
 - ``Room``: a table's local sockets; a broadcaster task delivers deltas in seq order,
   players first, then spectators in chunks that yield to the event loop.
-- ``Subscriber``: one sharded pub/sub connection per process; ``SSUBSCRIBE`` per table
-  while anything local watches it; resubscribes and resyncs every table after a Redis
-  outage, so deltas published meanwhile are fetched from the event list.
+
+The Redis subscription that feeds the rooms is ``server/subscriber.py``.
 """
 
 from __future__ import annotations
@@ -22,10 +21,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
 from typing import Any
 
-import redis.asyncio as aioredis
-from redis.exceptions import RedisError
-
-from server import metrics, protocol, store
+from server import metrics, protocol
 from server.direct import DirectSocket, prepare
 from server.logging import get_logger
 
@@ -370,110 +366,3 @@ class Room:
                 await asyncio.sleep(0)
         metrics.DELIVERIES.inc(delivered)
         metrics.DIRECT_WRITES.inc(direct)
-
-
-Handler = Callable[[str, dict[str, Any]], None]
-
-
-class Subscriber:
-    """One pub/sub connection for the process; ``handler(table_id, message)`` gets every
-    published message of the tables it follows; ``on_reconnect()`` is awaited after a
-    Redis outage (the caller resyncs its tables from the event lists)."""
-
-    def __init__(self, client: aioredis.Redis, handler: Handler,
-                 on_reconnect: Callable[[], Awaitable[None]]) -> None:
-        self.client = client
-        self.handler = handler
-        self.on_reconnect = on_reconnect
-        self.channels: set[str] = set()
-        self.pubsub: Any = None
-        self.task: asyncio.Task[None] | None = None
-        self.ready = asyncio.Event()
-        self.closing = False
-        self._resyncs: set[asyncio.Task[None]] = set()
-
-    async def start(self) -> None:
-        """Open the subscription connection and start reading."""
-        self.task = asyncio.get_running_loop().create_task(self._run())
-        await asyncio.wait_for(self.ready.wait(), 10)
-
-    async def stop(self) -> None:
-        """Stop reading and close the connection."""
-        self.closing = True
-        if self.task:
-            self.task.cancel()
-            with contextlib.suppress(BaseException):
-                await self.task
-        if self.pubsub is not None:
-            with contextlib.suppress(Exception):
-                await self.pubsub.aclose()
-
-    async def follow(self, table_id: str) -> None:
-        """``SSUBSCRIBE`` the table's channel (idempotent)."""
-        ch = store.channel(table_id)
-        if ch in self.channels:
-            return
-        self.channels.add(ch)
-        if self.pubsub is not None:
-            try:
-                await self.pubsub.ssubscribe(ch)
-            except (RedisError, OSError):
-                metrics.REDIS_ERRORS.inc()  # the reconnect loop subscribes it again
-
-    async def unfollow(self, table_id: str) -> None:
-        """``SUNSUBSCRIBE`` the table's channel."""
-        ch = store.channel(table_id)
-        if ch not in self.channels:
-            return
-        self.channels.discard(ch)
-        if self.pubsub is not None:
-            with contextlib.suppress(RedisError, OSError):
-                await self.pubsub.sunsubscribe(ch)
-
-    async def _connect(self) -> None:
-        self.pubsub = self.client.pubsub()
-        # A private channel keeps the connection subscribed while no table is followed.
-        await self.pubsub.ssubscribe(f"einauge:{{proc}}:{id(self)}")
-        if self.channels:
-            await self.pubsub.ssubscribe(*self.channels)
-        if self.pubsub.connection is not None:
-            self.pubsub.connection.register_connect_callback(self._reconnected)
-
-    def _reconnected(self, _connection: Any) -> None:
-        # redis-py's retry reconnected the subscription by itself (and resubscribed) after
-        # a short outage: whatever was published meanwhile never arrives, and the Redis may
-        # have come back with less than it had. Resync every table, as after a lost one.
-        if self.closing:
-            return
-        log.warning("subscription reconnected")
-        task = asyncio.get_running_loop().create_task(self.on_reconnect())
-        self._resyncs.add(task)
-        task.add_done_callback(self._resyncs.discard)
-
-    async def _run(self) -> None:
-        first = True
-        while not self.closing:
-            try:
-                await self._connect()
-                if not first:
-                    await self.on_reconnect()
-                first = False
-                self.ready.set()
-                while True:
-                    msg = await self.pubsub.get_message(timeout=None)
-                    if msg is None or msg.get("type") != "smessage":
-                        continue
-                    try:
-                        data = store.unpack(msg["data"])
-                        self.handler(data["table"], data)
-                    except Exception:
-                        log.exception("bad published message")
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError) as e:
-                metrics.REDIS_ERRORS.inc()
-                log.warning("subscription lost", error=str(e))
-                with contextlib.suppress(Exception):
-                    await self.pubsub.aclose()
-                self.pubsub = None
-                await asyncio.sleep(0.2)

@@ -384,7 +384,7 @@ async def events(request: Request) -> Response:
     # Clamped: Redis refuses list indexes beyond 64 bits, and nothing lies past the end.
     after = min(max(after, 0), table.seq)
     try:
-        entries = await svc.store.load_entries(table.id, after)
+        entries = await svc.tables.entries(table.id, table.meta, after)
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None
@@ -439,7 +439,7 @@ async def deltas(request: Request) -> Response:
     if found is not None:
         return Response(found[1], status_code=found[0], media_type="application/json")
     try:
-        entries = (await svc.store.load_entries(table_id))[:meta.seq]
+        entries = (await svc.tables.entries(table_id, meta))[:meta.seq]
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None

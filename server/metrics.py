@@ -27,6 +27,9 @@ FANOUT = Histogram(
     buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.06,
              0.1, 0.25, 1.0))
 REDIS_ERRORS = Counter("einauge_redis_errors_total", "Redis commands that failed")
+UNREPLICATED = Counter("einauge_redis_unreplicated_total",
+                       "Writes acknowledged with fewer replicas than EINAUGE_REDIS_WAIT "
+                       "because their master had fewer connected (after a failover)")
 REJECTED_SOCKETS = Counter("einauge_sockets_rejected_total", "Sockets closed by a policy",
                            ["reason"])
 REBUILDS = Counter("einauge_tables_rebuilt_total",

@@ -127,11 +127,14 @@ async def ensure(svc: Any, old: TableMeta, new_id: str, owner_token: str) -> boo
     """Create the rematch table unless it exists; True when this call created it."""
     meta = new_meta(old, new_id, owner_token)
     try:
-        return await svc.store.create_new(new_id, meta.to_fields(), svc.settings.idle_expiry,
-                                          meta.created_at, listed=not meta.private)
+        created = await svc.store.create_new(new_id, meta.to_fields(),
+                                             svc.settings.idle_expiry)
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None
+    if created:
+        await svc.tables.index(meta)  # the lobby lists (a private rematch is never listed)
+    return created
 
 
 async def take_seat(svc: Any, new_id: str, seat: int, token: str, player_seed: str

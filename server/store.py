@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgpack
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.maint_notifications import MaintNotificationsConfig
+
+from server import metrics, redis_client
+from server.lobby_index import LobbyIndex
 
 APPEND_LUA = """
 local meta, events, acts, chan = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -32,7 +32,12 @@ local prev = ARGV[7]
 if redis.call('EXISTS', meta) == 0 then return {'missing', 0} end
 if act ~= '' then
   local done = redis.call('HGET', acts, act)
-  if done then return {'dup', tonumber(done)} end
+  if done then
+    -- Written again (same value) so that a WAIT after this call covers the original
+    -- write: WAIT counts replicas up to this connection's last write.
+    redis.call('HSET', acts, act, done)
+    return {'dup', tonumber(done)}
+  end
 end
 local seq = tonumber(redis.call('HGET', meta, 'seq') or '0')
 if seq ~= expected then return {'stale', seq} end
@@ -47,8 +52,23 @@ for i = 8 + n, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
 if want_version ~= '' then redis.call('HINCRBY', meta, 'version', 1) end
 if act ~= '' then redis.call('HSET', acts, act, new) end
 redis.call('PERSIST', meta)
-redis.call('SPUBLISH', chan, payload)
+if payload ~= '' then redis.call('SPUBLISH', chan, payload) end
 return {'ok', new}
+"""
+
+ARCHIVE_LUA = """
+local meta, events, acts, archive = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+if redis.call('HGET', meta, 'status') ~= 'ended' then return 0 end
+if tonumber(redis.call('HGET', meta, 'seq') or '-1') ~= tonumber(ARGV[1]) then return 0 end
+if redis.call('LLEN', events) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', archive, ARGV[2])
+redis.call('DEL', events, acts)
+return 1
+"""
+
+CREATE_LUA = """
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1]))
 """
 
 UPDATE_META_LUA = """
@@ -82,14 +102,9 @@ redis.call('EXPIRE', meta, tonumber(ARGV[1]))
 return 1
 """
 
-STATUSES = ("open", "running", "ended")
 BOT_TABLES = "tables:bots"
 """Set of the running tables that have a bot seat: a process resumes their bots when it
 starts (an index, like the lobby lists: a gone id is dropped when found)."""
-
-REDIS_CONNECTIONS = 64
-"""Pooled Redis connections per process (a command beyond them waits for a free one,
-within the call's time bound)."""
 
 CALL_TIMEOUT = 2.0
 """Default bound (seconds) on the whole of one store call: waiting for a pooled
@@ -131,6 +146,11 @@ def acts_key(table_id: str) -> str:
     return f"t:{{{table_id}}}:acts"
 
 
+def archive_key(table_id: str) -> str:
+    """An ended table's archive (server/archive.py), which replaced its events."""
+    return f"t:{{{table_id}}}:archive"
+
+
 def channel(table_id: str) -> str:
     """The table's sharded pub/sub channel."""
     return f"t:{{{table_id}}}:deltas"
@@ -141,11 +161,6 @@ def chat_key(table_id: str, chat_channel: str) -> str:
     return f"t:{{{table_id}}}:chat:{chat_channel}"
 
 
-def index_key(status: str) -> str:
-    """The lobby list (sorted set by creation time) of tables with ``status``."""
-    return f"tables:{status}"
-
-
 def pack(obj: Any) -> bytes:
     """msgpack bytes of a plain value."""
     return msgpack.packb(obj, use_bin_type=True)
@@ -154,6 +169,12 @@ def pack(obj: Any) -> bytes:
 def unpack(data: bytes) -> Any:
     """The value of msgpack ``data`` (strings as ``str``)."""
     return msgpack.unpackb(data, raw=False)
+
+
+class NotReplicated(RedisError):
+    """``WAIT`` saw fewer replicas than ``wait_replicas`` (or than the master has connected,
+    if fewer) in time: the write may be on the master only, so it is not acknowledged (a
+    resend of the same action id is safe)."""
 
 
 @dataclass(frozen=True)
@@ -167,41 +188,35 @@ class AppendResult:
 
 
 class Store:
-    """Typed access to one Redis (``redis.asyncio.Redis`` with bytes responses)."""
+    """Typed access to one Redis or a Redis Cluster (bytes responses). ``wait_replicas``
+    > 0: an append returns only once that many replicas have it (``WAIT``), else raises
+    ``NotReplicated``. ``lobby``: the lobby lists (server/lobby_index.py)."""
 
-    def __init__(self, client: aioredis.Redis, timeout: float = CALL_TIMEOUT) -> None:
+    def __init__(self, client: redis_client.Client, timeout: float = CALL_TIMEOUT,
+                 wait_replicas: int = 0, wait_ms: int = 1000) -> None:
         self.redis = client
         self.timeout = timeout
+        self.cluster = isinstance(client, RedisCluster)
+        self.wait_replicas = wait_replicas
+        self.wait_ms = wait_ms
+        # node name ('' on one Redis) -> (replicas connected, until when that is believed)
+        self._degraded: dict[str, tuple[int, float]] = {}
         self._append = client.register_script(APPEND_LUA)
         self._update = client.register_script(UPDATE_META_LUA)
         self._chat = client.register_script(CHAT_LUA)
         self._create_new = client.register_script(CREATE_NEW_LUA)
+        self._create = client.register_script(CREATE_LUA)
+        self._archive = client.register_script(ARCHIVE_LUA)
+        self.lobby = LobbyIndex(client)
 
     @classmethod
-    def from_url(cls, url: str, timeout: float = CALL_TIMEOUT) -> Store:
-        """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``) whose calls
-        each fail within ``timeout`` seconds (``bounded``)."""
-        # A restarted Redis closes every pooled connection: retry on a fresh one. Retrying
-        # is safe: the append script deduplicates by action id and checks the seq. The
-        # retries and the socket timeout (never longer than the whole call) stay within
-        # the call's bound: ``bounded`` cancels what is left of them.
-        retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), 4)
-        # Every command in flight holds a pooled connection. redis-py's default pool refuses
-        # the 101st at once ("Too many connections": `unavailable` for every table beyond
-        # 100 acting at the same moment); this one makes it wait for a free connection.
-        # More connections would not make the one Redis thread any faster.
-        # No CLIENT SETINFO and no CLIENT MAINT_NOTIFICATIONS on connect: Redis before 7.2
-        # refuses the first and any Redis outside Redis Cloud the second; redis-py swallows
-        # the errors, but each new connection paid three refused round trips and left the
-        # exceptions in reference cycles (tests/server/test_garbage.py).
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=REDIS_CONNECTIONS, timeout=timeout, socket_timeout=timeout,
-            socket_connect_timeout=min(timeout, 2.0), health_check_interval=30, retry=retry,
-            retry_on_error=[RedisConnectionError, RedisTimeoutError], driver_info=None,
-            maint_notifications_config=MaintNotificationsConfig(enabled=False))
-        client = aioredis.Redis(connection_pool=pool)
-        client.auto_close_connection_pool = True  # aclose() closes the pool too
-        return cls(client, timeout)
+    def from_url(cls, url: str, timeout: float = CALL_TIMEOUT, wait_replicas: int = 0,
+                 wait_ms: int = 1000) -> Store:
+        """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``; a cluster node
+        is detected: server/redis_client.py) whose calls each fail within ``timeout``
+        seconds (``bounded``)."""
+        return cls(redis_client.connect(url, timeout=timeout), timeout, wait_replicas,
+                   wait_ms)
 
     async def close(self) -> None:
         """Close the connection pool."""
@@ -213,29 +228,23 @@ class Store:
         return bool(await self.redis.ping())
 
     @bounded
-    async def create(self, table_id: str, fields: dict[str, str], ttl: int, score: float,
-                     listed: bool = True) -> None:
-        """Store a new table's meta (expiring after ``ttl`` s) and, when ``listed`` (not a
-        private table), list it as open."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hset(meta_key(table_id), mapping=fields)
-        pipe.expire(meta_key(table_id), ttl)
-        if listed:
-            pipe.zadd(index_key("open"), {table_id: score})
-        await pipe.execute()
-
-    @bounded
-    async def create_new(self, table_id: str, fields: dict[str, str], ttl: int,
-                         score: float, listed: bool = True) -> bool:
-        """``create``, but only if no table ``table_id`` exists (one script: of two
-        concurrent calls exactly one creates it). Returns True when this call created it."""
+    async def create(self, table_id: str, fields: dict[str, str], ttl: int) -> None:
+        """Store a new table's meta expiring after ``ttl`` s (one script: a meta never
+        exists without its expiry). The caller lists it (``lobby.put``)."""
         args: list[Any] = [ttl]
         for k, v in fields.items():
             args += [k, v]
-        created = int(await self._create_new(keys=[meta_key(table_id)], args=args))
-        if created and listed:
-            await self.redis.zadd(index_key("open"), {table_id: score})
-        return bool(created)
+        await self._create(keys=[meta_key(table_id)], args=args)
+
+    @bounded
+    async def create_new(self, table_id: str, fields: dict[str, str], ttl: int) -> bool:
+        """``create``, but only if no table ``table_id`` exists (one script: of two
+        concurrent calls exactly one creates it). Returns True when this call created it;
+        the caller lists it (``Tables.index``)."""
+        args: list[Any] = [ttl]
+        for k, v in fields.items():
+            args += [k, v]
+        return bool(int(await self._create_new(keys=[meta_key(table_id)], args=args)))
 
     @bounded
     async def append_chat(self, table_id: str, chat_channel: str, msg: dict[str, Any],
@@ -265,9 +274,28 @@ class Store:
 
     @bounded
     async def load_entries(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
-        """Stored entries ``{"e", "h", "a"?}`` for seqs ``after+1 …`` in order."""
-        raw = await self.redis.lrange(events_key(table_id), after, -1)
-        return [unpack(b) for b in raw]
+        """Stored entries ``{"e", "h", "a"?}`` for seqs ``after+1 …`` in order (none once
+        the game is archived: ``Tables.entries`` rebuilds them)."""
+        return [unpack(b) for b in await self.load_raw(table_id, after)]
+
+    @bounded
+    async def load_raw(self, table_id: str, after: int = 0) -> list[bytes]:
+        """The stored entries after ``after`` as stored (msgpack bytes)."""
+        return list(await self.redis.lrange(events_key(table_id), after, -1))
+
+    @bounded
+    async def load_archive(self, table_id: str) -> bytes | None:
+        """The archive of an archived game (``None``: not archived)."""
+        return await self.redis.get(archive_key(table_id))
+
+    @bounded
+    async def archive(self, table_id: str, seq: int, blob: bytes) -> bool:
+        """Replace an ended game's events (exactly ``seq`` of them) and action ids with
+        ``blob`` in one script; False (nothing changed) when the table is not ended, has
+        another seq, or is archived already."""
+        keys = [meta_key(table_id), events_key(table_id), acts_key(table_id),
+                archive_key(table_id)]
+        return bool(await self._archive(keys=keys, args=[seq, blob]))
 
     @bounded
     async def append(self, table_id: str, expected_seq: int, entries: list[dict[str, Any]],
@@ -280,19 +308,92 @@ class Store:
         unless the stored head is still that one too (so a process whose cache holds
         another stream with the same seq, after Redis lost writes, never appends to it).
         Publishes ``{"table", "from", "prev", "entries", "meta"}`` on the table channel
-        when stored. Raises ``redis.RedisError`` when Redis fails (then nothing is known to
-        be stored; a retry with the same ``act_key`` is safe).
+        when stored. With ``wait_replicas``, the script and a ``WAIT`` go in one pipeline
+        on one connection, and the entries are published only once replicated (a second
+        round trip), so no process shows an event a failover could still lose. Raises
+        ``redis.RedisError`` when Redis fails and ``NotReplicated`` when too few replicas
+        confirmed (either way nothing is acknowledged; a retry with the same ``act_key``
+        is safe).
         """
         payload = pack({"table": table_id, "from": expected_seq + 1, "prev": prev,
                         "entries": entries, "meta": meta_changed})
-        args: list[Any] = [expected_seq, expected_version, act_key, head, payload, len(entries),
-                           prev]
+        waiting = self.wait_replicas > 0
+        args: list[Any] = [expected_seq, expected_version, act_key, head,
+                           b"" if waiting else payload, len(entries), prev]
         args += [pack(e) for e in entries]
         for k, v in (meta_fields or {}).items():
             args += [k, v]
         keys = [meta_key(table_id), events_key(table_id), acts_key(table_id), channel(table_id)]
-        status, seq = await self._append(keys=keys, args=args)
-        return AppendResult(status.decode() if isinstance(status, bytes) else status, int(seq))
+        if waiting:
+            status, seq = await self._waited(self._append, keys, args)
+        else:
+            status, seq = await self._append(keys=keys, args=args)
+        result = AppendResult(status.decode() if isinstance(status, bytes) else status,
+                              int(seq))
+        if waiting and result.status == "ok":
+            await self.redis.spublish(channel(table_id), payload)
+        return result
+
+    async def _waited(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """``script(keys, args)`` followed by ``WAIT`` on the same connection (WAIT counts
+        the replicas that have this connection's last write). It waits for
+        ``wait_replicas``, or for as many as the key's master has connected when that is
+        fewer (after a failover the promoted replica has none until one joins it: then
+        the master alone holds the write, counted in ``einauge_redis_unreplicated_total``;
+        the count is looked up at most once a second while it lasts). Raises
+        ``NotReplicated`` when fewer confirmed within ``wait_ms``."""
+        node = self.redis.get_node_from_key(keys[0]) if self.cluster else None
+        name = node.name if node is not None else ""
+        want = await self._replicas_to_wait_for(name, keys[0])
+        for attempt in range(2):
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            if node is not None:
+                pipe.execute_command("WAIT", want, self.wait_ms, target_nodes=node)
+            else:
+                pipe.wait(want, self.wait_ms)
+            result, replicas = await pipe.execute(raise_on_error=False)
+            if isinstance(result, NoScriptError) and attempt == 0:
+                # A promoted replica (or a restarted Redis) has no script cache.
+                await self.redis.script_load(script.script)
+                continue
+            for value in (result, replicas):
+                if isinstance(value, Exception):
+                    raise value
+            if int(replicas) < want:
+                connected = await self._connected_replicas(keys[0])
+                self._degraded[name] = (connected, time.monotonic() + 1.0)
+                if int(replicas) < min(want, connected):
+                    raise NotReplicated(f"{replicas} of {want} replicas confirmed "
+                                        f"within {self.wait_ms} ms")
+            if int(replicas) < self.wait_replicas:
+                metrics.UNREPLICATED.inc()
+            return result
+        raise NotReplicated("the script was not loaded")  # pragma: no cover
+
+    async def _replicas_to_wait_for(self, name: str, key: str) -> int:
+        known = self._degraded.get(name)
+        if known is None:
+            return self.wait_replicas
+        connected, until = known
+        if time.monotonic() >= until:
+            connected = await self._connected_replicas(key)
+            if connected >= self.wait_replicas:
+                del self._degraded[name]
+                return self.wait_replicas
+            self._degraded[name] = (connected, time.monotonic() + 1.0)
+        return min(self.wait_replicas, connected)
+
+    async def _connected_replicas(self, key: str) -> int:
+        """The replicas connected to the master of ``key`` now (``INFO replication``)."""
+        if self.cluster:
+            info = await self.redis.info("replication",
+                                         target_nodes=self.redis.get_node_from_key(key))
+        else:
+            info = await self.redis.info("replication")
+        if "connected_slaves" not in info and len(info) == 1:  # keyed by node name
+            info = next(iter(info.values()))
+        return int(info.get("connected_slaves", 0))
 
     @bounded
     async def update_meta(self, table_id: str, fields: dict[str, str],
@@ -300,12 +401,17 @@ class Store:
         """Set meta ``fields`` if the version is still ``expected_version`` ('' = any),
         bump the version, set the expiry (``ttl`` > 0; < 0 removes it), and publish a
         meta notice. Returns the new version, or ``None`` when the table is gone or changed.
+        With ``wait_replicas`` it returns once replicated (else ``NotReplicated``).
         """
         args: list[Any] = [expected_version, ttl,
                            pack({"table": table_id, "from": 0, "entries": [], "meta": True})]
         for k, v in fields.items():
             args += [k, v]
-        result = await self._update(keys=[meta_key(table_id), channel(table_id)], args=args)
+        keys = [meta_key(table_id), channel(table_id)]
+        if self.wait_replicas > 0:
+            result = await self._waited(self._update, keys, args)
+        else:
+            result = await self._update(keys=keys, args=args)
         return None if int(result) < 0 else int(result)
 
     @bounded
@@ -315,35 +421,15 @@ class Store:
         return None if raw is None else int(raw)
 
     @bounded
-    async def move_index(self, table_id: str, to_status: str, score: float) -> None:
-        """List the table under ``to_status`` only (lobby lists are an index, not state)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for status in STATUSES:
-            if status != to_status:
-                pipe.zrem(index_key(status), table_id)
-        pipe.zadd(index_key(to_status), {table_id: score})
-        await pipe.execute()
-
-    @bounded
-    async def list_ids(self, status: str, limit: int) -> list[str]:
-        """Up to ``limit`` table ids with ``status``, newest first."""
-        raw = await self.redis.zrevrange(index_key(status), 0, limit - 1)
-        return [r.decode() for r in raw]
-
-    @bounded
     async def metas(self, table_ids: list[str]) -> list[dict[str, str]]:
-        """The meta hashes of several tables in one round trip (empty for gone ones)."""
+        """The meta hashes of several tables (empty for gone ones): one pipeline, which a
+        cluster client splits by node (not atomic; for repairs, not for requests)."""
         pipe = self.redis.pipeline(transaction=False)
         for t in table_ids:
             pipe.hgetall(meta_key(t))
         rows = await pipe.execute()
         return [{k.decode(): v.decode() for k, v in r.items()} for r in rows]
 
-    @bounded
-    async def drop_from_index(self, status: str, table_ids: list[str]) -> None:
-        """Forget expired tables in a lobby list."""
-        if table_ids:
-            await self.redis.zrem(index_key(status), *table_ids)
 
     @bounded
     async def hit(self, key: str, window: int) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import secrets
 import time
@@ -28,16 +29,18 @@ from engine import get_game, seat_control
 from engine.chain import genesis, link
 from engine.game import Game, IllegalAction, Message
 from engine.shuffle import combine_seed, commitment
+from server import archive, continuity, metrics, roles
 from server import clock as clocks
-from server import continuity, metrics, roles
 from server.config import Settings
 from server.errors import LobbyError
-from server.fanout import Delta, Room, Subscriber
+from server.fanout import Delta, Room
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
 from server.ratings import bot_uid
 from server.records import make_record
 from server.store import Store
+from server.store import unpack as unpack_entry
+from server.subscriber import Subscriber
 
 log = get_logger("tables")
 
@@ -421,7 +424,7 @@ class Tables:
             meta = TableMeta.from_fields(table_id, fields)
             table = self._live(meta)
             if meta.seq:
-                table.replay(await self.store.load_entries(table_id))
+                table.replay(await self.entries(table_id, meta))
             if table.tc.clocked and self.on_clock is not None:
                 self.on_clock(table)
             self._ensure_bots(table)
@@ -465,6 +468,46 @@ class Tables:
         if self._unwatched(table) and not table.subscribed and self.cache.get(table.id) is table:
             del self.cache[table.id]
             metrics.TABLES.set(len(self.cache))
+            if table.meta.status == "ended" and self.game_over(table):
+                self.spawn(self._archive_later(table))  # no longer watched here
+
+    async def entries(self, table_id: str, meta: TableMeta, after: int = 0
+                      ) -> list[dict[str, Any]]:
+        """The stored entries of seqs ``after+1 … meta.seq`` (and any stored since),
+        rebuilt by replay from the archive once the game is archived (server/archive.py).
+        Raises ``redis.RedisError``, and ``ArchiveError`` for an archive that does not
+        rebuild the game."""
+        got = await self.store.load_entries(table_id, after)
+        if len(got) >= meta.seq - after:
+            return got
+        blob = await self.store.load_archive(table_id)
+        if blob is None:
+            return got
+        return archive.rebuild(meta, blob)[after:]
+
+    async def _archive_later(self, table: LiveTable) -> None:
+        """Archive the game after ``archive_after`` seconds unless it is watched again."""
+        await asyncio.sleep(self.settings.archive_after)
+        if table.id not in self.cache and not self.closing:
+            await self._archive(table)
+
+    async def _archive(self, table: LiveTable) -> None:
+        """Store an ended, unwatched game as its archive (events and action ids go)."""
+        try:
+            raw = await self.store.load_raw(table.id)
+            if len(raw) != table.seq or table.meta.seq != table.seq:
+                return  # archived already, or this process is behind
+            entries = [unpack_entry(b) for b in raw]
+            blob = archive.pack(table.meta, entries, raw)
+            if await self.store.archive(table.id, table.seq, blob):
+                log.info("game archived", table=table.id, seq=table.seq,
+                         bytes_before=sum(map(len, raw)), bytes_after=len(blob))
+        except archive.ArchiveError as e:
+            log.error("game not archived: its archive would not rebuild it", table=table.id,
+                      error=str(e))
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("game not archived", table=table.id, error=str(e))
 
     @staticmethod
     def _unwatched(table: LiveTable) -> bool:
@@ -489,7 +532,7 @@ class Tables:
             verdict = continuity.stored(seq, head, meta.seq, meta.head)
             fresh: list[dict[str, Any]] = []
             if verdict == "ahead":
-                loaded = await self.store.load_entries(table.id, max(seq - 1, 0))
+                loaded = await self.entries(table.id, meta, max(seq - 1, 0))
                 if continuity.continues(seq, head, [e["h"] for e in loaded[:1]]):
                     fresh = loaded[1:] if seq else loaded
                 else:
@@ -506,7 +549,7 @@ class Tables:
     async def _rebuild(self, table: LiveTable, meta: TableMeta, cached_seq: int) -> None:
         """The stored stream is not the one cached: fold Redis's again, in place (bots
         and sockets keep the same object), and resend every local socket a welcome."""
-        entries = await self.store.load_entries(table.id)
+        entries = await self.entries(table.id, meta)
         old_head = table.head.hex()
         table.reset(meta, entries)
         metrics.REBUILDS.inc()
@@ -800,14 +843,17 @@ class Tables:
             log.warning("end of game not settled", table=table.id, error=repr(e))
             return
         try:
-            await self.store.update_meta(table.id, fields)
-            if not table.meta.private:
-                await self.store.move_index(table.id, "ended", table.meta.created_at)
+            version = await self.store.update_meta(table.id, fields)
+            if version is not None:
+                await self.index(dataclasses.replace(
+                    table.meta, status="ended", winners=winners, version=str(version)))
             await self.store.mark_bot_table(table.id, False)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("could not mark ended", table=table.id, error=str(e))
         log.info("game ended", table=table.id, seq=table.seq)
+        if self.cache.get(table.id) is not table:
+            await self._archive_later(table)  # nobody here watched it to its end
 
     # ---- bots ----------------------------------------------------------------------------
 
@@ -899,10 +945,23 @@ class Tables:
             owner=token_hash(owner), invite=token_hash(invite) if invite else "",
             time_control=dict(time_control or {}), rated=rated)
         meta.head = genesis(meta.id, meta.commitment).hex()
-        await self._redis(self.store.create(meta.id, meta.to_fields(), self.settings.idle_expiry,
-                                            meta.created_at, listed=not private))
+        await self._redis(self.store.create(meta.id, meta.to_fields(), self.settings.idle_expiry))
+        await self.index(meta)
         log.info("table created", table=meta.id, seats=seats, private=private)
         return meta, owner, invite
+
+    async def index(self, meta: TableMeta) -> None:
+        """Copy the table's summary into the lobby lists (server/lobby_index.py). Best
+        effort: the meta is the authority, and a row that missed a change is rewritten
+        at the table's next lobby change. A private table is never listed."""
+        if meta.private:
+            return
+        expires = time.time() + self.settings.idle_expiry if meta.status == "open" else 0.0
+        try:
+            await self.store.lobby.put(meta.summary(), int(meta.version), expires)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("lobby list not updated", table=meta.id, error=str(e))
 
     async def _redis(self, coro: Any) -> Any:
         try:
@@ -942,6 +1001,7 @@ class Tables:
                 table_id, fields, expected_version=meta.version, ttl=ttl))
             if version is not None:
                 meta.version = str(version)
+                await self.index(meta)
                 return meta
         raise LobbyError(409, "stale", "the table changed meanwhile; try again")
 
@@ -979,12 +1039,11 @@ class Tables:
                 table_id, 0, entries, head, expected_version=meta.version,
                 meta_fields=started, meta_changed=True, prev=prev))
             if result.status == "ok":
-                if not meta.private:
-                    await self._redis(self.store.move_index(table_id, "running",
-                                                            meta.created_at))
                 if any(s.kind == "bot" for s in meta.seats):
                     await self.note_bots(table_id)
                 meta.status, meta.seq, meta.head = "running", result.seq, head
+                meta.version = str(int(meta.version) + 1)  # the script bumped it
+                await self.index(meta)
                 table = self.cache.get(table_id)
                 if table is not None:
                     table.apply(entries, 1)
@@ -1008,24 +1067,12 @@ class Tables:
             await self.on_turn(table, table.game.to_move(table.state))
 
     async def listing(self, statuses: list[str], limit: int = 100) -> list[dict[str, Any]]:
-        """Summaries of the tables with those statuses, newest first; expired ids are
-        dropped from the lists."""
-        out = []
-        for status in statuses:
-            ids = await self._redis(self.store.list_ids(status, limit))
-            rows = await self._redis(self.store.metas(ids)) if ids else []
-            gone = []
-            for tid, fields in zip(ids, rows, strict=True):
-                if not fields:
-                    gone.append(tid)
-                    continue
-                meta = TableMeta.from_fields(tid, fields)
-                if meta.status == status and not meta.private:
-                    out.append(meta.summary())
-            if gone:
-                await self._redis(self.store.drop_from_index(status, gone))
-        out.sort(key=lambda s: s["created_at"], reverse=True)
-        return out[:limit]
+        """Summaries of the listed (not private) tables with those statuses, newest first,
+        from the lobby's read model (one round trip, at most ``limit`` rows per status;
+        expired open tables are dropped from it)."""
+        rows = await self._redis(self.store.lobby.listing(statuses, limit, time.time()))
+        rows.sort(key=lambda s: s["created_at"], reverse=True)
+        return rows[:limit]
 
     async def record(self, table: LiveTable) -> dict[str, Any]:
         """The game record (CONTRACT §1 with ``seed`` and ``deck``) plus ``server_seed``,
@@ -1034,7 +1081,7 @@ class Tables:
         ``LobbyError`` (409) before the end."""
         if not self.game_over(table):
             raise LobbyError(409, "not_ended", "the record is published when the game has ended")
-        entries = await self._redis(self.store.load_entries(table.id))
+        entries = await self._redis(self.entries(table.id, table.meta))
         game = table.game
         events = [table.decode(e) for e in entries]
         actions = [e["a"] for e in entries if "a" in e]

@@ -216,7 +216,7 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
         for _ in range(REBUILD_TRIES if deltas is None else 0):
             seq, head = table.seq, table.head.hex()
             try:
-                entries = await svc.tables.store.load_entries(table.id)
+                entries = await svc.tables.entries(table.id, table.meta)
             except Exception:
                 break  # cannot rebuild now: fall back to the full view
             if len(entries) >= seq and (seq == 0 or entries[seq - 1]["h"] == head):

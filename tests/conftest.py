@@ -1,9 +1,13 @@
-"""Shared fixtures: a real ``redis-server`` on a free port, and real server processes.
+"""Shared fixtures: a real ``redis-server`` on a free port (or a real 3+3 Redis Cluster),
+and real server processes.
 
 ``redis_url``: one Redis for the session (tests use fresh table ids, so they do not
-collide). ``server``: one ``einauge serve`` subprocess on that Redis for the session, bots
-without think delay and limits raised for tests. ``ServerProcess`` and ``RedisProcess``
-let a test run its own (to kill or restart them).
+collide); with ``pytest --redis=cluster`` it is a node of a Redis Cluster of 3 masters and
+3 replicas (tests/cluster.py), and the servers find the cluster behind it. ``server``: one
+``einauge serve`` subprocess on that Redis for the session, bots without think delay and
+limits raised for tests. ``ServerProcess`` and ``RedisProcess`` let a test run its own (to
+kill or restart them); ``own_redis`` is a test's own Redis (a cluster of its own with
+``--redis=cluster``).
 """
 
 from __future__ import annotations
@@ -22,8 +26,22 @@ import httpx
 import pytest
 
 from server.redis_embedded import EmbeddedRedis, free_port
+from tests.cluster import LocalCluster
 
 ROOT = Path(__file__).resolve().parent.parent
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--redis", choices=("single", "cluster"), default="single",
+                     help="run the Redis fixtures on one redis-server (default) or on a "
+                          "Redis Cluster of 3 masters and 3 replicas")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--redis") == "cluster":
+        # Every server of the run acknowledges only what a replica holds, as a deployment
+        # with replicas does (docs/protocol.md §3, "Cluster").
+        TEST_ENV["EINAUGE_REDIS_WAIT"] = "1"
+
 
 TEST_ENV = {
     "EINAUGE_BOT_DELAY": "0",
@@ -126,8 +144,20 @@ class ServerProcess:
 
 
 @pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real redis-server on a free port for the whole session."""
+def redis_mode(request: pytest.FixtureRequest) -> str:
+    """``single`` or ``cluster`` (``pytest --redis=…``)."""
+    return str(request.config.getoption("--redis"))
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_mode: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server on a free port for the whole session, or with
+    ``--redis=cluster`` the URL of one node of a real 3+3 Redis Cluster."""
+    if redis_mode == "cluster":
+        cluster = LocalCluster(tmp_path_factory.mktemp("cluster")).start()
+        yield cluster.url
+        cluster.stop()
+        return
     r = EmbeddedRedis(tmp_path_factory.mktemp("redis"), port=free_port())
     yield r.start()
     r.stop()
@@ -143,9 +173,23 @@ def server(redis_url: str) -> Iterator[ServerProcess]:
 
 
 @pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
-    """A test's own Redis (to restart or kill)."""
+def own_redis(tmp_path: Path, redis_mode: str) -> Iterator[RedisProcess | LocalCluster]:
+    """A test's own Redis (to restart or kill); a cluster of its own with
+    ``--redis=cluster``."""
+    if redis_mode == "cluster":
+        cluster = LocalCluster(tmp_path / "cluster").start()
+        yield cluster
+        cluster.stop()
+        return
     r = RedisProcess(tmp_path / "redis")
     r.start()
     yield r
     r.stop()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+    """A test's own Redis Cluster (3 masters, 3 replicas), whatever ``--redis`` says."""
+    c = LocalCluster(tmp_path / "cluster").start()
+    yield c
+    c.stop()

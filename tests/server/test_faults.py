@@ -94,7 +94,8 @@ async def test_one_redis_round_trip_per_accepted_action(stack):
     r.close()
     acks = sum(len(p.acks) for p in players)
     ok = stats["cmdstat_evalsha"]["calls"] - stats["cmdstat_evalsha"].get("failed_calls", 0)
-    assert ok == acks + 1  # every action's append, and the status change at the end
+    # every action's append, and at the end the status change and its lobby row
+    assert ok == acks + 2
     # Commands run as often as actions: only the script and what runs inside it.
     per_action = {k.removeprefix("cmdstat_") for k, v in stats.items() if v["calls"] >= acks}
     inside = {"exists", "hget", "rpush", "hset", "persist", "spublish"}

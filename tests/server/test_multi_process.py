@@ -90,9 +90,8 @@ async def test_conflicting_actions_from_two_processes_store_exactly_one(server, 
 
 
 async def test_bots_driven_by_two_processes_move_once_per_turn(server, server_b, redis_url):
-    import redis
-
     from server import roles, store
+    from server.redis_client import connect_sync
 
     lobby = Lobby(server.url)
     table = await lobby.create(3)
@@ -106,7 +105,7 @@ async def test_bots_driven_by_two_processes_move_once_per_turn(server, server_b,
     for w in watchers:
         await w.wait(ended, timeout=60)
     assert watchers[0].deltas() == watchers[1].deltas()
-    r = redis.Redis.from_url(redis_url)
+    r = connect_sync(redis_url)
     entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
     acts = {k.decode(): int(v) for k, v in r.hgetall(store.acts_key(tid)).items()}
     r.close()

@@ -84,3 +84,22 @@ def test_uvicorns_server_shutdown_can_be_extended():
     config.load()
     assert hasattr(config, "loaded_app"), (
         "uvicorn.Config has no loaded_app: cli/serve.py _find_svc reads it at shutdown")
+
+
+def test_redis_cluster_client_has_what_the_store_and_subscriber_use():
+    """server/store.py sends the append script and ``WAIT`` in one cluster pipeline with
+    ``target_nodes`` (both must go down one connection of the key's master), and
+    server/subscriber.py reads each node's shard channels with
+    ``get_sharded_message(target_node=…)``; both are redis-py API that is barely
+    documented, so pyproject.toml holds redis to the minor release tested here."""
+    import redis
+    from redis.asyncio.cluster import ClusterNode, ClusterPubSub, PipelineStrategy, RedisCluster
+
+    assert "target_node" in inspect.signature(ClusterPubSub.get_sharded_message).parameters
+    for name in ("get_node_from_key", "get_node", "initialize", "pubsub", "pipeline"):
+        assert callable(getattr(RedisCluster, name, None)), f"RedisCluster.{name} is gone"
+    # A pipeline groups its commands per target node and sends each group down one
+    # connection (``ClusterNode.execute_pipeline``), popping ``target_nodes`` per command.
+    source = inspect.getsource(PipelineStrategy._execute)
+    assert "target_nodes" in source and "execute_pipeline" in source, redis.__version__
+    assert "acquire_connection" in inspect.getsource(ClusterNode.execute_pipeline)

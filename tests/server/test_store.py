@@ -31,6 +31,15 @@ def new_meta(seats: int = 2) -> TableMeta:
                      tokens=[""] * seats, head="a" * 64)
 
 
+async def next_published(pubsub) -> dict:
+    """The next ``smessage`` of a pub/sub (a cluster's reads the sharded way)."""
+    get = getattr(pubsub, "get_sharded_message", pubsub.get_message)
+    msg = None
+    while msg is None or msg["type"] != "smessage":
+        msg = await get(timeout=2)
+    return msg
+
+
 def test_every_key_of_a_table_shares_its_hash_tag():
     keys = [st.meta_key("ab"), st.events_key("ab"), st.acts_key("ab"), st.channel("ab")]
     assert all("{ab}" in k for k in keys) and len(set(keys)) == 4
@@ -38,18 +47,15 @@ def test_every_key_of_a_table_shares_its_hash_tag():
 
 async def test_append_checks_seq_and_action_id_and_publishes(store):
     meta = new_meta()
-    await store.create(meta.id, meta.to_fields(), ttl=60, score=1.0)
+    await store.create(meta.id, meta.to_fields(), ttl=60)
     pubsub = store.redis.pubsub()
     await pubsub.ssubscribe(st.channel(meta.id))
-    await pubsub.get_message(timeout=1)  # the subscribe confirmation
 
     entries = [{"e": {"type": "x", "n": i}, "h": f"{i:064x}"} for i in range(3)]
     ok = await store.append(meta.id, 0, entries, head="f" * 64, act_key="0:a1",
                             prev=meta.head)
     assert (ok.status, ok.seq) == ("ok", 3)
-    msg = None
-    while msg is None or msg["type"] != "smessage":
-        msg = await pubsub.get_message(timeout=2)
+    msg = await next_published(pubsub)
     published = st.unpack(msg["data"])
     assert published == {"table": meta.id, "from": 1, "prev": meta.head, "entries": entries,
                          "meta": False}
@@ -76,7 +82,7 @@ async def test_append_checks_seq_and_action_id_and_publishes(store):
 
 async def test_meta_updates_check_the_version_and_open_tables_expire(store):
     meta = new_meta()
-    await store.create(meta.id, meta.to_fields(), ttl=60, score=1.0)
+    await store.create(meta.id, meta.to_fields(), ttl=60)
     v = await store.update_meta(meta.id, {"name": "new"}, expected_version="0", ttl=60)
     assert v == 1
     assert await store.update_meta(meta.id, {"name": "lost"}, expected_version="0") is None
@@ -94,19 +100,57 @@ async def test_meta_updates_check_the_version_and_open_tables_expire(store):
     assert (await store.load_meta(meta.id))["status"] == "running"
 
     idle = new_meta()
-    await store.create(idle.id, idle.to_fields(), ttl=1, score=2.0)
-    assert idle.id in await store.list_ids("open", 1000)
+    await store.create(idle.id, idle.to_fields(), ttl=1)
     await asyncio.sleep(1.6)
     assert await store.load_meta(idle.id) == {}
-    assert await store.metas([idle.id, meta.id]) == [{}, await store.load_meta(meta.id)]
 
 
-async def test_index_moves_and_rate_counter(store):
-    meta = new_meta()
-    await store.create(meta.id, meta.to_fields(), ttl=60, score=3.0)
-    await store.move_index(meta.id, "running", 3.0)
-    assert meta.id not in await store.list_ids("open", 1000)
-    assert meta.id in await store.list_ids("running", 1000)
+def summary(meta: TableMeta, status: str, created: float) -> dict:
+    meta.status, meta.created_at = status, created
+    return meta.summary()
+
+
+async def test_lobby_index_moves_rows_keeps_the_newest_version_and_drops_expired(store):
+    import time
+
+    from server.lobby_index import LobbyIndex
+
+    lobby = LobbyIndex(store.redis, tag=secrets.token_hex(4))
+    a, b = new_meta(), new_meta()
+    base = time.time()
+    assert await lobby.put(summary(a, "open", base + 1), 0, expires_at=base + 50)
+    assert await lobby.put(summary(b, "open", base + 2), 0, expires_at=time.time() + 0.5)
+    listed = await lobby.listing(["open"], 2, time.time())
+    assert [r["id"] for r in listed] == [b.id, a.id]
+    assert listed[1] == summary(a, "open", base + 1)
+
+    # a start (version 1) moves the row; an older write arriving late changes nothing
+    assert await lobby.put(summary(a, "running", base + 1), 1)
+    assert not await lobby.put(summary(a, "open", base + 1), 0, expires_at=base + 50)
+    assert a.id not in {r["id"] for r in await lobby.listing(["open"], 1000, time.time())}
+    running = await lobby.listing(["running"], 1000, time.time())
+    assert [r for r in running if r["id"] == a.id] == [summary(a, "running", base + 1)]
+
+    # b's meta expired: the listing drops its row
+    await asyncio.sleep(0.6)
+    assert b.id not in {r["id"] for r in await lobby.listing(["open"], 1000, time.time())}
+    assert await lobby.put(summary(b, "open", base + 2), 1)  # its version went with it
+
+
+async def test_lobby_index_keeps_only_the_newest_ended_rows(store):
+    import time
+
+    from server.lobby_index import LobbyIndex
+
+    lobby = LobbyIndex(store.redis, tag=secrets.token_hex(4), keep_ended=3)
+    metas = [new_meta() for _ in range(5)]
+    for i, m in enumerate(metas):
+        await lobby.put(summary(m, "ended", 100.0 + i), 5)
+    listed = await lobby.listing(["ended"], 10, time.time())
+    assert [r["id"] for r in listed] == [m.id for m in reversed(metas[2:])]
+
+
+async def test_rate_counter(store):
     key = secrets.token_hex(4)
     assert [await store.hit(key, 3600) for _ in range(3)] == [1, 2, 3]
 
@@ -127,9 +171,11 @@ def test_meta_round_trip_keeps_secrets_out_of_the_summary():
     assert summary["seats"][1] == {"seat": 1, "name": "Ben", "kind": "human", "seeded": True}
 
 
-async def test_every_call_fails_within_its_bound_when_redis_is_frozen(own_redis):
+async def test_every_call_fails_within_its_bound_when_redis_is_frozen(own_redis, redis_mode):
     """A stopped (SIGSTOP) Redis accepts connections and never answers: each call gives
     up after the store's bound, retries and pool wait included, with a RedisError."""
+    if redis_mode == "cluster":
+        pytest.skip("freezes one redis-server; tests/server/test_failover.py pauses a node")
     frozen = Store.from_url(own_redis.url, timeout=0.5)
     await frozen.ping()
     os.kill(own_redis.process.pid, signal.SIGSTOP)
@@ -144,3 +190,28 @@ async def test_every_call_fails_within_its_bound_when_redis_is_frozen(own_redis)
         os.kill(own_redis.process.pid, signal.SIGCONT)
     assert await frozen.ping()
     await frozen.close()
+
+
+async def test_wait_acknowledges_only_what_a_replica_holds(redis_url, redis_mode):
+    from server import metrics
+
+    s = Store.from_url(redis_url, wait_replicas=1, wait_ms=300)
+    meta = new_meta()
+    await s.create(meta.id, meta.to_fields(), ttl=60)
+    pubsub = s.redis.pubsub()
+    await pubsub.ssubscribe(st.channel(meta.id))
+    entries = [{"e": {"type": "x"}, "h": "1" * 64}]
+    unreplicated = metrics.UNREPLICATED._value.get()
+    try:
+        ok = await s.append(meta.id, 0, entries, head="1" * 64, act_key="0:w")
+        assert (ok.status, ok.seq) == ("ok", 1)
+        assert st.unpack((await next_published(pubsub))["data"])["entries"] == entries
+        dup = await s.append(meta.id, 0, entries, head="1" * 64, act_key="0:w")
+        assert (dup.status, dup.seq) == ("dup", 1)
+        if redis_mode == "cluster":  # a replica per master: it confirmed both
+            assert metrics.UNREPLICATED._value.get() == unreplicated
+        else:  # no replica at all: the master's word is all there is, and it is counted
+            assert metrics.UNREPLICATED._value.get() == unreplicated + 2
+    finally:
+        await pubsub.aclose()
+        await s.close()

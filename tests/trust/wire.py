@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +192,8 @@ async def start_with_deck(redis_url: str, table_id: str, deck: list[str]) -> lis
                                     meta_fields={"status": "running", "started_at": "0.0"},
                                     meta_changed=True)
         assert result.status == "ok", result
-        await store.move_index(table_id, "running", meta.created_at)
+        meta.status, meta.seq, meta.head = "running", len(entries), head.hex()
+        await store.lobby.put(meta.summary(), int(meta.version) + 1)
         return events
     finally:
         await store.close()
@@ -219,7 +221,9 @@ async def twin_table(from_url: str, to_url: str, table_id: str) -> None:
     try:
         fields = await source.load_meta(table_id)
         assert fields.get("status") == "open", fields
-        await target.create(table_id, fields, 3600, float(fields["created_at"]))
+        await target.create(table_id, fields, 3600)
+        meta = TableMeta.from_fields(table_id, fields)
+        await target.lobby.put(meta.summary(), int(meta.version), time.time() + 3600)
     finally:
         await source.close()
         await target.close()

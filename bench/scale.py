@@ -1,0 +1,159 @@
+"""Horizontal scale on a Redis Cluster: bench/load.py through HAProxy against 1, 2 and 3
+server processes (``einauge balance``), on a private 3+3 cluster (tests/cluster.py), with
+``EINAUGE_REDIS_WAIT=1`` as a deployment with replicas runs.
+
+Per run: accepted actions/s, action latency p50/p99, delivery latency to spectators (which
+the balancer spreads over the processes, as it does players), CPU ms per accepted action
+of each process and of all of them, and Redis commands per action (summed over the
+masters). Prints one JSON line per run, then a Markdown table for docs/benchmarks.md.
+
+    .venv/bin/python bench/scale.py --tables 12 --duration 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.load import BENCH_ENV, LoadConfig, free_ports, run_load
+from server.redis_client import connect_sync
+from tests.cluster import LocalCluster
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def start_balanced(n: int, redis_url: str, log: Path, wait: int = 1, by_table: bool = False
+                   ) -> tuple[subprocess.Popen, str, list[int]]:
+    """``einauge balance -n n`` (``EINAUGE_REDIS_WAIT=wait``); returns it, its URL and the
+    pids of its processes."""
+    port, *backends_ports = free_ports(n + 1)
+    env = {**os.environ, **BENCH_ENV, "EINAUGE_REDIS_WAIT": str(wait),
+           "EINAUGE_LOG_LEVEL": "warning"}
+    env.pop("REDIS_URL", None)
+    out = log.open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "balance", "-n", str(n), "--port",
+                             str(port), "--ports", ",".join(map(str, backends_ports)),
+                             "--redis-url", redis_url, *(["--by-table"] if by_table else [])],
+                            cwd=REPO, env=env, stdout=out, stderr=out)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    backends = [f"http://127.0.0.1:{p}/healthz" for p in backends_ports]
+    while time.monotonic() < deadline:
+        try:
+            urls = [*backends, url + "/healthz"]
+            if all(httpx.get(u, timeout=1).status_code == 200 for u in urls):
+                break
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    else:
+        raise RuntimeError("balanced service did not start: " + log.read_text()[-2000:])
+    pids = [int(p) for _, p in re.findall(r"serve (\d+) pid (\d+)", log.read_text())]
+    return proc, url, pids
+
+
+def redis_cpu(url: str) -> dict[str, float]:
+    """CPU seconds (user + sys) of each cluster node so far, by role."""
+    client = connect_sync(url)
+    try:
+        infos = client.info("cpu", target_nodes=client.ALL_NODES)
+        roles = client.info("replication", target_nodes=client.ALL_NODES)
+    finally:
+        client.close()
+    out = {"master": 0.0, "replica": 0.0}
+    for node, info in infos.items():
+        role = "master" if roles[node]["role"] == "master" else "replica"
+        out[role] += float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    return out
+
+
+async def one_run(n: int, cluster: LocalCluster, args: argparse.Namespace, log: Path) -> dict:
+    proc, url, pids = start_balanced(n, cluster.url, log, args.redis_wait,
+                                     args.by_table)
+    try:
+        cfg = LoadConfig(url=url, tables=args.tables, players=args.players,
+                         spectators=args.spectators, rate=args.rate, duration=args.duration,
+                         warmup=2.0, redis_url=cluster.url, server_pids=tuple(pids),
+                         sources=8)
+        cpu0 = redis_cpu(cluster.url)
+        r = await run_load(cfg)
+        cpu1 = redis_cpu(cluster.url)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+    accepted = r["accepted_actions"] or 1
+    cpu = [s["cpu_s"] for s in r["servers"]]
+    redis = r["redis"] or {}
+    return {
+        "processes": n, "redis_wait": args.redis_wait, "by_table": args.by_table,
+        "window_s": r["window_s"],
+        "accepted": r["accepted_actions"],
+        "actions_per_s": r["actions_per_s"], "errors": r["errors"], "gaps": r["gaps"],
+        "duplicates": r["duplicates"],
+        "action_ms": r["action_latency_ms"],
+        "spectator_ms": r["delivery_latency_ms"]["spectators"],
+        "deliveries_per_s": r["deliveries_per_s"],
+        "cpu_ms_per_action_total": round(1000 * sum(cpu) / accepted, 3),
+        "cpu_ms_per_action_each": [round(1000 * c / accepted, 3) for c in cpu],
+        "core_share_each": [s["core_share"] for s in r["servers"]],
+        # over the whole run (set-up, warm-up and the window): an upper bound per action
+        "redis_cpu_ms_per_action": {k: round(1000 * (cpu1[k] - cpu0[k]) / accepted, 3)
+                                    for k in cpu0},
+        "redis_commands_per_action": redis.get("commands_per_action"),
+        "redis_commands": redis.get("commands"),
+    }
+
+
+async def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=12)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--spectators", type=int, default=8)
+    p.add_argument("--rate", type=float, default=2.0, help="actions/s per table")
+    p.add_argument("--duration", type=float, default=10.0)
+    p.add_argument("--processes", default="1,2,3")
+    p.add_argument("--by-table", action="store_true",
+                   help="einauge balance --by-table: a table's sockets on one process")
+    p.add_argument("--redis-wait", type=int, default=1,
+                   help="EINAUGE_REDIS_WAIT of the servers (0: ack once the master has it)")
+    args = p.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="einauge-scale-"))
+    cluster = LocalCluster(folder / "cluster").start()
+    rows = []
+    try:
+        for n in (int(x) for x in args.processes.split(",")):
+            row = await one_run(n, cluster, args, folder / f"balance-{n}.log")
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    finally:
+        cluster.stop()
+    print(f"\nmachine: {platform.node()} {platform.machine()} {os.cpu_count()} cores, "
+          f"python {platform.python_version()}; {args.tables} tables x ({args.players} players"
+          f" + {args.spectators} spectators), {args.rate} actions/s per table, "
+          f"{args.duration} s windows\n")
+    print("| processes | actions/s | action p50 / p99 ms | spectator p50 / p99 ms | "
+          "CPU ms per action, all / each | Redis commands per action |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        a, s = r["action_ms"], r["spectator_ms"]
+        print(f"| {r['processes']} | {r['actions_per_s']} | {a['p50']} / {a['p99']} | "
+              f"{s['p50']} / {s['p99']} | {r['cpu_ms_per_action_total']} / "
+              f"{r['cpu_ms_per_action_each']} | {r['redis_commands_per_action']} |")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,125 @@
+"""Archived games (server/archive.py): once a finished game is no longer watched its events
+and action ids give way to its archive, and every history endpoint answers byte for byte
+as before, rebuilt by replay (also in a process that never saw the game)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+
+from server import archive
+from server import store as st
+from server.meta import TableMeta
+from server.redis_client import connect_sync
+from tests.conftest import ServerProcess
+from tests.server.client import Lobby, Socket, ended
+
+PATHS = ("", "/view", "/events", "/events?from=7", "/deltas", "/deltas?from=30", "/record")
+
+
+async def answers(base: str, tid: str) -> dict[str, bytes]:
+    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        out = {}
+        for path in PATHS:
+            r = await http.get(f"/api/tables/{tid}{path}")
+            assert r.status_code == 200, (path, r.text)
+            out[path] = r.content
+        return out
+
+
+def memory(r, keys: list[str]) -> int:
+    return sum(r.memory_usage(k, samples=0) or 0 for k in keys)
+
+
+@pytest.fixture
+def server(redis_url):
+    """A server that archives a finished game as soon as nothing watches it."""
+    s = ServerProcess(redis_url, env={"EINAUGE_ARCHIVE_AFTER": "0"}).start()
+    yield s
+    s.stop()
+
+
+async def test_an_unwatched_finished_game_is_archived_and_answers_the_same(
+        server, redis_url) -> None:
+    lobby = Lobby(server.url)
+    table = await lobby.create(3)
+    tid = table["id"]
+    for seat in range(3):
+        await lobby.bot(tid, seat)
+    watcher = await Socket(server.ws_url, tid).connect()
+    await watcher.wait(lambda f: f["t"] == "welcome")
+    await lobby.start(tid, table["owner_token"])
+    await watcher.wait(ended, timeout=60)
+    r = connect_sync(redis_url)
+    try:
+        for _ in range(100):  # the end is marked in the background
+            if r.hget(st.meta_key(tid), "status") == b"ended":
+                break
+            await asyncio.sleep(0.05)
+        before = await answers(server.url, tid)
+        live = [st.events_key(tid), st.acts_key(tid)]
+        size_before = memory(r, live)
+        assert r.exists(st.archive_key(tid)) == 0  # watched: still live
+
+        await watcher.close()
+        deadline = time.monotonic() + 20
+        while not r.exists(st.archive_key(tid)):
+            assert time.monotonic() < deadline, "not archived"
+            await asyncio.sleep(0.05)
+        assert r.exists(*live) == 0
+        size_after = memory(r, [st.archive_key(tid)])
+        assert size_after < size_before
+        assert await answers(server.url, tid) == before
+        # A process that never had the game rebuilds it from the archive alone.
+        fresh = ServerProcess(redis_url).start()
+        try:
+            assert await answers(fresh.url, tid) == before
+        finally:
+            fresh.stop()
+        seq = int(r.hget(st.meta_key(tid), "seq"))
+        meta = memory(r, [st.meta_key(tid)])
+        print(f"\narchive: {seq} events; events+acts {size_before} B -> archive "
+              f"{size_after} B ({size_before / size_after:.1f}x); with the meta hash "
+              f"{size_before + meta} B -> {size_after + meta} B "
+              f"({(size_before + meta) / (size_after + meta):.1f}x)")
+    finally:
+        r.close()
+        await lobby.close()
+
+
+def test_an_archive_that_does_not_end_on_the_meta_head_is_refused() -> None:
+    from engine.chain import genesis
+    from engine.shuffle import combine_seed, commitment
+    from server.meta import Seat
+    from server.tables import LiveTable
+
+    meta = TableMeta(id="arch", game="einauge", status="ended", name="", options={},
+                     seats=[Seat(name=n, kind="human") for n in ("A", "B")],
+                     contributions=["", ""], commitment=commitment("ab" * 32),
+                     server_seed="ab" * 32, created_at=1.0, tokens=["", ""])
+    meta.head = genesis(meta.id, meta.commitment).hex()
+    table = LiveTable(meta, 4)
+
+    events = list(table.game.start(meta.players(), meta.options,
+                                   combine_seed(meta.server_seed, meta.contributions)))
+    entries, head = table.chain(events, None)
+    table.apply(entries, 1)
+    for _ in range(5):
+        seat = table.game.to_move(table.state)[0]
+        action = table.game.legal_actions(table.state, seat)[0]
+        more, head = table.chain(list(table.game.decide(table.state, action)), action)
+        table.apply(more, table.seq + 1)
+        entries += more
+    meta.seq, meta.head = len(entries), head
+    blob = archive.pack(meta, entries)
+    assert [st.pack(e) for e in archive.rebuild(meta, blob)] == [st.pack(e) for e in entries]
+    meta.head = "0" * 64
+    with pytest.raises(archive.ArchiveError):
+        archive.rebuild(meta, blob)
+    tampered = [*entries[:-1], {**entries[-1], "h": "f" * 64}]
+    meta.head = head
+    with pytest.raises(archive.ArchiveError):
+        archive.pack(meta, tampered)
