@@ -65,16 +65,21 @@ class LocalCluster:
         if binary is None:
             raise RuntimeError("redis-server is not installed")
         self.ports = [cluster_port() for _ in range(self.count)]
-        for port in self.ports:
-            self._spawn(binary, port)
-        for port in self.ports:
-            self._wait(lambda p=port: _client(p).ping(), timeout, f"node {port} did not answer")
-        subprocess.run(
-            ["redis-cli", "--cluster", "create",
-             *[f"127.0.0.1:{p}" for p in self.ports],
-             "--cluster-replicas", str(self.replicas), "--cluster-yes"],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
-        self.wait_ok(timeout)
+        try:
+            for port in self.ports:
+                self._spawn(binary, port)
+            for port in self.ports:
+                self._wait(lambda p=port: _client(p).ping(), timeout,
+                           f"node {port} did not answer")
+            subprocess.run(
+                ["redis-cli", "--cluster", "create",
+                 *[f"127.0.0.1:{p}" for p in self.ports],
+                 "--cluster-replicas", str(self.replicas), "--cluster-yes"],
+                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
+            self.wait_ok(timeout)
+        except BaseException:
+            self.stop()  # no node outlives a cluster that did not come up
+            raise
         return self
 
     def _spawn(self, binary: str, port: int) -> None:
