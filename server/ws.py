@@ -283,7 +283,9 @@ async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection,
             conn.shut(1003, "undecodable frame")
             return
         except protocol.BadMessage as e:
-            conn.message({"t": "error", "id": None, "code": "bad_message", "message": str(e)})
+            # The id of an action frame, as for rate_limited: its sender awaits that ack.
+            conn.message({"t": "error", "id": protocol.action_id(data, settings.max_frame),
+                          "code": "bad_message", "message": str(e)})
             continue
         if isinstance(msg, protocol.Sync):
             await welcome(svc, table, conn, None)
