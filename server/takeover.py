@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engine.game import Message
-from server import bots, protocol, roles, seat_rules
+from server import bots, roles, seat_rules
 from server.lobby import _seat_index, bearer, body, guarded, svc_of, table_or_404
 from server.tables import LiveTable, LobbyError
 
@@ -40,17 +40,17 @@ async def _player(request: Request) -> tuple[Any, LiveTable, int]:
     return svc, table, seat
 
 
-async def _bot(request: Request, svc: Any) -> tuple[str, int | None]:
+async def _replacement(request: Request, svc: Any) -> tuple[str, int | None]:
+    """The service's replacement bot (``EINAUGE_REPLACEMENT_BOT``). A claim's body must be
+    empty (``{}`` or none): a claimant choosing the bot of a rival's seat would pick the
+    weakest (``random``) or the costliest (``mcts`` 4, on the server's CPU). Raises
+    ``LobbyError`` 400 ``bad_message`` for any field."""
     raw = await body(request)
-    if not raw:
-        kind = svc.settings.replacement_bot
-        return kind, bots.effective_level(kind, None)
-    req = protocol.parse_body(protocol.AddBot, raw)
-    try:
-        bots.check_kind(req.kind, req.level)
-    except ValueError as e:
-        raise LobbyError(400, "bad_bot", str(e)) from None
-    return req.kind, bots.effective_level(req.kind, req.level)
+    if raw != {}:
+        raise LobbyError(400, "bad_message", "a claim takes no body: the service's "
+                                             "replacement bot plays a claimed seat")
+    kind = svc.settings.replacement_bot
+    return kind, bots.effective_level(kind, None)
 
 
 def _by(table: LiveTable, seat: int) -> str | None:
@@ -63,11 +63,11 @@ def _over(table: LiveTable) -> bool:
 
 @guarded
 async def claim(request: Request) -> Response:
-    """``POST /api/tables/{id}/seats/{seat}/claim`` (a seated player's token; body
-    optional ``{"kind", "level"}``): hand a seat whose player is gone to a bot."""
+    """``POST /api/tables/{id}/seats/{seat}/claim`` (a seated player's token; no body):
+    hand a seat whose player is gone to the service's replacement bot."""
     svc, table, actor = await _player(request)
     target = _seat_index(table.meta, request.path_params["seat"])
-    kind, level = await _bot(request, svc)
+    kind, level = await _replacement(request, svc)
     fields = await svc.tables._redis(svc.attendance.read(table))
 
     def build(t: LiveTable) -> list[Message]:
