@@ -17,6 +17,7 @@ from starlette.routing import Route
 from engine.game import Message
 from server import bots, roles, seat_rules
 from server.lobby import _seat_index, bearer, body, guarded, svc_of, table_or_404
+from server.presence import SeatPresence
 from server.tables import LiveTable, LobbyError
 
 Build = Any
@@ -57,6 +58,13 @@ def _by(table: LiveTable, seat: int) -> str | None:
     return table.control.by(seat, table.meta.seats[seat].kind)
 
 
+def _presence(svc: Any, table: LiveTable, fields: dict[str, str], seat: int,
+              now: int) -> SeatPresence:
+    """``seat``'s presence as the seats panel shows it at ``now`` (server/attendance.py)."""
+    shown = svc.attendance.message(table, fields, now)["seats"][seat]
+    return SeatPresence(seat, shown["state"], shown["since"])
+
+
 def _over(table: LiveTable) -> bool:
     return table.game.is_over(table.state)
 
@@ -72,10 +80,7 @@ async def claim(request: Request) -> Response:
 
     def build(t: LiveTable) -> list[Message]:
         now = svc.tables.now()
-        shown = svc.attendance.message(t, fields, now)["seats"][target]
-        from server.presence import SeatPresence
-
-        pres = SeatPresence(target, shown["state"], shown["since"])
+        pres = _presence(svc, t, fields, target, now)
         return [_checked(lambda: seat_rules.claim(
             actor, _by(t, actor), t.control.resigned(actor), pres, _by(t, target),
             t.tc.claim_after, now, _over(t), kind, level))]
@@ -114,14 +119,18 @@ async def take_back(request: Request) -> Response:
 
 async def handover(svc: Any, table: LiveTable, raw_seat: Any, kind: str, level: int | None,
                    token: str | None) -> Response:
-    """The host's handover of a person's seat to a bot during the game
-    (``roles.require_hand_over``)."""
+    """The host's handover of a gone person's seat to a bot during the game
+    (``roles.require_hand_over``, ``seat_rules.handover``)."""
     seat = _seat_index(table.meta, raw_seat)
     roles.require_hand_over(table.meta, token, seat)
+    fields = await svc.tables._redis(svc.attendance.read(table))
 
     def build(t: LiveTable) -> list[Message]:
-        return [_checked(lambda: seat_rules.handover(seat, _by(t, seat), _over(t), kind,
-                                                     level))]
+        now = svc.tables.now()
+        pres = _presence(svc, t, fields, seat, now)
+        return [_checked(lambda: seat_rules.handover(
+            t.meta.seat_of(token), pres, _by(t, seat), t.tc.claim_after, now, _over(t),
+            kind, level))]
 
     await svc.tables.change_control(table, build)
     return JSONResponse(table.meta.summary())
