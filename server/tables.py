@@ -725,8 +725,10 @@ class Tables:
             c = table.clock
             if seat is not None:
                 c = clocks.moved(table.tc, c, seat, now, timed_out, by_bot)
-            elif any(e.by == "player" for e in changes):
-                c = clocks.restarted(c, now)  # a player took a seat back: a fresh move time
+            # A seat change leaves the clock as it is: a player who takes a seat back goes
+            # on with the decision begun at ``turn_at`` (time past per_move is charged to
+            # the reserve when it moves). Restarting it gave a fresh move time for every
+            # handover (or claim by a colluder) and return.
             entries[-1]["c"] = c.to_dict()
             await self.store.lower_deadline(table.id, c.turn_at + table.tc.per_move)
         return extra
