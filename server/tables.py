@@ -302,14 +302,6 @@ class LiveTable:
             return None
         return [d for d in self.ring if d.seq > after]
 
-    def rebuild_deltas(self, entries: list[dict[str, Any]], after: int) -> list[Delta]:
-        """Deltas ``after+1 … len(entries)`` recomputed by replaying ``entries`` (all the
-        stored entries from seq 1), identical to the ones sent live."""
-        events = [self.decode(e) for e in entries]
-        return replay_deltas(self.game, self.keys, events, [e["h"] for e in entries], after)
-
-    # ---- building entries ----------------------------------------------------------------
-
     def chain(self, events: list[Message], action: Message | None, first: int = 0
               ) -> tuple[list[dict[str, Any]], str]:
         """Stored entries for ``events`` (each with its chain head; the one at index
@@ -421,7 +413,11 @@ class Tables:
             meta = TableMeta.from_fields(table_id, fields)
             table = self._live(meta)
             if meta.seq:
-                table.replay(await self.store.load_entries(table_id))
+                entries = await self.store.load_entries(table_id)
+                # Folding a whole game is 10-20 ms of pure Python: in a thread, the event
+                # loop gets its turn every switch interval (5 ms) instead of waiting for it
+                # (a GET of an unwatched table per request). Nobody sees the table yet.
+                await asyncio.to_thread(table.replay, entries)
             if table.tc.clocked and self.on_clock is not None:
                 self.on_clock(table)
             self._ensure_bots(table)

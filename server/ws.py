@@ -16,12 +16,13 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgpack
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
-from server import chat, metrics, protocol, roles
+from server import chat, metrics, protocol, replays, roles
 from server.direct import SCOPE_KEY, DirectSocket
-from server.fanout import Connection
+from server.fanout import Connection, Delta
 from server.logging import get_logger
 from server.meta import token_hash
 from server.tables import LiveTable, Unavailable
@@ -205,25 +206,49 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
     """Send ``welcome`` and the deltas ``conn`` misses, then deliver to it live.
 
     Missed deltas older than the table's ring are rebuilt from the stored entries, if
-    those are still the stream the table cached; if they are not (Redis lost writes) the
-    table syncs, which rebuilds it or finds it gone (then ``conn`` is closed with 4004),
-    and the welcome carries the full view. The last step runs without awaiting, so no
-    delta can slip between the welcome and the live ones."""
+    those are still the stream the table cached, through ``svc.replays`` (in the process
+    pool, cached by table, seq, head, ``last_seq`` and seat, and rate limited per
+    address like ``GET …/deltas``): a few dozen stale ``hello`` frames used to replay the
+    game on the event loop each and stall every table for seconds. Past the rate, or
+    with too many replays under way, the welcome carries the full view instead (a full
+    resync, as Lichess does). If the entries are not the cached stream (Redis lost
+    writes) the table syncs, which rebuilds it or finds it gone (then ``conn`` is closed
+    with 4004), and the welcome carries the full view. The last step runs without
+    awaiting, so no delta can slip between the welcome and the live ones."""
     table.room.remove(conn)
     deltas = None
+    rebuilt: list[Delta] = []
     if last_seq is not None and last_seq <= table.seq:
         deltas = table.recent(last_seq)
         for _ in range(REBUILD_TRIES if deltas is None else 0):
             seq, head = table.seq, table.head.hex()
+            key = ("catch_up", table.id, seq, head, last_seq, conn.seat)
+            known = svc.replays.recall(key)  # rebuilt for this stream and head already
+            if known is not None and (rest := table.recent(seq)) is not None:
+                rebuilt, deltas = known, rest
+                break
             try:
                 entries = await svc.tables.store.load_entries(table.id)
             except Exception:
                 break  # cannot rebuild now: fall back to the full view
             if len(entries) >= seq and (seq == 0 or entries[seq - 1]["h"] == head):
-                if table.seq == seq:
-                    deltas = table.rebuild_deltas(entries[:seq], last_seq)
+                if not svc.replays.allow(conn.addr):
+                    break  # over the replay rate: a full resync
+                try:
+                    _, packed = await svc.replays.answer(
+                        key, replays.catch_up, table.meta.game, len(table.meta.seats),
+                        entries[:seq], last_seq, conn.seat, keep=False)
+                except Exception:  # Busy, or the worker failed: a full resync
                     break
-                continue  # pub/sub applied newer entries meanwhile: once more
+                rest = table.recent(seq)  # what the table applied while the worker ran
+                if rest is None:
+                    continue
+                ckey = conn.seat if conn.seat is not None else None
+                rebuilt = svc.replays.recall(key) or svc.replays.remember(key, [
+                    Delta(last_seq + i + 1, {ckey: m}) for i, m in enumerate(
+                        msgpack.unpackb(packed, raw=False, strict_map_key=False))])
+                deltas = rest
+                break
             # Redis holds less than the table cached, or another stream.
             try:
                 if not await svc.tables.sync(table):
@@ -232,7 +257,7 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
             except Exception:
                 pass
             break
-    _welcome_now(table, conn, deltas)
+    _welcome_now(table, conn, deltas, rebuilt)
 
 
 def resync(table: LiveTable) -> None:
@@ -243,14 +268,16 @@ def resync(table: LiveTable) -> None:
             _welcome_now(table, conn, None)
 
 
-def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None) -> None:
+def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None,
+                 rebuilt: list[Delta] | None = None) -> None:
+    """``rebuilt``: the missed deltas before ``deltas`` (from ``replays.catch_up``)."""
     table.room.remove(conn)
     msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
            "head": table.head.hex(), "view": None if deltas is not None else table.view(conn.seat),
 }
     conn.message(msg)
     key = conn.seat if conn.seat is not None else None
-    for d in deltas or ():
+    for d in (*(rebuilt or ()), *(deltas or ())):
         conn.push(*d.prepared(key, conn.binary))
     conn.seq = table.seq
     table.room.add(conn)
