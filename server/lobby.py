@@ -97,9 +97,14 @@ def svc_of(request: Request) -> Any:
 async def table_or_404(request: Request) -> Any:
     """The live table of the path's ``id``; 404 ``no_table`` when it does not exist or is
     private and the request carries neither its secret nor a token of it."""
-    table = await svc_of(request).tables.get(request.path_params["id"])
+    tables, table_id = svc_of(request).tables, request.path_params["id"]
+    meta = await tables.peek(table_id)
+    if meta is None:
+        raise LobbyError(404, "no_table", f"no table {table_id!r}")
+    roles.admit(meta, bearer(request), table_key(request))  # before any replay
+    table = await tables.get(table_id)
     if table is None:
-        raise LobbyError(404, "no_table", f"no table {request.path_params['id']!r}")
+        raise LobbyError(404, "no_table", f"no table {table_id!r}")
     roles.admit(table.meta, bearer(request), table_key(request))
     return table
 

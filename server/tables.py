@@ -399,6 +399,21 @@ class Tables:
             metrics.REDIS_ERRORS.inc()
             raise Unavailable(str(e)) from None
 
+    async def peek(self, table_id: str, fresh: bool = False) -> TableMeta | None:
+        """The table's meta without loading the table: the cached table's (unless
+        ``fresh``), else one ``HGETALL``; ``None`` for an unknown table. A private table's
+        secret is checked on it first, so a refusal costs what an unknown id costs (no
+        replay: nothing to time). Raises ``Unavailable``."""
+        cached = None if fresh else self.cache.get(table_id)
+        if cached is not None:
+            return cached.meta
+        try:
+            fields = await self.store.load_meta(table_id)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            raise Unavailable(str(e)) from None
+        return TableMeta.from_fields(table_id, fields) if fields else None
+
     async def _load(self, table_id: str) -> LiveTable | None:
         pending = self.loading.get(table_id)
         if pending is not None:

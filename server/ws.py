@@ -1,8 +1,9 @@
 """The websocket endpoint ``/ws/tables/{id}`` (docs/protocol.md §2).
 
 Order of a connection: Origin check (1008), per-address limit (4029), accept, ``hello``
-within ``hello_timeout`` (1008), a private table's secret or token (4004, as for an
-unknown table), token → seat (1008 for a token that is no seat's),
+within ``hello_timeout`` (1008), a private table's secret or token on its meta alone,
+before the table is loaded (4004, as for an unknown table), token → seat (1008 for a token
+that is no seat's),
 ``welcome`` (full view, or the missed deltas after ``last_seq``), then frames both ways.
 Every inbound frame is decoded (1003 if it cannot be), validated (error ``bad_message``),
 rate limited (error ``rate_limited``; a flood closes with 1008) and then handled.
@@ -103,6 +104,12 @@ async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
         await ws.close(1008, "the first frame must be hello")
         return
     try:
+        # The private table's secret on its fresh meta (one HGETALL) before any replay:
+        # a refusal takes as long as an unknown id's.
+        meta = await svc.tables.peek(table_id, fresh=True)
+        if meta is None or not roles.may_see(meta, hello.token, hello.key):
+            await ws.close(4004, "no such table")
+            return
         table = await svc.tables.get(table_id, watch=True)
     except Unavailable:
         await ws.close(1013, "store unavailable, try again")
