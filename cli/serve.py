@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     try:
         from server.app import create_app
+        from server.header_deadline import HeaderDeadline
 
         app = create_app(settings, supervisor)
         _raise_open_files()
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
                              ws_max_size=settings.max_frame, ws_per_message_deflate=False,
                              backlog=settings.backlog, log_level=settings.log_level, loop="auto",
                              lifespan="on", timeout_graceful_shutdown=5, access_log=False,
+                             http=HeaderDeadline,  # a deadline for request headers
                              # Forwarded headers name the client only when a listed proxy
                              # sent them: otherwise anyone could pick the address the
                              # per-address limits count (uvicorn trusts loopback by default).

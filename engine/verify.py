@@ -11,7 +11,9 @@ A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``com
 - ``replay``: the actions replay legally (``engine.einauge.record.replay_record``); in a
   service record the options and actions are also written exactly as the service writes
   them (defaults filled in, actions in wire form).
-- ``result``: the replayed result equals the recorded ``result``.
+- ``result``: the replayed result equals the recorded ``result``, and the record's
+  ``resigned`` (absent: ``[]``) lists exactly the seats its ``seat_changes`` resign (a
+  resigned seat never wins, so the winners are the result's minus those seats).
 - ``chain``: the hash chain over the replayed events' spectator projections ends at
   ``head`` (docs/fairness.md §5); the record's ``seat_changes`` (engine/seat_control.py)
   are placed among the events first.
@@ -36,6 +38,7 @@ from engine.einauge.cards import COLORS_IN_PLAY
 from engine.einauge.game import EINAUGE
 from engine.einauge.record import RecordError, replay_record
 from engine.einauge.setup import shuffled_deck
+from engine.seat_control import SeatControllerChanged
 from engine.shuffle import combine_seed
 
 PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
@@ -253,6 +256,37 @@ def _not_as_written(record: Mapping[str, Any], events: list[Any]) -> str | None:
     return None
 
 
+def _resigned_seats(events: list[Any]) -> list[int]:
+    """The seats that resigned: those with a ``resigned`` seat change (engine/seat_control.py),
+    in seat order."""
+    return sorted({e.seat for e in events if isinstance(e, SeatControllerChanged)
+                   and e.reason == "resigned"})
+
+
+def _resigned_differs(record: Mapping[str, Any], events: list[Any]) -> str | None:
+    """Why the record's ``resigned`` (absent: none) is not the seats its ``seat_changes``
+    resign, or ``None``. It decides who won (a resigned seat never wins, docs/rules.md
+    "Resigning"), so erasing or adding a seat there is tampering with the result."""
+    want = _resigned_seats(events)
+    got = record.get("resigned", [])
+    if _json_key(got) != _json_key(want):
+        return (f"resigned is {_short(got)} in the record, the seat_changes resign "
+                f"{_short(want)}")
+    return None
+
+
+def _result_detail(result: Any, resigned: list[int]) -> str:
+    if result is None:
+        return "no result, and the game has not ended"
+    winners = result.get("winners") if isinstance(result, Mapping) else None
+    if not resigned or not isinstance(winners, list):
+        return "the replay ends with the recorded result"
+    # The engine's winners know nothing of resignations; the table's do (server/tables.py).
+    kept = [w for w in winners if w not in resigned]
+    return (f"the replay ends with the recorded result; seats {resigned} resigned, so the "
+            f"winners are {kept}")
+
+
 def verify_record(record: Any) -> Report:
     """Run every check on a parsed record (any JSON value); never raises for bad input.
 
@@ -294,9 +328,10 @@ def verify_record(record: Any) -> Report:
         add(Check("result", NOT_RUN, "needs a successful replay"))
     elif _json_key(record["result"]) != _json_key(state.result):
         add(Check("result", FAIL, _dict_difference(record["result"], state.result)))
+    elif (odd := _resigned_differs(record, events)) is not None:
+        add(Check("result", FAIL, odd))
     else:
-        add(Check("result", PASS, "the replay ends with the recorded result"
-                  if state.result is not None else "no result, and the game has not ended"))
+        add(Check("result", PASS, _result_detail(state.result, _resigned_seats(events))))
 
     table_id, commitment, head = (record.get(k) for k in ("table_id", "commitment", "head"))
     if table_id is None or commitment is None or head is None:

@@ -152,12 +152,6 @@ def moved(tc: TimeControl, clock: Clock, seat: int, now: int, timed_out: bool = 
     return Clock(now, reserve, timeouts)
 
 
-def restarted(clock: Clock, now: int) -> Clock:
-    """The clock with the current decision beginning ``now`` (a seat's player took it
-    back from a bot: a fresh move time, the same reserve)."""
-    return Clock(now, list(clock.reserve), list(clock.timeouts))
-
-
 def left(tc: TimeControl, clock: Clock, seat: int, now: int) -> tuple[int, int]:
     """``(move time left, reserve left)`` of ``seat``'s current decision at ``now`` (ms,
     never negative): what a clock face shows."""

@@ -97,9 +97,14 @@ def svc_of(request: Request) -> Any:
 async def table_or_404(request: Request) -> Any:
     """The live table of the path's ``id``; 404 ``no_table`` when it does not exist or is
     private and the request carries neither its secret nor a token of it."""
-    table = await svc_of(request).tables.get(request.path_params["id"])
+    tables, table_id = svc_of(request).tables, request.path_params["id"]
+    meta = await tables.peek(table_id)
+    if meta is None:
+        raise LobbyError(404, "no_table", f"no table {table_id!r}")
+    roles.admit(meta, bearer(request), table_key(request))  # before any replay
+    table = await tables.get(table_id)
     if table is None:
-        raise LobbyError(404, "no_table", f"no table {request.path_params['id']!r}")
+        raise LobbyError(404, "no_table", f"no table {table_id!r}")
     roles.admit(table.meta, bearer(request), table_key(request))
     return table
 
@@ -154,10 +159,15 @@ async def get_table(request: Request) -> Response:
 
 
 def _seat_index(meta: TableMeta, raw: Any) -> int:
-    try:
+    """A path's seat (ASCII digits only: ``int`` would take ``-1``, ``" 1"`` or the
+    fullwidth ``１``) or a join body's (an int); 400 ``bad_message`` otherwise, 404
+    ``no_seat`` past the table's seats."""
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
+        seat = raw  # a body's seat, validated by pydantic
+    elif isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 4:
         seat = int(raw)
-    except (TypeError, ValueError):
-        raise LobbyError(400, "bad_message", "seat must be a number") from None
+    else:
+        raise LobbyError(400, "bad_message", "seat must be a number 0, 1, …")
     if not 0 <= seat < len(meta.seats):
         raise LobbyError(404, "no_seat", f"seats are 0..{len(meta.seats) - 1}")
     return seat

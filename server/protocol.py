@@ -9,10 +9,13 @@ valid message. Outbound frames are encoded without pydantic (``encode``).
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Annotated, Any, Literal
 
 import msgpack
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -155,13 +158,43 @@ class TimeControlBody(_Model):
     days: Literal[1, 2, 3] | None = None
 
 
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069")
+"""Characters that reorder the text around them (Unicode bidi controls): in a seat list or
+a log line a name could show as something else."""
+BOT_NAME = re.compile(r"\S+ bot \d+", re.IGNORECASE)
+"""The service's names for bots (``Random bot 2``): no person or table may take one."""
+
+
+def _clean_name(value: str, required: bool) -> str:
+    """``value`` stripped; raises ``ValueError`` for control characters (``Cc``, line and
+    paragraph separators), bidi controls, a bot's name, or (``required``) nothing left."""
+    value = value.strip()
+    for ch in value:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS:
+            raise ValueError(f"names may not hold the control character U+{ord(ch):04X}")
+    if required and not value:
+        raise ValueError("a name needs a visible character")
+    if BOT_NAME.fullmatch(value):
+        raise ValueError(f"{value!r} is a name the service gives its bots")
+    return value
+
+
+PlayerName = Annotated[str, Field(min_length=1, max_length=32),
+                       AfterValidator(lambda v: _clean_name(v, True))]
+"""A seated person's name: 1-32 characters, stripped, visible, no control or bidi
+character, not a bot's name."""
+TableName = Annotated[str, Field(max_length=64), AfterValidator(lambda v: _clean_name(v, False))]
+"""A table's name, as ``PlayerName`` but it may be empty (an unnamed table)."""
+
+
 class CreateTable(_Model):
     """``POST /api/tables``."""
 
     game: Literal["einauge"] = "einauge"
     seats: Annotated[int, Field(ge=2, le=5)]
     options: dict[str, Any] = Field(default_factory=dict)
-    name: Annotated[str, Field(max_length=64)] = ""
+    name: TableName = ""
     private: StrictBool = False
     """Unlisted, and reached only through the invite link (``server.roles``)."""
     time_control: TimeControlBody | None = None
@@ -179,7 +212,7 @@ class EinaugeOptions(_Model):
 class Join(_Model):
     """``POST /api/tables/{id}/join``."""
 
-    name: Annotated[str, Field(min_length=1, max_length=32)]
+    name: PlayerName
     seat: Annotated[int, Field(ge=0, le=15)] | None = None
 
 

@@ -1,5 +1,6 @@
-"""Replay answers (``POST /api/replay``, ``GET /api/tables/{id}/deltas``): cached,
-computed off the event loop, rate limited per client address.
+"""Replay answers (``POST /api/replay``, ``GET /api/tables/{id}/deltas``, and a
+websocket reconnect's missed deltas beyond the ring): cached, computed off the event
+loop, rate limited per client address.
 
 Replaying a game to its deltas takes 10-20 ms of pure Python; done on the event loop for
 every request it stalled every table of the process (docs/reliability.md, "Replays"). A
@@ -25,6 +26,8 @@ CACHE_BYTES = 32 * 1024 * 1024
 """Bound on the encoded answers kept (bytes)."""
 MAX_PENDING = 16
 """Answers computed at the same time at most; more are refused (429) rather than queued."""
+DECODED_KEPT = 32
+"""Decoded answers kept (``Replays.decoded``)."""
 MAX_ADDRESSES = 10_000
 """Rate buckets kept; beyond, full (idle) buckets are forgotten."""
 
@@ -82,6 +85,26 @@ def stored_deltas(game_name: str, seats: int, entries: list[dict[str, Any]],
     return _json(200, {"seq": len(entries), "deltas": [d.dicts[None] for d in built]})
 
 
+def catch_up(game_name: str, seats: int, entries: list[dict[str, Any]], after: int,
+             viewer: int | None) -> Answer:
+    """The delta messages ``viewer`` (a seat, ``None``: a spectator) missed after seq
+    ``after`` of the stored ``entries`` (from seq 1), identical to the live ones, as
+    ``(200, msgpack of the list of messages)``: a reconnect's catch-up beyond the ring
+    (server/ws.py ``welcome``). Pure; runs in a worker."""
+    import msgpack
+
+    from engine import get_game, seat_control
+    from server.tables import replay_deltas, viewer_keys
+
+    game = get_game(game_name)
+    keys = [k for k in viewer_keys(game, seats) if k is None or k == viewer]
+    events = [seat_control.decode(game.events, e["e"]) for e in entries]
+    built = replay_deltas(game, keys, events, [e["h"] for e in entries],
+                          min(after, len(entries)))
+    return 200, msgpack.packb([d.dicts.get(viewer, d.dicts[None]) for d in built],
+                              use_bin_type=True)
+
+
 class Busy(Exception):
     """``MAX_PENDING`` answers are being computed already: refuse (429), do not queue."""
 
@@ -100,6 +123,25 @@ class Replays:
         self.cache: OrderedDict[Hashable, Answer] = OrderedDict()
         self.pending: dict[Hashable, asyncio.Future[Answer]] = {}
         self.buckets: dict[str, tuple[float, float]] = {}
+        self.decoded: OrderedDict[Hashable, Any] = OrderedDict()
+        """Answers decoded for the event loop (a reconnect's ``Delta`` objects, whose
+        frames are encoded once for every socket that asks), the ``DECODED_KEPT`` newest."""
+
+    def remember(self, key: Hashable, value: Any) -> Any:
+        """Keep ``value`` as the decoded answer of ``key`` (``recall`` finds it)."""
+        self.decoded[key] = value
+        self.decoded.move_to_end(key)
+        while len(self.decoded) > DECODED_KEPT:
+            self.decoded.popitem(last=False)
+        return value
+
+    def recall(self, key: Hashable) -> Any:
+        """The decoded answer kept for ``key``, or ``None``."""
+        found = self.decoded.get(key)
+        if found is not None:
+            self.decoded.move_to_end(key)
+            metrics.REPLAYS.labels("cached").inc()
+        return found
 
     def allow(self, address: str) -> bool:
         """Take one request from ``address``'s bucket; False when it is over its rate."""

@@ -6,7 +6,8 @@ Roles:
 - the **host** holds the token whose hash is ``meta.host`` (``''``: the creator's
   ``owner_token``). Before the start only the host adds or removes bots, kicks a seated
   person, changes the options and starts; during the game only the host hands a
-  person's seat to a bot. The creator who takes a seat with the ``owner_token`` as bearer
+  person's seat to a bot, once that person is gone and never its own seat
+  (server/seat_rules.py). The creator who takes a seat with the ``owner_token`` as bearer
   sits with that very token, so "the host's seat" is the seat holding the host's token.
   When that seat is left before the start, the role passes to the person who has sat
   longest (lowest ``Seat.since``); with nobody seated it goes back to the creator.
@@ -90,8 +91,9 @@ def require_seat(meta: TableMeta, token: str | None) -> int:
 
 
 def require_hand_over(meta: TableMeta, token: str | None, seat: int) -> None:
-    """During the game: may ``token`` hand ``seat`` (a person's) to a bot? The host only
-    (the seat is checked by the caller). Raises like ``require_host``."""
+    """During the game: may ``token`` hand ``seat`` (a person's) to a bot? The host only;
+    the seat (gone, not the host's own) is checked by ``seat_rules.handover``. Raises
+    like ``require_host``."""
     require_host(meta, token, "hand a seat to a bot in the game")
 
 

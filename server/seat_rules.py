@@ -5,8 +5,12 @@ allowed change stores (engine/seat_control.py).
   hands another seat to a bot once that seat's player has been away for longer than the
   time control's ``claim_after`` (presence ``gone``), as Lichess lets you claim a game
   when the opponent left. Reason ``abandoned``.
-- **handover**: the table's host (server/roles.py) hands any person's seat to a bot, at
-  any time (reason ``handover``; the host's power, now stored in the stream too).
+- **handover**: the table's host (server/roles.py) hands a person's seat to a bot of its
+  choosing, under the claim's rule: only a seat whose player is ``gone``, never the host's
+  own seat (resign instead). The host is often just the stranger who created the table:
+  handing a present rival's seat to a bot when that rival is to move let it take the
+  rival's turn, and its own seat handed over and taken back restarted its clock
+  (reason ``handover``).
 - **resign**: a seated player gives up their seat: a bot plays it to the end, it cannot
   be taken back and it cannot win (reason ``resigned``).
 - **return**: a player whose seat a bot plays (timeout, claim, handover) takes it back
@@ -36,10 +40,18 @@ def _running(over: bool) -> None:
         raise Refusal(409, "ended", "the game has ended")
 
 
+def _gone(target: SeatPresence, claim_after: int, now: int) -> None:
+    if target.state != GONE:
+        away = 0 if target.since is None else max(0, now - target.since)
+        raise Refusal(409, "not_away", f"seat {target.seat} has been away {away // 1000} s, "
+                                       f"handing it to a bot needs {claim_after // 1000} s")
+
+
 def claim(actor: int, actor_by: str | None, actor_resigned: bool, target: SeatPresence,
           target_by: str | None, claim_after: int, now: int, over: bool, bot: str,
           level: int | None) -> SeatControllerChanged:
-    """Seat ``actor`` claims ``target.seat`` for a bot (``bot``/``level``)."""
+    """Seat ``actor`` claims ``target.seat`` for a bot (``bot``/``level``: the service's
+    replacement bot, server/takeover.py)."""
     _running(over)
     seat = target.seat
     if actor == seat:
@@ -48,19 +60,21 @@ def claim(actor: int, actor_by: str | None, actor_resigned: bool, target: SeatPr
         raise Refusal(409, "not_playing", "only a player who plays their own seat may claim")
     if target_by != "player":
         raise Refusal(409, "not_a_player", f"seat {seat} is not played by a person now")
-    if target.state != GONE:
-        away = 0 if target.since is None else max(0, now - target.since)
-        raise Refusal(409, "not_away", f"seat {seat} has been away {away // 1000} s, "
-                                       f"a claim needs {claim_after // 1000} s")
+    _gone(target, claim_after, now)
     return SeatControllerChanged(seat, "bot", "abandoned", bot, level)
 
 
-def handover(seat: int, seat_by: str | None, over: bool, bot: str,
-             level: int | None) -> SeatControllerChanged:
-    """The host hands ``seat`` (a person's) to a bot."""
+def handover(actor: int | None, target: SeatPresence, seat_by: str | None, claim_after: int,
+             now: int, over: bool, bot: str, level: int | None) -> SeatControllerChanged:
+    """The host (seated at ``actor``, ``None`` when it holds no seat) hands
+    ``target.seat`` (a person's, ``gone``) to a bot."""
     _running(over)
+    seat = target.seat
+    if actor == seat:
+        raise Refusal(409, "own_seat", "resign to give up your own seat")
     if seat_by != "player":
         raise Refusal(409, "seat_taken", f"seat {seat} already holds a bot")
+    _gone(target, claim_after, now)
     return SeatControllerChanged(seat, "bot", "handover", bot, level)
 
 

@@ -305,14 +305,6 @@ class LiveTable:
             return None
         return [d for d in self.ring if d.seq > after]
 
-    def rebuild_deltas(self, entries: list[dict[str, Any]], after: int) -> list[Delta]:
-        """Deltas ``after+1 … len(entries)`` recomputed by replaying ``entries`` (all the
-        stored entries from seq 1), identical to the ones sent live."""
-        events = [self.decode(e) for e in entries]
-        return replay_deltas(self.game, self.keys, events, [e["h"] for e in entries], after)
-
-    # ---- building entries ----------------------------------------------------------------
-
     def chain(self, events: list[Message], action: Message | None, first: int = 0
               ) -> tuple[list[dict[str, Any]], str]:
         """Stored entries for ``events`` (each with its chain head; the one at index
@@ -410,6 +402,21 @@ class Tables:
             metrics.REDIS_ERRORS.inc()
             raise Unavailable(str(e)) from None
 
+    async def peek(self, table_id: str, fresh: bool = False) -> TableMeta | None:
+        """The table's meta without loading the table: the cached table's (unless
+        ``fresh``), else one ``HGETALL``; ``None`` for an unknown table. A private table's
+        secret is checked on it first, so a refusal costs what an unknown id costs (no
+        replay: nothing to time). Raises ``Unavailable``."""
+        cached = None if fresh else self.cache.get(table_id)
+        if cached is not None:
+            return cached.meta
+        try:
+            fields = await self.store.load_meta(table_id)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            raise Unavailable(str(e)) from None
+        return TableMeta.from_fields(table_id, fields) if fields else None
+
     async def _load(self, table_id: str) -> LiveTable | None:
         pending = self.loading.get(table_id)
         if pending is not None:
@@ -424,7 +431,11 @@ class Tables:
             meta = TableMeta.from_fields(table_id, fields)
             table = self._live(meta)
             if meta.seq:
-                table.replay(await self.entries(table_id, meta))
+                entries = await self.entries(table_id, meta)
+                # Folding a whole game is 10-20 ms of pure Python: in a thread, the event
+                # loop gets its turn every switch interval (5 ms) instead of waiting for it
+                # (a GET of an unwatched table per request). Nobody sees the table yet.
+                await asyncio.to_thread(table.replay, entries)
             if table.tc.clocked and self.on_clock is not None:
                 self.on_clock(table)
             self._ensure_bots(table)
@@ -768,8 +779,10 @@ class Tables:
             c = table.clock
             if seat is not None:
                 c = clocks.moved(table.tc, c, seat, now, timed_out, by_bot)
-            elif any(e.by == "player" for e in changes):
-                c = clocks.restarted(c, now)  # a player took a seat back: a fresh move time
+            # A seat change leaves the clock as it is: a player who takes a seat back goes
+            # on with the decision begun at ``turn_at`` (time past per_move is charged to
+            # the reserve when it moves). Restarting it gave a fresh move time for every
+            # handover (or claim by a colluder) and return.
             entries[-1]["c"] = c.to_dict()
             await self.store.lower_deadline(table.id, c.turn_at + table.tc.per_move)
         return extra

@@ -15,8 +15,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engine.game import Message
-from server import bots, protocol, roles, seat_rules
+from server import bots, roles, seat_rules
 from server.lobby import _seat_index, bearer, body, guarded, svc_of, table_or_404
+from server.presence import SeatPresence
 from server.tables import LiveTable, LobbyError
 
 Build = Any
@@ -40,21 +41,28 @@ async def _player(request: Request) -> tuple[Any, LiveTable, int]:
     return svc, table, seat
 
 
-async def _bot(request: Request, svc: Any) -> tuple[str, int | None]:
+async def _replacement(request: Request, svc: Any) -> tuple[str, int | None]:
+    """The service's replacement bot (``EINAUGE_REPLACEMENT_BOT``). A claim's body must be
+    empty (``{}`` or none): a claimant choosing the bot of a rival's seat would pick the
+    weakest (``random``) or the costliest (``mcts`` 4, on the server's CPU). Raises
+    ``LobbyError`` 400 ``bad_message`` for any field."""
     raw = await body(request)
-    if not raw:
-        kind = svc.settings.replacement_bot
-        return kind, bots.effective_level(kind, None)
-    req = protocol.parse_body(protocol.AddBot, raw)
-    try:
-        bots.check_kind(req.kind, req.level)
-    except ValueError as e:
-        raise LobbyError(400, "bad_bot", str(e)) from None
-    return req.kind, bots.effective_level(req.kind, req.level)
+    if raw != {}:
+        raise LobbyError(400, "bad_message", "a claim takes no body: the service's "
+                                             "replacement bot plays a claimed seat")
+    kind = svc.settings.replacement_bot
+    return kind, bots.effective_level(kind, None)
 
 
 def _by(table: LiveTable, seat: int) -> str | None:
     return table.control.by(seat, table.meta.seats[seat].kind)
+
+
+def _presence(svc: Any, table: LiveTable, fields: dict[str, str], seat: int,
+              now: int) -> SeatPresence:
+    """``seat``'s presence as the seats panel shows it at ``now`` (server/attendance.py)."""
+    shown = svc.attendance.message(table, fields, now)["seats"][seat]
+    return SeatPresence(seat, shown["state"], shown["since"])
 
 
 def _over(table: LiveTable) -> bool:
@@ -63,19 +71,16 @@ def _over(table: LiveTable) -> bool:
 
 @guarded
 async def claim(request: Request) -> Response:
-    """``POST /api/tables/{id}/seats/{seat}/claim`` (a seated player's token; body
-    optional ``{"kind", "level"}``): hand a seat whose player is gone to a bot."""
+    """``POST /api/tables/{id}/seats/{seat}/claim`` (a seated player's token; no body):
+    hand a seat whose player is gone to the service's replacement bot."""
     svc, table, actor = await _player(request)
     target = _seat_index(table.meta, request.path_params["seat"])
-    kind, level = await _bot(request, svc)
+    kind, level = await _replacement(request, svc)
     fields = await svc.tables._redis(svc.attendance.read(table))
 
     def build(t: LiveTable) -> list[Message]:
         now = svc.tables.now()
-        shown = svc.attendance.message(t, fields, now)["seats"][target]
-        from server.presence import SeatPresence
-
-        pres = SeatPresence(target, shown["state"], shown["since"])
+        pres = _presence(svc, t, fields, target, now)
         return [_checked(lambda: seat_rules.claim(
             actor, _by(t, actor), t.control.resigned(actor), pres, _by(t, target),
             t.tc.claim_after, now, _over(t), kind, level))]
@@ -114,14 +119,18 @@ async def take_back(request: Request) -> Response:
 
 async def handover(svc: Any, table: LiveTable, raw_seat: Any, kind: str, level: int | None,
                    token: str | None) -> Response:
-    """The host's handover of a person's seat to a bot during the game
-    (``roles.require_hand_over``)."""
+    """The host's handover of a gone person's seat to a bot during the game
+    (``roles.require_hand_over``, ``seat_rules.handover``)."""
     seat = _seat_index(table.meta, raw_seat)
     roles.require_hand_over(table.meta, token, seat)
+    fields = await svc.tables._redis(svc.attendance.read(table))
 
     def build(t: LiveTable) -> list[Message]:
-        return [_checked(lambda: seat_rules.handover(seat, _by(t, seat), _over(t), kind,
-                                                     level))]
+        now = svc.tables.now()
+        pres = _presence(svc, t, fields, seat, now)
+        return [_checked(lambda: seat_rules.handover(
+            t.meta.seat_of(token), pres, _by(t, seat), t.tc.claim_after, now, _over(t),
+            kind, level))]
 
     await svc.tables.change_control(table, build)
     return JSONResponse(table.meta.summary())

@@ -1,8 +1,9 @@
 """The websocket endpoint ``/ws/tables/{id}`` (docs/protocol.md §2).
 
 Order of a connection: Origin check (1008), per-address limit (4029), accept, ``hello``
-within ``hello_timeout`` (1008), a private table's secret or token (4004, as for an
-unknown table), token → seat (1008 for a token that is no seat's),
+within ``hello_timeout`` (1008), a private table's secret or token on its meta alone,
+before the table is loaded (4004, as for an unknown table), token → seat (1008 for a token
+that is no seat's),
 ``welcome`` (full view, or the missed deltas after ``last_seq``), then frames both ways.
 Every inbound frame is decoded (1003 if it cannot be), validated (error ``bad_message``),
 rate limited (error ``rate_limited``; a flood closes with 1008) and then handled.
@@ -16,12 +17,13 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgpack
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
-from server import chat, metrics, protocol, roles
+from server import chat, metrics, protocol, replays, roles
 from server.direct import SCOPE_KEY, DirectSocket
-from server.fanout import Connection
+from server.fanout import Connection, Delta
 from server.logging import get_logger
 from server.meta import token_hash
 from server.tables import LiveTable, Unavailable
@@ -102,6 +104,12 @@ async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
         await ws.close(1008, "the first frame must be hello")
         return
     try:
+        # The private table's secret on its fresh meta (one HGETALL) before any replay:
+        # a refusal takes as long as an unknown id's.
+        meta = await svc.tables.peek(table_id, fresh=True)
+        if meta is None or not roles.may_see(meta, hello.token, hello.key):
+            await ws.close(4004, "no such table")
+            return
         table = await svc.tables.get(table_id, watch=True)
     except Unavailable:
         await ws.close(1013, "store unavailable, try again")
@@ -205,25 +213,49 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
     """Send ``welcome`` and the deltas ``conn`` misses, then deliver to it live.
 
     Missed deltas older than the table's ring are rebuilt from the stored entries, if
-    those are still the stream the table cached; if they are not (Redis lost writes) the
-    table syncs, which rebuilds it or finds it gone (then ``conn`` is closed with 4004),
-    and the welcome carries the full view. The last step runs without awaiting, so no
-    delta can slip between the welcome and the live ones."""
+    those are still the stream the table cached, through ``svc.replays`` (in the process
+    pool, cached by table, seq, head, ``last_seq`` and seat, and rate limited per
+    address like ``GET …/deltas``): a few dozen stale ``hello`` frames used to replay the
+    game on the event loop each and stall every table for seconds. Past the rate, or
+    with too many replays under way, the welcome carries the full view instead (a full
+    resync, as Lichess does). If the entries are not the cached stream (Redis lost
+    writes) the table syncs, which rebuilds it or finds it gone (then ``conn`` is closed
+    with 4004), and the welcome carries the full view. The last step runs without
+    awaiting, so no delta can slip between the welcome and the live ones."""
     table.room.remove(conn)
     deltas = None
+    rebuilt: list[Delta] = []
     if last_seq is not None and last_seq <= table.seq:
         deltas = table.recent(last_seq)
         for _ in range(REBUILD_TRIES if deltas is None else 0):
             seq, head = table.seq, table.head.hex()
+            key = ("catch_up", table.id, seq, head, last_seq, conn.seat)
+            known = svc.replays.recall(key)  # rebuilt for this stream and head already
+            if known is not None and (rest := table.recent(seq)) is not None:
+                rebuilt, deltas = known, rest
+                break
             try:
                 entries = await svc.tables.entries(table.id, table.meta)
             except Exception:
                 break  # cannot rebuild now: fall back to the full view
             if len(entries) >= seq and (seq == 0 or entries[seq - 1]["h"] == head):
-                if table.seq == seq:
-                    deltas = table.rebuild_deltas(entries[:seq], last_seq)
+                if not svc.replays.allow(conn.addr):
+                    break  # over the replay rate: a full resync
+                try:
+                    _, packed = await svc.replays.answer(
+                        key, replays.catch_up, table.meta.game, len(table.meta.seats),
+                        entries[:seq], last_seq, conn.seat, keep=False)
+                except Exception:  # Busy, or the worker failed: a full resync
                     break
-                continue  # pub/sub applied newer entries meanwhile: once more
+                rest = table.recent(seq)  # what the table applied while the worker ran
+                if rest is None:
+                    continue
+                ckey = conn.seat if conn.seat is not None else None
+                rebuilt = svc.replays.recall(key) or svc.replays.remember(key, [
+                    Delta(last_seq + i + 1, {ckey: m}) for i, m in enumerate(
+                        msgpack.unpackb(packed, raw=False, strict_map_key=False))])
+                deltas = rest
+                break
             # Redis holds less than the table cached, or another stream.
             try:
                 if not await svc.tables.sync(table):
@@ -232,7 +264,7 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
             except Exception:
                 pass
             break
-    _welcome_now(table, conn, deltas)
+    _welcome_now(table, conn, deltas, rebuilt)
 
 
 def resync(table: LiveTable) -> None:
@@ -243,14 +275,16 @@ def resync(table: LiveTable) -> None:
             _welcome_now(table, conn, None)
 
 
-def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None) -> None:
+def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None,
+                 rebuilt: list[Delta] | None = None) -> None:
+    """``rebuilt``: the missed deltas before ``deltas`` (from ``replays.catch_up``)."""
     table.room.remove(conn)
     msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
            "head": table.head.hex(), "view": None if deltas is not None else table.view(conn.seat),
 }
     conn.message(msg)
     key = conn.seat if conn.seat is not None else None
-    for d in deltas or ():
+    for d in (*(rebuilt or ()), *(deltas or ())):
         conn.push(*d.prepared(key, conn.binary))
     conn.seq = table.seq
     table.room.add(conn)
@@ -283,7 +317,9 @@ async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection,
             conn.shut(1003, "undecodable frame")
             return
         except protocol.BadMessage as e:
-            conn.message({"t": "error", "id": None, "code": "bad_message", "message": str(e)})
+            # The id of an action frame, as for rate_limited: its sender awaits that ack.
+            conn.message({"t": "error", "id": protocol.action_id(data, settings.max_frame),
+                          "code": "bad_message", "message": str(e)})
             continue
         if isinstance(msg, protocol.Sync):
             await welcome(svc, table, conn, None)

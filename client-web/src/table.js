@@ -449,13 +449,17 @@ export function tablePage(root, id) {
   }
 
   // ---- the owner's seats (during the game) ----------------------------------------
-  /** The table's host may hand a person's seat to a bot for the rest of the game
-   *  (someone left); the server checks the host's token and that the game runs. */
+  /** The table's host may hand a person's seat to a bot for the rest of the game once
+   *  that person is gone (as for a claim), never its own seat; the server decides
+   *  (server/seat_rules.py), the page offers only the seats the presence shows gone. */
   function renderOwner() {
     const s = st.summary || conn.table;
     const v = conn.view;
-    // A seat held by the person looking is never offered: they are here.
-    const humans = s && s.seats ? s.seats.filter((x) => x.kind === "human" && x.seat !== mySeat()) : [];
+    // A seat held by the person looking is never offered (they are here), nor a seat
+    // whose player is not gone: the server refuses it (server/seat_rules.py).
+    const pres = (conn.presence && conn.presence.seats) || [];
+    const humans = s && s.seats ? s.seats.filter((x) => x.kind === "human" && x.seat !== mySeat()
+      && pres[x.seat] && pres[x.seat].state === "gone") : [];
     if (!isHost() || !started(v) || v.phase === "ended" || !humans.length) { mount(els.owner); return; }
     mount(els.owner, h("section", { class: "panel owner-panel", testid: "owner-panel", "aria-label": t("owner_seats") },
       h("h2", {}, t("owner_seats")),
@@ -586,6 +590,7 @@ export function tablePage(root, id) {
   for (const kind of ["clock", "presence"]) {
     conn.addEventListener(kind, (e) => { serverClock.sync(e.detail.now); renderSeats(); });
   }
+  conn.addEventListener("presence", () => renderOwner()); // a seat became gone, or came back
   conn.addEventListener("delta", (e) => {
     const { delta, view } = e.detail;
     if (view && view.current_seat !== mySeat()) st.turnTold = false;

@@ -22,8 +22,6 @@ def clocked(redis_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, Clo
     s.stop()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 4: the claimant picks the bot for a rival's seat")
 async def test_a_claimant_cannot_pick_a_weak_bot_for_a_rivals_seat(clocked):
     server, clock = clocked
     lobby = Lobby(server.url)

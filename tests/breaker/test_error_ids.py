@@ -16,8 +16,6 @@ from tests.server.client import Lobby, Socket
     {"action": {"type": "x", "n": 1.5}},  # an action field that is no scalar of the schema
     {"extra": 1},                      # an unknown field
 ])
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 7: bad_message for an action names no id")
 async def test_a_malformed_action_is_refused_with_its_id(server, bad):
     lobby = Lobby(server.url)
     table = await lobby.create(2)

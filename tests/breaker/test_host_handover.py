@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from tests.server.client import Lobby, Socket
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 2: the host hands a present rival's seat to a bot")
 async def test_the_host_cannot_take_a_present_rivals_turn(server):
     lobby = Lobby(server.url)
     table = await lobby.create(2)

@@ -11,15 +11,12 @@ import statistics
 import time
 
 import httpx
-import pytest
 
 from tests.breaker.conftest import finished_bot_game
 
 ROUNDS = 60
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 8: a private table's 404 is slower than an unknown id's")
 async def test_a_private_tables_404_takes_as_long_as_an_unknown_ids(server):
     game = await finished_bot_game(server.url, private=True)
     unknown = "x" * len(game["id"])

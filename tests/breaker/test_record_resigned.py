@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from engine.verify import verify_record
 from tests.server.client import Lobby
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="finding 6: a record's resigned list is not verified")
 async def test_a_record_with_its_resignations_erased_does_not_verify(server):
     lobby = Lobby(server.url)
     table = await lobby.create(2)

@@ -1,12 +1,34 @@
-"""The table's creator hands the seats of players who left to bots, during the game."""
+"""The table's creator hands the seats of players who left to bots, during the game:
+only seats whose player is gone (server/seat_rules.py; the servers' clock is moved
+through ``EINAUGE_CLOCK_FILE``, never slept)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 from playwright.sync_api import Browser, Dialog, Page, expect
 
 from engine.verify import verify_record
 from tests.client.conftest import api, shot
 from tests.conftest import ServerProcess
+from tests.server.client import ClockFile
+
+
+@pytest.fixture
+def clock(tmp_path: Path) -> ClockFile:
+    return ClockFile(tmp_path / "clock")
+
+
+@pytest.fixture
+def web(redis_url: str, client_dist: Path, clock: ClockFile) -> Iterator[ServerProcess]:
+    """A server serving the client with the test clock (a handover needs the seat's
+    player gone for ``claim_after``, 60 s at a table without a clock)."""
+    s = ServerProcess(redis_url, env={**clock.env, "EINAUGE_STATIC_DIR": str(client_dist),
+                                      "EINAUGE_BOT_DELAY": "0.2"}).start()
+    yield s
+    s.stop()
 
 
 def sit(browser: Browser, url: str, name: str, seat: int) -> Page:
@@ -23,8 +45,8 @@ def sit(browser: Browser, url: str, name: str, seat: int) -> Page:
     return page
 
 
-def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
-                                                               web: ServerProcess) -> None:
+def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
+        browser: Browser, web: ServerProcess, clock: ClockFile) -> None:
     owner = browser.new_context(locale="en-US").new_page()
     owner.goto(web.url + "/")
     owner.get_by_test_id("table-name").fill("Handover table")
@@ -38,15 +60,20 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
     owner.get_by_test_id("start").click()
     expect(owner.get_by_test_id("board")).to_be_visible()
     expect(ben.get_by_test_id("board")).to_be_visible()
-
-    # Only the creator's (the host's) browser offers the handover; both seats are people's.
-    expect(owner.get_by_test_id("owner-panel")).to_be_visible()
-    expect(owner.get_by_test_id("owner-seat-0")).to_contain_text("Anna")
-    expect(owner.get_by_test_id("owner-seat-1")).to_contain_text("Ben")
-    expect(ben.get_by_test_id("owner-panel")).to_have_count(0)
-    shot(owner, "owner-handover-panel")
+    # Both players are here: nothing to hand over (a present rival's seat is not the
+    # host's to give away).
+    expect(owner.get_by_test_id("presence-1")).to_have_attribute("data-state", "online")
+    expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
 
     anna.context.close()  # Anna left the game
+    expect(owner.get_by_test_id("presence-0")).to_have_attribute("data-state", "away")
+    clock.set(61)  # gone after the 60 s of "none"
+    # Only the creator's (the host's) browser offers the handover, of the gone seat only.
+    expect(owner.get_by_test_id("owner-panel")).to_be_visible()
+    expect(owner.get_by_test_id("owner-seat-0")).to_contain_text("Anna")
+    expect(owner.get_by_test_id("owner-seat-1")).to_have_count(0)
+    expect(ben.get_by_test_id("owner-panel")).to_have_count(0)
+    shot(owner, "owner-handover-panel")
     asked: list[str] = []
 
     def answer(dialog: Dialog) -> None:
@@ -64,9 +91,16 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
         expect(page.get_by_test_id("player-0")).to_contain_text("Anna (now Random bot)")
     expect(ben.get_by_test_id("spectator-badge")).to_have_count(0)
 
-    # Ben is still there when his seat is handed over too: he is told, and watches on.
+    # Ben leaves too; once he is gone his seat is handed over, and when he comes back
+    # he is told, may take it back, and watches on meanwhile.
+    ben_ctx = ben.context
+    ben.close()
+    expect(owner.get_by_test_id("presence-1")).to_have_attribute("data-state", "away")
+    clock.set(125)
     owner.get_by_test_id("hand-to-bot-1").click()
     expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
+    ben = ben_ctx.new_page()
+    ben.goto(owner.url)
     expect(ben.get_by_test_id("toast")).to_have_text(
         "A bot plays your seat now; you can take it back.")
     expect(ben.get_by_test_id("take-back")).to_be_visible()  # issue 12: he may return
@@ -89,4 +123,4 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(browser: Browser,
     assert [(c["seat"], c["reason"]) for c in record["seat_changes"]] == [(0, "handover"),
                                                                          (1, "handover")]
     owner.context.close()
-    ben.context.close()
+    ben_ctx.close()

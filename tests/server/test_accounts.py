@@ -289,9 +289,11 @@ async def test_a_seat_handed_to_a_bot_stays_in_its_accounts_games(server):
     table = await anna.create(2)
     tid = table["id"]
     await anna.join(tid, "x", token=table["owner_token"])
-    await ben.join(tid, "x")
+    ben_token = (await ben.join(tid, "x"))["token"]
     await anna.start(tid)
-    await anna.bot(tid, 1, "random")  # the host hands Ben's seat to a bot mid-game
+    # Ben resigns: a bot plays his seat (a host's handover needs him gone for 60 s).
+    r = await ben.seat_call(tid, "resign", ben_token)
+    assert r.status_code == 200, r.text
     seat = (await anna.get(f"/api/tables/{tid}")).json()["seats"][1]
     assert seat["kind"] == "bot" and "account" not in seat
     games = (await ben.http.get("/api/me/games")).json()

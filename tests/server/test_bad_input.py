@@ -210,3 +210,28 @@ async def test_http_errors(server, game):
     r = await http.post(f"/api/tables/{ftid}/join", json={"name": "A", "seat": 7})
     assert r.status_code == 404
     assert (await http.get(f"/api/tables/{ftid}")).json()["seats"][0]["kind"] is None
+
+
+async def test_a_path_seat_is_ascii_digits_and_a_negative_seat_is_400_everywhere(server):
+    """``-1`` was 404 in a path and 400 in a join body; ``１`` (fullwidth) and `` 1`` were
+    taken as seat 1. Malformed: 400 ``bad_message``; past the table's seats: 404."""
+    lobby = Lobby(server.url)
+    try:
+        table = await lobby.create(2)
+        tid, owner = table["id"], table["owner_token"]
+        auth = {"Authorization": f"Bearer {owner}"}
+        for raw in ("-1", "\uff11", "+1", "1.0", "%201"):
+            r = await lobby.http.post(f"/api/tables/{tid}/seats/{raw}/bot",
+                                      json={"kind": "random"}, headers=auth)
+            assert (r.status_code, r.json()["error"]["code"]) == (400, "bad_message"), raw
+        r = await lobby.http.post(f"/api/tables/{tid}/join", json={"name": "A", "seat": -1})
+        assert (r.status_code, r.json()["error"]["code"]) == (400, "bad_message")
+        r = await lobby.http.post(f"/api/tables/{tid}/seats/2/bot", json={"kind": "random"},
+                                  headers=auth)
+        assert (r.status_code, r.json()["error"]["code"]) == (404, "no_seat")
+        r = await lobby.http.post(f"/api/tables/{tid}/join", json={"name": "A", "seat": 2})
+        assert (r.status_code, r.json()["error"]["code"]) == (404, "no_seat")
+        assert all(s["kind"] is None for s in (await lobby.get(f"/api/tables/{tid}")).json()[
+            "seats"])
+    finally:
+        await lobby.close()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
+from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
 import pytest
@@ -14,7 +16,7 @@ import redis
 from engine.verify import verify_record
 from server import store
 from tests.conftest import ServerProcess
-from tests.server.client import Lobby, Socket, ended
+from tests.server.client import ClockFile, Lobby, Socket, ended
 
 OWNER = "<the table's owner_token>"
 
@@ -90,10 +92,22 @@ def pool_workers(pid: int) -> list[psutil.Process]:
     return out
 
 
-async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(server):
-    """mcts (level 1) and greedy search in the pool; a person plays some moves, then the
-    owner hands that seat to a bot: everyone gets a ``table`` message, the former token's
-    actions get ``seat_handed_over``, and the bot plays the seat to the end."""
+@pytest.fixture
+def clocked(redis_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ClockFile]]:
+    """A server of this test with the injectable clock (a seat is handed over once its
+    player has been gone for ``claim_after``)."""
+    clock = ClockFile(tmp_path / "clock")
+    s = ServerProcess(redis_url, env=clock.env).start()
+    yield s, clock
+    s.stop()
+
+
+async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(clocked):
+    """mcts (level 1) and greedy search in the pool; a person plays some moves and leaves,
+    then, once gone, the owner hands that seat to a bot: everyone gets a ``table``
+    message, the former token's actions get ``seat_handed_over``, and the bot plays the
+    seat to the end."""
+    server, clock = clocked
     lobby = Lobby(server.url)
     rng = random.Random(5)
     socks: list[Socket] = []
@@ -129,32 +143,36 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(server)
             assert (r.status_code, r.json()["error"]["code"]) == (status, code), body
         r = await post_bot(lobby, tid, 1, {"kind": "random"}, owner)
         assert (r.status_code, r.json()["error"]["code"]) == (409, "seat_taken")
+        # Hanna is here: her seat is not the host's to give away (server/seat_rules.py).
+        r = await post_bot(lobby, tid, 2, {"kind": "greedy"}, owner)
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "not_away")
 
+        await person.close()  # Hanna leaves, and is gone after the 60 s of "none"
+        await watcher.wait(lambda f: f["t"] == "presence"
+                           and f["seats"][2]["state"] == "away")
+        clock.set(61)
+        await watcher.wait(lambda f: f["t"] == "presence"
+                           and f["seats"][2]["state"] == "gone")
         r = await post_bot(lobby, tid, 2, {"kind": "mcts", "level": 1}, owner)
         assert r.status_code == 200, r.text
         seat2 = r.json()["seats"][2]
         assert (seat2["kind"], seat2["bot"], seat2["level"]) == ("bot", "mcts", 1)
         assert seat2["name"] == "Hanna"  # the seat is still the one the game dealt to her
-        for s in socks:
-            msg = await s.wait(lambda f: f["t"] == "table" and f["table"]["seats"][2]["kind"]
-                               == "bot")
-            assert msg["table"]["status"] == "running"
-        mark = len(person.frames)
+        msg = await watcher.wait(lambda f: f["t"] == "table"
+                                 and f["table"]["seats"][2]["kind"] == "bot")
+        assert msg["table"]["status"] == "running"
 
-        # The former token no longer acts: on its open socket and on a new one.
-        await person.send({"t": "action", "id": "late", "action": last_prompt[
-            "legal_actions"][0]})
-        err = await person.wait(lambda f: f["t"] == "error" and f["id"] == "late")
-        assert err["code"] == "seat_handed_over"
+        # The former token no longer acts, on the socket it comes back with.
         again = await Socket(server.ws_url, tid).connect(token=token)
         socks.append(again)
         await again.wait(lambda f: f["t"] == "welcome")
-        await again.send({"t": "action", "id": "again", "action": {"type": "pass"}})
-        err = await again.wait(lambda f: f["t"] == "error" and f["id"] == "again")
+        await again.send({"t": "action", "id": "late", "action": last_prompt[
+            "legal_actions"][0]})
+        err = await again.wait(lambda f: f["t"] == "error" and f["id"] == "late")
         assert err["code"] == "seat_handed_over"
 
         await watcher.wait(ended, timeout=300)
-        assert not [f for f in person.frames[mark:] if f["t"] == "prompt"], \
+        assert not [f for f in again.frames if f["t"] == "prompt"], \
             "a seat played by a bot prompts nobody"
         record = (await lobby.get(f"/api/tables/{tid}/record")).json()
         # The record names the players the game started with, so it replays to the chain
@@ -180,7 +198,8 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(server)
 async def test_a_persons_action_id_cannot_freeze_the_bot_that_takes_the_seat(server):
     """Issue 12: seat 0 sent a legal action under the id ``bot:2``, went idle, the owner
     handed the seat to a bot; the bot's own ``bot:2`` counted as stored, it believed it
-    had moved and retried forever. Ids are scoped to their sender now: the bot moves."""
+    had moved and retried forever. Ids are scoped to their sender now: the bot moves (here
+    the bot of a resignation, which acts under the same ids as a handover's)."""
     lobby = Lobby(server.url)
     socks: list[Socket] = []
     try:
@@ -202,7 +221,9 @@ async def test_a_persons_action_id_cannot_freeze_the_bot_that_takes_the_seat(ser
         assert ack == {"t": "ack", "id": "bot:2", "seq": 2}
         again = await person.wait(lambda f: f["t"] == "prompt" and f["seq"] == 2)
         assert again["legal_actions"]
-        r = await post_bot(lobby, tid, 0, {"kind": "random"}, owner)
+        # Seat 0's player resigns (the host's handover needs the player gone, 60 s):
+        # the replacement bot takes the seat at the same point.
+        r = await lobby.seat_call(tid, "resign", token)
         assert r.status_code == 200, r.text
         after = await watcher.wait(lambda f: f["t"] == "delta" and f["seq"] == 3, timeout=30)
         assert after["event"].get("seat") == 0, "the bot made seat 0's move"

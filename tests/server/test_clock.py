@@ -58,5 +58,4 @@ def test_next_deadline_and_no_clock():
     assert c.next_deadline(tc, clock, []) is None
     assert c.next_deadline(c.TimeControl(), clock, [0]) is None
     assert c.next_deadline(tc, None, [0]) is None
-    assert c.restarted(clock, 99).turn_at == 99
     assert c.Clock.from_dict(clock.to_dict()) == clock

@@ -119,9 +119,13 @@ async def test_handover_without_the_host_token_changes_nothing(lobby, rds, table
                            {"kind": "random"})
             assert (r.status_code, r.json()["error"]["code"]) == (status, code), who
             assert await rds.hgetall(meta_key(tid)) == before
+        # The host's token passes the role check; Ben is here, so the seat rule refuses
+        # (a handover needs its player gone: server/seat_rules.py), and nothing changes.
+        before = await rds.hgetall(meta_key(tid))
         r = await call(lobby, "POST", f"/api/tables/{tid}/seats/1/bot", table["owner"],
                        {"kind": "random"})
-        assert r.status_code == 200 and r.json()["seats"][1]["kind"] == "bot"
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "not_away"), r.text
+        assert await rds.hgetall(meta_key(tid)) == before
     finally:
         await ben.close()
 

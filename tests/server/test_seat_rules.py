@@ -36,8 +36,13 @@ def test_resign_handover_and_return():
     assert r.resign(2, False, False, "mcts", 3).reason == "resigned"
     refused("resigned", r.resign, 2, True, False, "mcts", 3)
     refused("ended", r.resign, 2, False, True, "mcts", 3)
-    assert r.handover(1, "player", False, "random", None).reason == "handover"
-    refused("seat_taken", r.handover, 1, "bot", False, "random", None)
+    assert r.handover(0, GONE, "player", 30_000, 40_000, False, "random", None).reason \
+        == "handover"
+    assert r.handover(None, GONE, "player", 1, 2, False, "random", None).seat == 1
+    refused("not_away", r.handover, 0, AWAY, "player", 30_000, 20_000, False, "random", None)
+    refused("own_seat", r.handover, 1, GONE, "player", 1, 2, False, "random", None)
+    refused("seat_taken", r.handover, 0, GONE, "bot", 1, 2, False, "random", None)
+    refused("ended", r.handover, 0, GONE, "player", 1, 2, True, "random", None)
     assert r.take_back(1, "bot", False, False) == SeatControllerChanged(1, "player", "returned")
     refused("playing", r.take_back, 1, "player", False, False)
     refused("resigned", r.take_back, 1, "bot", True, False)
