@@ -891,7 +891,10 @@ def machine() -> dict[str, Any]:
 
 
 class ServerProbe:
-    """CPU time and RSS of the server process between ``start()`` and ``stop()``."""
+    """CPU time, bytes written and RSS of the server process between ``start()`` and
+    ``stop()`` (psutil reads ``/proc/PID/stat``, ``/proc/PID/io`` and ``/proc/PID/status``).
+    Bytes written are ``wchar``: every byte the process handed to ``write``-like calls,
+    its sockets' frames to clients and to Redis as well as its log lines."""
 
     def __init__(self, pid: int | None) -> None:
         self.proc = psutil.Process(pid) if pid else None
@@ -899,12 +902,19 @@ class ServerProbe:
         self.t0 = 0.0
         self.rss_start = 0
         self.rss_peak = 0
+        self.wchar0 = 0
         self.task: asyncio.Task | None = None
 
     def _cpu(self) -> float:
         assert self.proc is not None
         t = self.proc.cpu_times()
         return t.user + t.system
+
+    def _wchar(self) -> int:
+        assert self.proc is not None
+        with contextlib.suppress(psutil.Error, AttributeError):
+            return self.proc.io_counters().write_chars
+        return 0
 
     async def _sample(self) -> None:
         assert self.proc is not None
@@ -918,6 +928,7 @@ class ServerProbe:
         if self.proc is None:
             return
         self.cpu0 = self._cpu()
+        self.wchar0 = self._wchar()
         self.t0 = time.perf_counter()
         self.rss_start = self.rss_peak = self.proc.memory_info().rss
         self.task = asyncio.create_task(self._sample())
@@ -930,6 +941,7 @@ class ServerProbe:
         if self.task:
             self.task.cancel()
         cpu = self._cpu() - self.cpu0
+        wrote = self._wchar() - self.wchar0
         wall = time.perf_counter() - self.t0
         rss = self.proc.memory_info().rss
         return {
@@ -939,6 +951,8 @@ class ServerProbe:
             # all the server's work (actions included) per delta frame a socket received
             "cpu_us_per_delivery": round(1e6 * cpu / deliveries, 2) if deliveries else None,
             "core_share": round(cpu / wall, 3) if wall else None,
+            "bytes_written": wrote,
+            "bytes_per_delivery": round(wrote / deliveries, 1) if deliveries else None,
             "rss_mib_start": round(self.rss_start / 2**20, 1),
             "rss_mib_end": round(rss / 2**20, 1),
             "rss_mib_peak": round(max(self.rss_peak, rss) / 2**20, 1),
