@@ -181,6 +181,16 @@ def run_einauge(scenario: str, sizes: Sizes) -> dict[str, Any]:
         return uvloop.run(run_load(cfg))
 
 
+def bytes_per_move_per_viewer(r: dict[str, Any]) -> float | None:
+    """Server bytes written in the window / (accepted moves × (4 players + spectators)):
+    what one move costs on the wire for each viewer, whatever number of frames it takes."""
+    viewers = 4 + int(r["config"]["spectators"])
+    wrote = (r.get("server") or {}).get("bytes_written")
+    if not wrote or not r["accepted_actions"]:
+        return None
+    return round(wrote / (r["accepted_actions"] * viewers), 1)
+
+
 def figures(system: str, scenario: str, r: dict[str, Any]) -> dict[str, float | None]:
     """The compared numbers of one result, by the name of the table's column."""
     s = r.get("server") or {}
@@ -206,7 +216,8 @@ def figures(system: str, scenario: str, r: dict[str, Any]) -> dict[str, float | 
                 "spectator_p99_ms": lat["spectators"]["p99"],
                 "last_spectator_p50_ms": last.get("p50"),
                 "last_spectator_p99_ms": last.get("p99"),
-                "bytes_per_delivery": s.get("bytes_per_delivery")}
+                "bytes_per_delivery": s.get("bytes_per_delivery"),
+                "bytes_per_move_per_viewer": bytes_per_move_per_viewer(r)}
     return out
 
 
