@@ -159,15 +159,19 @@ class DeliveryClock:
     arrive before its ack, so receipts above the last acked seq wait in ``pending`` until
     the ack comes; receipts of seqs no ack names (the other events of a multi-event action,
     the events of the start) are dropped. Latencies go to the shared ``players`` and
-    ``spectators`` arrays (ns), only while ``stats.recording``.
+    ``spectators`` arrays (ns), only while ``stats.recording``. With ``spectators`` > 0,
+    the latency of the latest of an action's ``spectators`` spectator receipts (the last
+    spectator has it) goes to ``last_spectator`` once all of them came.
     """
 
-    __slots__ = ("acked", "pending", "sent_at", "stats")
+    __slots__ = ("acked", "pending", "seen", "sent_at", "spectators", "stats")
 
-    def __init__(self, stats: Stats) -> None:
+    def __init__(self, stats: Stats, spectators: int = 0) -> None:
         self.stats = stats
+        self.spectators = spectators
         self.sent_at: dict[int, int] = {}
         self.pending: dict[int, list[tuple[int, bool]]] = {}
+        self.seen: dict[int, tuple[int, int]] = {}  # seq -> (spectator receipts, latest)
         self.acked = 0
 
     def sent(self, seq: int, t_send: int) -> None:
@@ -180,21 +184,29 @@ class DeliveryClock:
                 waiting = self.pending.pop(s)
                 if s == seq:
                     for t_recv, spectator in waiting:
-                        self._record(t_recv - t_send, spectator)
+                        self._record(seq, t_recv - t_send, spectator)
 
     def received(self, seq: int, t_recv: int, spectator: bool) -> None:
         """A socket received the delta ``seq`` at ``t_recv``."""
         t_send = self.sent_at.get(seq)
         if t_send is not None:
-            self._record(t_recv - t_send, spectator)
+            self._record(seq, t_recv - t_send, spectator)
         elif seq > self.acked:
             self.pending.setdefault(seq, []).append((t_recv, spectator))
 
-    def _record(self, latency: int, spectator: bool) -> None:
-        if self.stats.recording:
-            (self.stats.spectator_delivery if spectator else self.stats.player_delivery).append(
-                latency
-            )
+    def _record(self, seq: int, latency: int, spectator: bool) -> None:
+        if not self.stats.recording:
+            return
+        (self.stats.spectator_delivery if spectator else self.stats.player_delivery).append(
+            latency
+        )
+        if spectator and self.spectators:
+            n, latest = self.seen.pop(seq, (0, 0))
+            n, latest = n + 1, max(latest, latency)
+            if n == self.spectators:
+                self.stats.last_spectator.append(latest)
+            else:
+                self.seen[seq] = (n, latest)
 
 
 @dataclass
@@ -205,6 +217,7 @@ class Stats:
     action_latency: array = field(default_factory=lambda: array("q"))
     player_delivery: array = field(default_factory=lambda: array("q"))
     spectator_delivery: array = field(default_factory=lambda: array("q"))
+    last_spectator: array = field(default_factory=lambda: array("q"))
     accepted: int = 0
     deliveries: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -487,7 +500,7 @@ class TableRun:
         self.id = ""
         self.players: list[TableSocket | LightSocket] = []
         self.spectators: list[TableSocket | LightSocket] = []
-        self.clock = DeliveryClock(stats)
+        self.clock = DeliveryClock(stats, cfg.spectators)
         self.prompt: tuple[TableSocket | LightSocket, dict[str, Any]] | None = None
         self.wake = asyncio.Event()
         self.ended = False
@@ -1063,6 +1076,7 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         "delivery_latency_ms": {
             "players": summarize_ns(stats.player_delivery),
             "spectators": summarize_ns(stats.spectator_delivery),
+            "last_spectator": summarize_ns(stats.last_spectator),
         },
         "deliveries": stats.deliveries,
         "deliveries_per_s": round(stats.deliveries / window, 1) if window else None,
