@@ -159,15 +159,19 @@ class DeliveryClock:
     arrive before its ack, so receipts above the last acked seq wait in ``pending`` until
     the ack comes; receipts of seqs no ack names (the other events of a multi-event action,
     the events of the start) are dropped. Latencies go to the shared ``players`` and
-    ``spectators`` arrays (ns), only while ``stats.recording``.
+    ``spectators`` arrays (ns), only while ``stats.recording``. With ``spectators`` > 0,
+    the latency of the latest of an action's ``spectators`` spectator receipts (the last
+    spectator has it) goes to ``last_spectator`` once all of them came.
     """
 
-    __slots__ = ("acked", "pending", "sent_at", "stats")
+    __slots__ = ("acked", "pending", "seen", "sent_at", "spectators", "stats")
 
-    def __init__(self, stats: Stats) -> None:
+    def __init__(self, stats: Stats, spectators: int = 0) -> None:
         self.stats = stats
+        self.spectators = spectators
         self.sent_at: dict[int, int] = {}
         self.pending: dict[int, list[tuple[int, bool]]] = {}
+        self.seen: dict[int, tuple[int, int]] = {}  # seq -> (spectator receipts, latest)
         self.acked = 0
 
     def sent(self, seq: int, t_send: int) -> None:
@@ -180,21 +184,29 @@ class DeliveryClock:
                 waiting = self.pending.pop(s)
                 if s == seq:
                     for t_recv, spectator in waiting:
-                        self._record(t_recv - t_send, spectator)
+                        self._record(seq, t_recv - t_send, spectator)
 
     def received(self, seq: int, t_recv: int, spectator: bool) -> None:
         """A socket received the delta ``seq`` at ``t_recv``."""
         t_send = self.sent_at.get(seq)
         if t_send is not None:
-            self._record(t_recv - t_send, spectator)
+            self._record(seq, t_recv - t_send, spectator)
         elif seq > self.acked:
             self.pending.setdefault(seq, []).append((t_recv, spectator))
 
-    def _record(self, latency: int, spectator: bool) -> None:
-        if self.stats.recording:
-            (self.stats.spectator_delivery if spectator else self.stats.player_delivery).append(
-                latency
-            )
+    def _record(self, seq: int, latency: int, spectator: bool) -> None:
+        if not self.stats.recording:
+            return
+        (self.stats.spectator_delivery if spectator else self.stats.player_delivery).append(
+            latency
+        )
+        if spectator and self.spectators:
+            n, latest = self.seen.pop(seq, (0, 0))
+            n, latest = n + 1, max(latest, latency)
+            if n == self.spectators:
+                self.stats.last_spectator.append(latest)
+            else:
+                self.seen[seq] = (n, latest)
 
 
 @dataclass
@@ -205,6 +217,7 @@ class Stats:
     action_latency: array = field(default_factory=lambda: array("q"))
     player_delivery: array = field(default_factory=lambda: array("q"))
     spectator_delivery: array = field(default_factory=lambda: array("q"))
+    last_spectator: array = field(default_factory=lambda: array("q"))
     accepted: int = 0
     deliveries: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -487,7 +500,7 @@ class TableRun:
         self.id = ""
         self.players: list[TableSocket | LightSocket] = []
         self.spectators: list[TableSocket | LightSocket] = []
-        self.clock = DeliveryClock(stats)
+        self.clock = DeliveryClock(stats, cfg.spectators)
         self.prompt: tuple[TableSocket | LightSocket, dict[str, Any]] | None = None
         self.wake = asyncio.Event()
         self.ended = False
@@ -891,7 +904,10 @@ def machine() -> dict[str, Any]:
 
 
 class ServerProbe:
-    """CPU time and RSS of the server process between ``start()`` and ``stop()``."""
+    """CPU time, bytes written and RSS of the server process between ``start()`` and
+    ``stop()`` (psutil reads ``/proc/PID/stat``, ``/proc/PID/io`` and ``/proc/PID/status``).
+    Bytes written are ``wchar``: every byte the process handed to ``write``-like calls,
+    its sockets' frames to clients and to Redis as well as its log lines."""
 
     def __init__(self, pid: int | None) -> None:
         self.proc = psutil.Process(pid) if pid else None
@@ -899,12 +915,19 @@ class ServerProbe:
         self.t0 = 0.0
         self.rss_start = 0
         self.rss_peak = 0
+        self.wchar0 = 0
         self.task: asyncio.Task | None = None
 
     def _cpu(self) -> float:
         assert self.proc is not None
         t = self.proc.cpu_times()
         return t.user + t.system
+
+    def _wchar(self) -> int:
+        assert self.proc is not None
+        with contextlib.suppress(psutil.Error, AttributeError):
+            return self.proc.io_counters().write_chars
+        return 0
 
     async def _sample(self) -> None:
         assert self.proc is not None
@@ -918,6 +941,7 @@ class ServerProbe:
         if self.proc is None:
             return
         self.cpu0 = self._cpu()
+        self.wchar0 = self._wchar()
         self.t0 = time.perf_counter()
         self.rss_start = self.rss_peak = self.proc.memory_info().rss
         self.task = asyncio.create_task(self._sample())
@@ -930,6 +954,7 @@ class ServerProbe:
         if self.task:
             self.task.cancel()
         cpu = self._cpu() - self.cpu0
+        wrote = self._wchar() - self.wchar0
         wall = time.perf_counter() - self.t0
         rss = self.proc.memory_info().rss
         return {
@@ -939,6 +964,8 @@ class ServerProbe:
             # all the server's work (actions included) per delta frame a socket received
             "cpu_us_per_delivery": round(1e6 * cpu / deliveries, 2) if deliveries else None,
             "core_share": round(cpu / wall, 3) if wall else None,
+            "bytes_written": wrote,
+            "bytes_per_delivery": round(wrote / deliveries, 1) if deliveries else None,
             "rss_mib_start": round(self.rss_start / 2**20, 1),
             "rss_mib_end": round(rss / 2**20, 1),
             "rss_mib_peak": round(max(self.rss_peak, rss) / 2**20, 1),
@@ -1049,6 +1076,7 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         "delivery_latency_ms": {
             "players": summarize_ns(stats.player_delivery),
             "spectators": summarize_ns(stats.spectator_delivery),
+            "last_spectator": summarize_ns(stats.last_spectator),
         },
         "deliveries": stats.deliveries,
         "deliveries_per_s": round(stats.deliveries / window, 1) if window else None,

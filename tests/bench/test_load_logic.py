@@ -106,6 +106,19 @@ def test_delivery_clock_records_only_while_recording() -> None:
     assert list(stats.player_delivery) == [30]
 
 
+def test_delivery_clock_last_spectator_is_the_latest_of_all() -> None:
+    stats = Stats(recording=True)
+    clock = DeliveryClock(stats, spectators=3)
+    clock.received(7, 1900, spectator=True)  # before the ack
+    clock.sent(7, 1000)
+    clock.received(7, 1300, spectator=True)
+    clock.received(7, 1200, spectator=False)  # a player: not a spectator receipt
+    assert list(stats.last_spectator) == []  # 2 of 3 spectators so far
+    clock.received(7, 1500, spectator=True)
+    assert list(stats.last_spectator) == [900]  # the receipt at 1900, not the last one seen
+    assert clock.seen == {}
+
+
 def test_commandstats_delta_and_redis_figures() -> None:
     before = {"evalsha": 10, "get": 5, "hgetall": 2}
     after = {"evalsha": 110, "get": 5, "hgetall": 4, "spublish": 100, "rpush": 100}
