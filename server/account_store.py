@@ -97,7 +97,8 @@ def notified_key(table_id: str) -> str:
 
 
 def failures_key(who: str, window: int) -> str:
-    """The failed-login counter of ``who`` (``a:<uid>`` or ``ip:<address>``) in the
+    """The failed-login counter of ``who`` (``n:<name lowercased>:<address>`` or
+    ``ip:<address>``) in the
     current window of ``window`` seconds."""
     return f"lf:{{{who}}}:{int(time.time()) // window}"
 

@@ -4,8 +4,10 @@ address), settings, and deletion (docs/protocol.md §1, "Accounts").
 A username is 3–20 letters, digits, ``_`` or ``-`` (unique regardless of case); a
 password 8–256 characters. Refusals (``LobbyError``): 409 ``name_taken``, 401
 ``bad_login`` (unknown name or wrong password: one answer for both), 429 ``locked_out``
-(too many failed logins for this account or from this address in the window; the right
-password is refused too until the window ends).
+(too many failed logins for this name from this address, or from this address at all, in
+the window; the right password is refused too until the window ends). A name that exists
+and one that does not are locked out alike; failures from one address never lock the
+owner out on another.
 """
 
 from __future__ import annotations
@@ -158,25 +160,29 @@ class Accounts:
 
     async def log_in(self, username: Any, password: Any, address: str) -> Account:
         """The account if the password is right; raises 401 ``bad_login`` or 429
-        ``locked_out`` (see the module docstring). Each failure counts for the account
-        (when it exists) and for the address."""
+        ``locked_out`` (see the module docstring). Each failure counts for the address
+        and for the pair (name, address), whether or not the name exists: the lockout
+        answers the same for a name nobody holds (no enumeration), and a stranger's
+        failures from another address never lock the owner out."""
         if not isinstance(username, str) or not isinstance(password, str) \
                 or len(username) > 64 or len(password) > 256:
             raise LobbyError(401, "bad_login", "wrong username or password")
-        uid = await self.store.uid_of(username) if USERNAME.match(username) else None
+        valid = bool(USERNAME.match(username))
+        uid = await self.store.uid_of(username) if valid else None
+        pair = f"n:{username.lower()}:{address}"
         if await self.store.failures(f"ip:{address}", self.window) >= self.per_address:
             raise LobbyError(429, "locked_out", "too many failed logins from your address; "
                                                 f"try again within {self.window} s")
-        if uid is not None and \
-                await self.store.failures(f"a:{uid}", self.window) >= self.per_account:
-            raise LobbyError(429, "locked_out", "too many failed logins for this account; "
-                                                f"try again within {self.window} s")
+        if valid and await self.store.failures(pair, self.window) >= self.per_account:
+            raise LobbyError(429, "locked_out", "too many failed logins for this name from "
+                                                f"your address; try again within "
+                                                f"{self.window} s")
         fields = await self.store.account(uid) if uid is not None else {}
         stored = fields.get("pw") or await asyncio.to_thread(_dummy)
         if not await _verify(stored, password) or not fields.get("pw"):
             await self.store.fail(f"ip:{address}", self.window)
-            if uid is not None:
-                await self.store.fail(f"a:{uid}", self.window)
+            if valid:
+                await self.store.fail(pair, self.window)
             raise LobbyError(401, "bad_login", "wrong username or password")
         if _hasher.check_needs_rehash(stored):
             await self.store.update_account(uid, {"pw": await _hash(password)})  # type: ignore[arg-type]

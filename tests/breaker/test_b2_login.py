@@ -33,10 +33,6 @@ async def _login(m: Member, name: str, password: str, addr: str) -> tuple[int, s
     return r.status_code, err.get("code", ""), err.get("message", "")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="B2 finding 3: after 5 failures an existing username answers "
-                          "429 locked_out 'for this account', an unknown one still 401 "
-                          "bad_login: usernames can be enumerated")
 async def test_the_lockout_does_not_tell_existing_names_from_unknown_ones(login_server):
     owner, attacker = Member(login_server.url), Member(login_server.url)
     real = unique("real")
@@ -52,10 +48,6 @@ async def test_the_lockout_does_not_tell_existing_names_from_unknown_ones(login_
     assert real_a[:2] == ghost_a[:2], f"existing name: {real_a}; unknown name: {ghost_a}"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="B2 finding 4: five wrong passwords from any address lock the "
-                          "owner out of its account (right password, other address) for "
-                          "the whole window")
 async def test_a_stranger_cannot_lock_the_owner_out(login_server):
     owner, attacker = Member(login_server.url), Member(login_server.url)
     name = unique("victim")
