@@ -6,12 +6,13 @@ reads only ``players`` until the game has ended (spectators do not talk into a r
 game), a spectator reads both. A message is plain text (at most ``MAX_TEXT``
 characters after trimming, control and format characters removed) or a quick message
 code from ``QUICK`` that each reader's client shows in its own language. Every sender
-has a token bucket (``ChatLimiter``: ``burst`` messages at once, then one per
-``refill`` seconds). Messages are stored in one capped Redis list per channel (not in
-the game's hash chain) and published on the table's pub/sub channel; every process
-delivers them to its local sockets that may read the channel.
+has a token bucket (``burst`` messages at once, then one per ``refill`` seconds), and
+so has every client address among a table's spectators; the buckets live in Redis in
+the table's slot, spent by the same script that stores the message. Messages are
+stored in one capped Redis list per channel (not in the game's hash chain) and
+published on the table's pub/sub channel; every process delivers them to its local sockets that may read the channel.
 
-The pure parts (``Sender``, ``clean_text``, ``readable``, ``ChatLimiter``) run without
+The pure parts (``Sender``, ``clean_text``, ``readable``) run without
 sockets; ``ChatService`` is the thin shell over the store and the rooms.
 """
 
@@ -102,6 +103,16 @@ def sender_of(seat: int | None, viewer: str | None, name: str | None) -> Sender:
     return Sender(None, spectator_id(viewer), clean_name(name))
 
 
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that draw nothing: Hangul fillers, the braille blank."""
+
+
+def _visible(ch: str) -> bool:
+    """True for a character that draws something: not a separator (Z*), control or
+    format character (C*), nor one of ``_BLANK``."""
+    return unicodedata.category(ch)[0] not in "ZC" and ch not in _BLANK
+
+
 def _clean(raw: str) -> str:
     out = []
     for ch in raw:
@@ -112,16 +123,22 @@ def _clean(raw: str) -> str:
             continue  # bidi overrides and invisible characters cannot disguise a message
         else:
             out.append(ch)
-    return "".join(out).strip()
+    # A zero width joiner joins two drawn characters (emoji sequences) or goes.
+    kept = [ch for i, ch in enumerate(out)
+            if ch not in _KEEP_FORMAT
+            or (0 < i < len(out) - 1 and _visible(out[i - 1]) and _visible(out[i + 1]))]
+    return "".join(kept).strip()
 
 
 def clean_text(raw: str) -> str:
     """The text as stored: control and format characters removed (line breaks become
-    spaces), trimmed. Raises ``ChatRefused`` ``chat_empty`` or ``chat_too_long`` (more
-    than ``MAX_TEXT`` characters). Markup stays text: the client never parses it."""
+    spaces; a zero width joiner kept only between two visible characters), trimmed; it
+    must hold a visible character (``_visible``: not only spaces, fillers or blanks).
+    Raises ``ChatRefused`` ``chat_empty`` or ``chat_too_long`` (more than ``MAX_TEXT``
+    characters). Markup stays text: the client never parses it."""
     text = _clean(raw)
-    if not text:
-        raise ChatRefused("chat_empty", "a chat message needs some text")
+    if not any(_visible(ch) for ch in text):
+        raise ChatRefused("chat_empty", "a chat message needs some visible text")
     if len(text) > MAX_TEXT:
         raise ChatRefused("chat_too_long",
                           f"a chat message holds at most {MAX_TEXT} characters, not {len(text)}")
@@ -143,40 +160,6 @@ def readable(seat: int | None, ended: bool) -> tuple[str, ...]:
     if seat is None or ended:
         return CHANNELS
     return (PLAYERS,)
-
-
-class ChatLimiter:
-    """Token buckets per sender key: ``burst`` messages at once, then one more every
-    ``refill`` seconds. ``clock`` gives seconds (monotonic); injectable for tests."""
-
-    def __init__(self, burst: int, refill: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.burst = burst
-        self.refill = refill
-        self.clock = clock
-        self.buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
-
-    def take(self, key: str) -> None:
-        """Spend one message of ``key``; raises ``ChatRefused`` ``chat_rate_limited``
-        (naming the seconds to wait) when its bucket is empty."""
-        now = self.clock()
-        tokens, at = self.buckets.get(key, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - at) / self.refill)
-        if tokens < 1.0:
-            self.buckets[key] = (tokens, now)
-            wait = (1.0 - tokens) * self.refill
-            raise ChatRefused("chat_rate_limited",
-                              f"at most {self.burst} chat messages at once, then one every "
-                              f"{self.refill:g} s; wait {wait:.1f} s")
-        self.buckets[key] = (tokens - 1.0, now)
-        if len(self.buckets) > 10_000:
-            self._prune(now)
-
-    def _prune(self, now: float) -> None:
-        full = [k for k, (tokens, at) in self.buckets.items()
-                if tokens + (now - at) / self.refill >= self.burst]
-        for k in full:
-            del self.buckets[k]
 
 
 def build(sender: Sender, seat_name: str | None, text: str | None, quick: str | None,
@@ -225,22 +208,31 @@ class ChatService:
     the history. ``store`` is ``server.store.Store``."""
 
     def __init__(self, store: Any, history: int, burst: int, refill: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.history = history
-        self.limiter = ChatLimiter(burst, refill, clock)
+        self.burst = burst
+        self.refill = refill
+        self.clock = clock
 
     async def send(self, table_id: str, sender: Sender, seat_name: str | None,
-                   text: str | None, quick: str | None) -> dict[str, Any]:
-        """Store and publish one message; returns it. Raises ``ChatRefused`` (nothing
-        stored), ``LookupError`` for a table that no longer exists, or
-        ``redis.RedisError``."""
-        msg = build(sender, seat_name, text, quick, time.time())
-        self.limiter.take(f"{table_id}:{sender.key}")
-        stored = await self.store.append_chat(table_id, msg["channel"], msg, self.history,
-                                              CHAT_TTL)
-        if not stored:
-            raise LookupError(table_id)
+                   text: str | None, quick: str | None, addr: str = "") -> dict[str, Any]:
+        """Store and publish one message; returns it. Rate limited in Redis (shared by
+        every process) per sender and, for a spectator (whose id comes from a secret it
+        chooses, so a new one is free), per client address ``addr`` too. Raises
+        ``ChatRefused`` (nothing stored), ``LookupError`` for a table that no longer
+        exists, or ``redis.RedisError``."""
+        now = self.clock()
+        msg = build(sender, seat_name, text, quick, now)
+        buckets: tuple[str, ...] = (sender.key or "",)
+        if sender.seat is None and addr:
+            buckets += (f"a:{addr}",)
+        wait = await self.store.append_chat(table_id, msg["channel"], msg, self.history,
+                                            CHAT_TTL, buckets, now, self.burst, self.refill)
+        if wait > 0:
+            raise ChatRefused("chat_rate_limited",
+                              f"at most {self.burst} chat messages at once, then one every "
+                              f"{self.refill:g} s; wait {wait:.1f} s")
         return msg
 
     async def history_of(self, table_id: str, seat: int | None,
@@ -270,7 +262,8 @@ class ChatService:
                       text: str | None, quick: str | None) -> None:
         """A ``chat`` frame of ``conn``: sent, or answered with an ``error`` frame."""
         try:
-            await self.send(table_id, sender, seat_name, text, quick)
+            await self.send(table_id, sender, seat_name, text, quick,
+                            getattr(conn, "addr", ""))
         except ChatRefused as e:
             conn.message({"t": "error", "id": None, "code": e.code, "message": e.message})
         except LookupError:

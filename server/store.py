@@ -86,12 +86,25 @@ return v
 CHAT_LUA = """
 local meta, list, chan = KEYS[1], KEYS[2], KEYS[3]
 local entry, cap, ttl, payload = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-if redis.call('EXISTS', meta) == 0 then return 0 end
+local now, burst, refill = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+if redis.call('EXISTS', meta) == 0 then return {0, 0} end
+local left = {}
+for i = 4, #KEYS do
+  local b = redis.call('HMGET', KEYS[i], 'tokens', 'at')
+  local tokens, at = tonumber(b[1]) or burst, tonumber(b[2]) or now
+  tokens = math.min(burst, tokens + math.max(0, now - at) / refill)
+  if tokens < 1 then return {2, math.ceil((1 - tokens) * refill * 1000)} end
+  left[i] = tokens
+end
+for i = 4, #KEYS do
+  redis.call('HSET', KEYS[i], 'tokens', tostring(left[i] - 1), 'at', tostring(now))
+  redis.call('EXPIRE', KEYS[i], math.ceil(burst * refill) + 1)
+end
 redis.call('RPUSH', list, entry)
 redis.call('LTRIM', list, -cap, -1)
 redis.call('EXPIRE', list, ttl)
 redis.call('SPUBLISH', chan, payload)
-return 1
+return {1, 0}
 """
 
 CREATE_NEW_LUA = """
@@ -154,6 +167,12 @@ def archive_key(table_id: str) -> str:
 def channel(table_id: str) -> str:
     """The table's sharded pub/sub channel."""
     return f"t:{{{table_id}}}:deltas"
+
+
+def chat_bucket_key(table_id: str, who: str) -> str:
+    """Hash ``{tokens, at}``: the chat token bucket of ``who`` (a sender key, or ``a:`` and
+    a client address) at the table, in the table's slot."""
+    return f"t:{{{table_id}}}:chatrate:{who}"
 
 
 def chat_key(table_id: str, chat_channel: str) -> str:
@@ -248,13 +267,23 @@ class Store:
 
     @bounded
     async def append_chat(self, table_id: str, chat_channel: str, msg: dict[str, Any],
-                          cap: int, ttl: int) -> bool:
-        """Push a chat message onto its channel's list (trimmed to the last ``cap``,
-        expiring ``ttl`` s after this message) and publish ``{"table", "chat": msg}`` on
-        the table channel, in one script. False (nothing stored) when the table is gone."""
+                          cap: int, ttl: int, buckets: tuple[str, ...] = (),
+                          now: float = 0.0, burst: int = 1, refill: float = 1.0) -> float:
+        """Spend one token of each rate bucket in ``buckets`` (names in the table's slot:
+        ``chat_bucket_key``; ``burst`` tokens, one more per ``refill`` s, at ``now``
+        seconds), then push the chat message onto its channel's list (trimmed to the last
+        ``cap``, expiring ``ttl`` s after this message) and publish ``{"table", "chat":
+        msg}`` on the table channel, all in one script (one round trip). Returns 0.0 when
+        stored, the seconds to wait (> 0, nothing stored or spent) when a bucket is empty;
+        raises ``LookupError`` (nothing stored) when the table is gone."""
         payload = pack({"table": table_id, "chat": msg})
-        keys = [meta_key(table_id), chat_key(table_id, chat_channel), channel(table_id)]
-        return bool(await self._chat(keys=keys, args=[pack(msg), cap, ttl, payload]))
+        keys = [meta_key(table_id), chat_key(table_id, chat_channel), channel(table_id),
+                *(chat_bucket_key(table_id, b) for b in buckets)]
+        code, wait_ms = await self._chat(keys=keys, args=[pack(msg), cap, ttl, payload,
+                                                          repr(now), burst, repr(refill)])
+        if int(code) == 0:
+            raise LookupError(table_id)
+        return int(wait_ms) / 1000.0 if int(code) == 2 else 0.0
 
     @bounded
     async def load_chat(self, table_id: str, chat_channels: tuple[str, ...]

@@ -3,11 +3,13 @@ without sockets or Redis."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import pytest
 
 from server import chat, protocol
+from server.store import Store, meta_key
 
 
 class Clock:
@@ -91,27 +93,43 @@ def test_build_checks_text_or_quick() -> None:
     assert e.value.code == "bad_message"
 
 
-def test_rate_limit_burst_then_refill_per_sender() -> None:
+async def test_rate_limit_burst_then_refill_per_sender_in_redis(redis_url: str) -> None:
     clock = Clock()
-    limiter = chat.ChatLimiter(burst=3, refill=2.0, clock=clock)
-    for _ in range(3):
-        limiter.take("t:p0")
-    with pytest.raises(chat.ChatRefused) as e:
-        limiter.take("t:p0")
-    assert e.value.code == "chat_rate_limited" and "wait 2.0 s" in e.value.message
-    limiter.take("t:p1")  # another sender has its own bucket
-    clock.now += 1.0
-    with pytest.raises(chat.ChatRefused):
-        limiter.take("t:p0")
-    clock.now += 1.0  # 2 s after the refusal: one token again
-    limiter.take("t:p0")
-    with pytest.raises(chat.ChatRefused):
-        limiter.take("t:p0")
-    clock.now += 100.0  # never more than the burst
-    for _ in range(3):
-        limiter.take("t:p0")
-    with pytest.raises(chat.ChatRefused):
-        limiter.take("t:p0")
+    store = Store.from_url(redis_url)
+    tid = f"chatrate{secrets.token_hex(4)}"
+    await store.redis.hset(meta_key(tid), "seq", "0")
+    svc = chat.ChatService(store, history=5, burst=3, refill=2.0, clock=clock)
+    p0, p1 = chat.Sender(0), chat.Sender(1)
+    try:
+        for _ in range(3):
+            await svc.send(tid, p0, "Anna", "hi", None)
+        with pytest.raises(chat.ChatRefused) as e:
+            await svc.send(tid, p0, "Anna", "hi", None)
+        assert e.value.code == "chat_rate_limited" and "wait 2.0 s" in e.value.message
+        await svc.send(tid, p1, "Ben", "hi", None)  # another sender has its own bucket
+        clock.now += 1.0
+        with pytest.raises(chat.ChatRefused):
+            await svc.send(tid, p0, "Anna", "hi", None)
+        clock.now += 1.0  # 2 s after the burst: one token again
+        await svc.send(tid, p0, "Anna", "hi", None)
+        with pytest.raises(chat.ChatRefused):
+            await svc.send(tid, p0, "Anna", "hi", None)
+        clock.now += 100.0  # never more than the burst
+        for _ in range(3):
+            await svc.send(tid, p0, "Anna", "hi", None)
+        with pytest.raises(chat.ChatRefused):
+            await svc.send(tid, p0, "Anna", "hi", None)
+        # Spectators share one bucket per address, whatever viewer key they pick.
+        for i in range(3):
+            await svc.send(tid, chat.Sender(None, f"{i:08x}"), None, "hi", None, "10.0.0.9")
+        with pytest.raises(chat.ChatRefused):
+            await svc.send(tid, chat.Sender(None, "ffffffff"), None, "hi", None, "10.0.0.9")
+        await svc.send(tid, chat.Sender(None, "ffffffff"), None, "hi", None, "10.0.0.8")
+        stored = await store.load_chat(tid, ("players", "spectators"))
+        assert [len(c) for c in stored] == [5, 4]  # the refused ones are not stored
+    finally:
+        await store.redis.delete(meta_key(tid))
+        await store.redis.aclose()
 
 
 def test_delivery_keeps_the_channels_apart() -> None:

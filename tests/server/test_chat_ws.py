@@ -11,7 +11,10 @@ import pytest
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Seats, Socket, ended
 
-CHAT_ENV = {"EINAUGE_CHAT_HISTORY": "8", "EINAUGE_CHAT_BURST": "6",
+# The spectators come from three addresses (they share one bucket per address); the test
+# client is the proxy that names them.
+CHAT_ENV = {"EINAUGE_TRUSTED_PROXIES": "127.0.0.1",
+            "EINAUGE_CHAT_HISTORY": "8", "EINAUGE_CHAT_BURST": "6",
             "EINAUGE_CHAT_REFILL": "60"}
 
 
@@ -40,9 +43,12 @@ async def test_two_players_three_spectators_on_two_processes(procs) -> None:
     await lobby.start(tid)
     anna = await Socket(a.ws_url, tid).connect(token=tokens[0])
     ben = await Socket(b.ws_url, tid, binary=False).connect(token=tokens[1])
-    zoe = await Socket(a.ws_url, tid).connect(hello={"viewer": "z" * 32, "name": "Zoe"})
-    sam = await Socket(b.ws_url, tid).connect(hello={"viewer": "s" * 32})
-    kim = await Socket(a.ws_url, tid, binary=False).connect(hello={"viewer": "k" * 40})
+    zoe = await Socket(a.ws_url, tid).connect(hello={"viewer": "z" * 32, "name": "Zoe"},
+                                               **{"X-Forwarded-For": "10.0.0.1"})
+    sam = await Socket(b.ws_url, tid).connect(hello={"viewer": "s" * 32},
+                                               **{"X-Forwarded-For": "10.0.0.2"})
+    kim = await Socket(a.ws_url, tid, binary=False).connect(hello={"viewer": "k" * 40},
+                                                            **{"X-Forwarded-For": "10.0.0.3"})
     everyone = [anna, ben, zoe, sam, kim]
     players, spectators = [anna, ben], [zoe, sam, kim]
     for s in everyone:
