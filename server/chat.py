@@ -10,7 +10,8 @@ has a token bucket (``burst`` messages at once, then one per ``refill`` seconds)
 so has every client address among a table's spectators; the buckets live in Redis in
 the table's slot, spent by the same script that stores the message. Messages are
 stored in one capped Redis list per channel (not in the game's hash chain) and
-published on the table's pub/sub channel; every process delivers them to its local sockets that may read the channel.
+published on the table's pub/sub channel; every process delivers them to its local
+sockets that may read the channel.
 
 The pure parts (``Sender``, ``clean_text``, ``readable``) run without
 sockets; ``ChatService`` is the thin shell over the store and the rooms.
