@@ -36,6 +36,7 @@ from starlette.routing import Route
 from engine.chain import genesis
 from engine.shuffle import commitment
 from server import metrics, protocol
+from server.accounts import DELETED
 from server.lobby import bearer, body, guarded, svc_of, table_or_404
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
@@ -57,7 +58,8 @@ def rematch_token(token: str, new_id: str) -> str:
 
 
 def rematch_seats(old: list[Seat]) -> list[Seat]:
-    """The new seats: each person's seat moves one on (kept for them, no token yet); a
+    """The new seats: each person's seat moves one on (kept for them with their
+    account, no token yet; a deleted account's seat is a guest's); a
     bot, including a person's seat handed to a bot during the game, comes along as the
     same kind and level with the standard bot name of its new seat."""
     n = len(old)
@@ -69,12 +71,14 @@ def rematch_seats(old: list[Seat]) -> list[Seat]:
             seats[j] = Seat(name=f"{kind.capitalize()} bot {j + 1}", kind="bot", bot=kind,
                             level=s.level)
         elif s.kind == "human":
-            seats[j] = Seat(name=s.name, kind="human")
+            account = s.account if s.account and s.account != DELETED else None
+            seats[j] = Seat(name=s.name, kind="human", account=account)
     return seats
 
 
 def new_meta(old: TableMeta, new_id: str, owner_token: str) -> TableMeta:
-    """The rematch table's meta: same game, options, time control and name, rotated
+    """The rematch table's meta: same game, options, time control, name and ``rated``,
+    rotated
     seats, a fresh
     committed server seed. The first caller's token is the owner's (the host's, as the
     creator of any table; ``server.roles``); a private table's rematch is private with
@@ -86,7 +90,7 @@ def new_meta(old: TableMeta, new_id: str, owner_token: str) -> TableMeta:
         seats=rematch_seats(old.seats), contributions=[""] * n,
         commitment=commitment(server_seed), server_seed=server_seed, created_at=time.time(),
         tokens=[""] * n, owner=token_hash(owner_token), invite=old.invite, rematch_of=old.id,
-        time_control=dict(old.time_control))
+        time_control=dict(old.time_control), rated=old.rated)
     meta.head = genesis(meta.id, meta.commitment).hex()
     return meta
 
@@ -139,11 +143,12 @@ async def ensure(svc: Any, old: TableMeta, new_id: str, owner_token: str) -> boo
 
 async def take_seat(svc: Any, new_id: str, seat: int, token: str, player_seed: str
                     ) -> TableMeta:
-    """Give ``seat`` of the rematch to ``token`` (idempotent for the same token)."""
+    """Give ``seat`` of the rematch to ``token`` (idempotent for the same token); the
+    account of the seat (kept from the old table) holds it, as after a join with a
+    session (``/api/me/tables``, "my games"), and a rated rematch freezes it at its start
+    like any rated table."""
     h = token_hash(token)
     meta = TableMeta.from_fields(new_id, await _raw_meta(svc, new_id))
-    if meta.tokens[seat] == h:
-        return meta
 
     def change(m: TableMeta) -> dict[str, str]:
         if m.tokens[seat] == h:
@@ -156,7 +161,15 @@ async def take_seat(svc: Any, new_id: str, seat: int, token: str, player_seed: s
         return {f"tok:{seat}": h, "contributions": json.dumps(m.contributions),
                 "seats": m.seats_json()}
 
-    return await svc.tables.lobby_change(new_id, change)
+    if meta.tokens[seat] != h:  # else asked again: only the hold is repeated
+        meta = await svc.tables.lobby_change(new_id, change)
+    account = meta.seats[seat].account
+    if account:
+        held: dict[str, object] = {"seat": seat, "token": token}
+        if meta.is_owner(token):
+            held["owner"] = token
+        await svc.hold(account, new_id, held)
+    return meta
 
 
 @guarded

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from tests.server.client import Member, Seats, Socket, ended, unique
 
 
@@ -20,9 +18,6 @@ async def _wait_ended(m: Member, tid: str) -> None:
     raise RuntimeError(f"{tid} did not end")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="B2 finding 5: the rematch of a rated table is unrated and its "
-                          "seats lose their accounts")
 async def test_the_rematch_of_a_rated_table_is_rated_and_keeps_the_accounts(server):
     anna, ben = Member(server.url), Member(server.url)
     await anna.sign_up(unique("anna"))
