@@ -260,9 +260,16 @@ async def passkey_list(request: Request) -> Response:
 
 @guarded
 async def passkey_login_begin(request: Request) -> Response:
-    """``POST /api/account/passkey/begin``: options and a ticket to log in."""
+    """``POST /api/account/passkey/begin``: options and a ticket to log in; 429
+    ``rate_limited`` beyond ``passkey_logins_per_hour`` ceremonies per address."""
     _same_site(request)
-    return JSONResponse(await from_store(svc_of(request).passkeys.begin_login()))
+    svc = svc_of(request)
+    addr = request.client.host if request.client else "?"
+    limit = svc.settings.passkey_logins_per_hour
+    if await from_store(svc.store.hit(f"passkey:{addr}", 3600)) > limit:
+        raise LobbyError(429, "rate_limited",
+                         f"at most {limit} passkey logins per hour per address")
+    return JSONResponse(await from_store(svc.passkeys.begin_login()))
 
 
 @guarded

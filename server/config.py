@@ -133,6 +133,9 @@ class Settings(BaseSettings):
     """seconds a login session lives (cookie and Redis)"""
     signups_per_hour: int = Field(10, ge=0)
     """accounts one client address may create per hour (shared by all processes)"""
+    passkey_logins_per_hour: int = Field(60, ge=0)
+    """passkey login ceremonies one client address may begin per hour (each stores a
+    challenge in Redis for 5 minutes)"""
     login_window: int = Field(900, gt=0)
     """seconds over which failed logins are counted"""
     login_failures_per_account: int = Field(5, gt=0)

@@ -5,16 +5,11 @@ requests."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.server.client import Member
 
 CALLS = 300
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="B2 finding 10: unauthenticated passkey login ceremonies are "
-                          "unlimited; each stores a Redis key for 5 minutes")
 async def test_passkey_login_ceremonies_are_limited_per_address(server):
     m = Member(server.url)
     statuses = []
