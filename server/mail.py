@@ -4,6 +4,7 @@ settings; with no ``EINAUGE_SMTP_HOST`` nothing is ever sent (``Mailer.enabled``
 
 from __future__ import annotations
 
+import unicodedata
 from email.message import EmailMessage
 
 import aiosmtplib
@@ -12,6 +13,15 @@ from server.config import Settings
 from server.logging import get_logger
 
 log = get_logger("mail")
+
+
+def header_text(value: str) -> str:
+    """``value`` fit for one header line: every control, format or line/paragraph
+    separator character (a line break in a table name, say) becomes a space, runs of
+    spaces one; so no header is smuggled in and ``EmailMessage`` never refuses it."""
+    out = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
+                  for ch in value)
+    return " ".join(out.split())
 
 
 class Mailer:
@@ -26,14 +36,19 @@ class Mailer:
         return bool(self.settings.smtp_host)
 
     async def send(self, to: str, subject: str, text: str) -> bool:
-        """Send one mail; True when the SMTP server accepted it. Failures are logged, not
-        raised (a notification is best effort: the game goes on without it)."""
+        """Send one mail; True when the SMTP server accepted it. Header values pass
+        through ``header_text``. Failures are logged, not raised (a notification is best effort: the game goes on without it)."""
         if not self.enabled:
             return False
         s = self.settings
         msg = EmailMessage()
-        msg["From"], msg["To"], msg["Subject"] = s.smtp_from, to, subject
-        msg.set_content(text)
+        try:
+            msg["From"], msg["To"] = header_text(s.smtp_from), header_text(to)
+            msg["Subject"] = header_text(subject)
+            msg.set_content(text)
+        except ValueError as e:  # a header the library still refuses: logged, not raised
+            log.warning("mail not built", error=repr(e))
+            return False
         try:
             await aiosmtplib.send(
                 msg, hostname=s.smtp_host, port=s.smtp_port,

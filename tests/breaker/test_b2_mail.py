@@ -72,9 +72,6 @@ async def test_no_mail_goes_to_an_address_that_was_never_verified(b2_mailing, b2
     assert got == 0, f"{got} mail(s) sent to {stranger}, an address nobody confirmed"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="B2 finding 7: a table name with a line break makes its turn "
-                          "mails raise in EmailMessage; the player is never told")
 async def test_a_line_break_in_the_table_name_does_not_lose_the_turn_mail(b2_mailing,
                                                                          b2_smtp):
     inbox, _ = b2_smtp
