@@ -37,7 +37,8 @@ class Mailer:
 
     async def send(self, to: str, subject: str, text: str) -> bool:
         """Send one mail; True when the SMTP server accepted it. Header values pass
-        through ``header_text``. Failures are logged, not raised (a notification is best effort: the game goes on without it)."""
+        through ``header_text``. Failures are logged, not raised (a notification is best
+        effort: the game goes on without it)."""
         if not self.enabled:
             return False
         s = self.settings
