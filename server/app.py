@@ -41,7 +41,7 @@ from server.mail import Mailer
 from server.notify import Notifier
 from server.passkeys import Passkeys
 from server.replays import Replays
-from server.store import Store
+from server.store import Store, acts_key
 from server.tables import LiveTable, Tables, Unavailable
 
 log = get_logger("app")
@@ -93,7 +93,11 @@ class Service:
         """A table's game is over: its ratings (a rated table), then the mails. Raises
         ``RedisError`` while the ratings are not all applied (the table is retried)."""
         meta = table.meta
-        if meta.rated and meta.accounts:
+        acts = await self.store.redis.hkeys(acts_key(table.id)) if meta.rated else []
+        if meta.rated and meta.accounts and ratings.aborted(
+                meta.accounts, [k.decode() for k in acts]):
+            log.info("game aborted: not rated", table=table.id)
+        elif meta.rated and meta.accounts:
             for s in meta.seats:
                 if s.kind == "bot":
                     uid = ratings.bot_uid(s.bot or "random", s.level)

@@ -37,6 +37,18 @@ PROVISIONAL_GAMES = 10
 """Fewer rated games than this: the rating is marked provisional."""
 
 
+def aborted(accounts: Sequence[str], act_keys: Collection[str]) -> bool:
+    """True when a rated game is *aborted* and so not rated (as on Lichess): some seat
+    whose frozen account is a person's (not ``bot-…``) made no move of its own, i.e. the
+    table's stored action ids (``act_keys``: ``server.roles.act_key``, ``p:<seat>:<id>``
+    for a person's action, ``b:…`` for a bot's, also a bot playing a person's seat after
+    a handover, a timeout or a resignation) hold no ``p:<seat>:`` key. A resignation is
+    no move. Stops two accounts of one person farming rating (one resigns at once)."""
+    moved = {k.split(":", 2)[1] for k in act_keys if k.startswith("p:")}
+    return any(not uid.startswith("bot-") and str(i) not in moved
+               for i, uid in enumerate(accounts))
+
+
 def bot_uid(kind: str, level: int | None) -> str:
     """The rated account of a bot kind and level."""
     return f"bot-{kind}-{level or 0}"

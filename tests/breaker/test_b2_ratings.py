@@ -7,14 +7,9 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from tests.server.client import Member, Seats, Socket, ended, unique
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="B2 finding 11: a rated game resigned before the resigner's "
-                          "first move still moves both ratings (self-play farming)")
 async def test_a_game_resigned_before_any_own_move_is_not_rated(server):
     farmer, sock_puppet = Member(server.url), Member(server.url)
     fname, pname = unique("farm"), unique("puppet")

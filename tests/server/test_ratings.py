@@ -187,3 +187,12 @@ async def test_one_account_on_two_seats_is_rated_once_with_the_mean_change(redis
     assert note["rank"] == 1 and note["opponents"] == ["P"]
     assert (await store.rating(person, "einauge"))["mu"] == pytest.approx(out[0]["mu1"])
     await client.aclose()
+
+
+def test_a_game_is_aborted_unless_every_person_seat_moved_itself() -> None:
+    accounts = ["anna", "bot-random-0", "ben"]
+    assert not ratings.aborted(accounts, ["p:0:a1", "b:1:x", "p:2:a2", "p:0:a3"])
+    # ben never moved; a bot playing his seat (b:2:…) is no move of his
+    assert ratings.aborted(accounts, ["p:0:a1", "b:1:x", "b:2:y"])
+    assert ratings.aborted(accounts, [])
+    assert not ratings.aborted(["bot-random-0", "bot-greedy-0"], [])
