@@ -366,6 +366,12 @@ class AccountStore:
 
     # ---- notifications -----------------------------------------------------------------
 
+    async def mail_pause(self, table_id: str, seat: int, period: int) -> bool:
+        """True (then send) unless a turn mail went to ``seat`` of the table in the last
+        ``period`` s; starts that period (``SET NX EX`` in the table's slot)."""
+        key = f"t:{{{table_id}}}:turnmail:{seat}"
+        return bool(await self.redis.set(key, "1", nx=True, ex=period))
+
     async def first_notice(self, table_id: str, what: str) -> bool:
         """True the first time ``what`` is noted for the table (then send it)."""
         return bool(await self.redis.hsetnx(notified_key(table_id), what, "1"))

@@ -75,7 +75,8 @@ class Service:
                                  settings.login_failures_per_address,
                                  reserved=ratings.bot_names())
         self.notifier = Notifier(self.accounts, self.account_store, Mailer(settings),
-                                 settings.public_url)
+                                 settings.public_url, settings.turn_mail_period,
+                                 self.attendance.online)
         self.passkeys = Passkeys(self.account_store, settings.public_url)
         if self.notifier.mailer.enabled:  # the only use of turn changes on the server
             self.tables.on_turn = self.notifier.turn_changed

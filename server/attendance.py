@@ -82,6 +82,11 @@ class Attendance:
         """The table's presence hash now (for a claim). Raises ``RedisError``."""
         return await self.tables.store.presence(table.id, {}, [], KEEP, False)
 
+    async def online(self, table: LiveTable, seat: int) -> bool:
+        """True while ``seat`` of ``table`` has a socket on some process (a live claim in
+        the table's presence hash: ``presence.connected``). Raises ``RedisError``."""
+        return presence.connected(await self.read(table), seat, self.tables.now())
+
     async def refresh(self, table: LiveTable, notify: bool,
                       newcomer: Connection | None = None) -> None:
         """Write this process's part of ``table``'s presence, read the whole, and send a

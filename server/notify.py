@@ -4,6 +4,8 @@ changed whose turn it is, and ``game_ended`` when the game is over; both are one
 
 E-mails go only for ``async`` tables (``meta.time_control["kind"] == "async"``), only to
 accounts with an address that did not opt out (settings ``email_turn``/``email_end``),
+a turn mail only while the seat is not online at the table (``Attendance.online``: the
+table's presence hash) and at most one per table and seat per ``turn_mail_period`` s,
 and each at most once per table, turn and seat across every process (a mark in the
 table's slot, ``first_notice``, before sending: a process killed between the mark and the
 send loses that mail rather than sending it twice). Live tables need no server
@@ -12,6 +14,7 @@ notification: the browser shows one itself when its seat gets a ``prompt``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -34,11 +37,14 @@ class Notifier:
     """Sends the mails of ``server.notify``; ``public_url`` starts the links in them."""
 
     def __init__(self, accounts: Accounts, store: AccountStore, mailer: Mailer,
-                 public_url: str) -> None:
+                 public_url: str, turn_period: int = 3600,
+                 online: Callable[[Any, int], Awaitable[bool]] | None = None) -> None:
         self.accounts = accounts
         self.store = store
         self.mailer = mailer
         self.public_url = public_url.rstrip("/")
+        self.turn_period = turn_period
+        self.online = online
 
     def _link(self, table_id: str) -> str:
         return f"{self.public_url}/table/{table_id}"
@@ -50,6 +56,12 @@ class Notifier:
             return
         name = table.meta.name or table.id
         for seat in seats:
+            try:
+                if self.online is not None and await self.online(table, seat):
+                    continue  # at the table now: its page tells it
+            except RedisError as e:
+                log.warning("presence unknown: no turn mail", table=table.id, error=str(e))
+                continue
             await self._mail(table, seat, f"turn:{table.seq}:{seat}", "email_turn",
                              f"Your turn at {name}",
                              f"It is your turn at the table {name}.\n\n"
@@ -76,6 +88,9 @@ class Notifier:
             if account is None or not account.email or not account.settings.get(setting):
                 return
             if not await self.store.first_notice(table.id, what):
+                return
+            if what.startswith("turn:") and not await self.store.mail_pause(
+                    table.id, seat, self.turn_period):
                 return
         except RedisError as e:
             log.warning("notification skipped", table=table.id, error=str(e))

@@ -88,6 +88,13 @@ def seats(fields: Mapping[str, str], n: int, now: int, started: int, grace: int,
     return out
 
 
+def connected(fields: Mapping[str, str], seat: int, now: int) -> bool:
+    """True while some process vouches for a socket of ``seat`` at ``now`` (ms): a live
+    ``on:<seat>:…`` claim (no grace: a seat never seen is not connected)."""
+    prefix = f"on:{seat}:"
+    return any(k.startswith(prefix) and (_int(v) or 0) > now for k, v in fields.items())
+
+
 def spectators(fields: Mapping[str, str], now: int) -> int:
     """Spectator sockets over every process whose count is still vouched for."""
     total = 0

@@ -85,9 +85,6 @@ async def test_a_line_break_in_the_table_name_does_not_lose_the_turn_mail(b2_mai
     assert all("Bcc" not in m for m in inbox.to(address))  # and no header smuggled in
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="B2 finding 8: a player at the table, connected and playing, "
-                          "gets one 'your turn' mail per turn (mail bombing)")
 async def test_a_connected_player_is_not_mailed_on_every_turn(b2_mailing, b2_smtp):
     inbox, _ = b2_smtp
     address = f"{unique('busy')}@example.org"

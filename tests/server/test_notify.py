@@ -99,8 +99,9 @@ async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing
     assert f"https://einauge.example/table/{tid}" in mail.get_payload()
     assert inbox.to(addresses[1 - first]) == []
     # The player to move plays until the turn passes to the other seat.
-    sockets = [await Socket(mailing.ws_url, tid).connect(token=t) for t in tokens]
-    seats = Seats([sockets[first]], seed=3)
+    # Only the player to move is at the table: a connected seat gets no turn mail.
+    mover = await Socket(mailing.ws_url, tid).connect(token=tokens[first])
+    seats = Seats([mover], seed=3)
     while (await members[0].get(f"/api/tables/{tid}/view")).json()["current_seat"] == first:
         await seats.step()
     other = addresses[1 - first]
@@ -109,6 +110,8 @@ async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing
     assert len(inbox.to(other)) == 1 and len(inbox.to(addresses[first])) == 1
     assert inbox.to(other)[0]["To"] == other
     # Play on to the end: each player gets one "ended" mail.
+    await mover.close()
+    sockets = [await Socket(mailing.ws_url, tid).connect(token=t) for t in tokens]
     seats = Seats(sockets, seed=4)
     while not any(ended(f) for s in sockets for f in s.frames):
         await seats.step(10)
