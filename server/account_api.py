@@ -76,6 +76,7 @@ async def sign_up(request: Request) -> Response:
                          "address")
     account = await from_store(svc.accounts.sign_up(
         data.get("username"), data.get("password"), data.get("email", "")))
+    await from_store(svc.notifier.verification(account, svc.settings.email_verify_ttl))
     return await _logged_in(request, account, 201, data.get("seats"))
 
 
@@ -115,9 +116,31 @@ async def me(request: Request) -> Response:
 async def settings(request: Request) -> Response:
     """``PATCH /api/me/settings``: ``email`` and the boolean notification settings."""
     session = need_session(request)
-    account = await from_store(svc_of(request).accounts.update_settings(session.account,
-                                                                    await body(request)))
+    svc = svc_of(request)
+    before = session.account.email
+    account = await from_store(svc.accounts.update_settings(session.account,
+                                                            await body(request)))
+    if account.email != before:  # only a new address gets a link (no mail bombing)
+        await from_store(svc.notifier.verification(account, svc.settings.email_verify_ttl))
     return JSONResponse({"account": account.private()})
+
+
+@guarded
+async def verify_email(request: Request) -> Response:
+    """``GET /api/account/verify?token=`` (the link of the confirmation mail): confirms
+    the address the token was made for, if the account still has it; 400 ``bad_token``
+    for an unknown, used or expired token."""
+    store = svc_of(request).account_store
+    token = request.query_params.get("token", "")
+    got = await from_store(store.use_verification(token)) if 0 < len(token) <= 64 else None
+    if got is None:
+        raise LobbyError(400, "bad_token", "this confirmation link is unknown, used or expired")
+    uid, email = got
+    fields = await from_store(store.account(uid))
+    if fields.get("email") != email:
+        raise LobbyError(400, "bad_token", "the account has another address now")
+    await from_store(store.update_account(uid, {"email_ok": email}))
+    return JSONResponse({"verified": email})
 
 
 @guarded
@@ -301,6 +324,7 @@ async def passkey_login(request: Request) -> Response:
 ROUTES = [
     Route("/api/account/signup", sign_up, methods=["POST"]),
     Route("/api/account/login", log_in, methods=["POST"]),
+    Route("/api/account/verify", verify_email, methods=["GET"]),
     Route("/api/account/logout", log_out, methods=["POST"]),
     Route("/api/me", me, methods=["GET"]),
     Route("/api/me", delete_account, methods=["DELETE"]),

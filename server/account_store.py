@@ -12,6 +12,7 @@ Only this module knows these key names.
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -167,6 +168,21 @@ class AccountStore:
         for uid in uids:
             pipe.hgetall(account_key(uid))
         return [_fields(r) for r in await pipe.execute()]
+
+    async def new_verification(self, uid: str, email: str, ttl: int) -> str:
+        """A one-use token (base64url) that confirms ``email`` for ``uid`` within ``ttl``
+        s (``ev:{<token>}`` → ``<uid> <email>``)."""
+        token = secrets.token_urlsafe(24)
+        await self.redis.set(f"ev:{{{token}}}", f"{uid} {email}", ex=ttl)
+        return token
+
+    async def use_verification(self, token: str) -> tuple[str, str] | None:
+        """``(uid, email)`` of a live token, which is spent (``GETDEL``); else None."""
+        raw = await self.redis.getdel(f"ev:{{{token}}}")
+        if raw is None:
+            return None
+        uid, _, email = raw.decode().partition(" ")
+        return uid, email
 
     async def update_account(self, uid: str, fields: dict[str, str]) -> None:
         """Set fields of an existing account."""

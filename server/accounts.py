@@ -58,6 +58,9 @@ class Account:
     username: str
     created_at: float
     email: str = ""
+    email_ok: str = ""
+    """The address last confirmed through its verification link (mails go only when it
+    is ``email``)."""
     bot: bool = False
     settings: dict[str, bool] = field(default_factory=dict)
 
@@ -68,7 +71,12 @@ class Account:
     def private(self) -> dict[str, Any]:
         """What the account itself sees."""
         return {**self.public(), "id": self.uid, "email": self.email,
-                "settings": self.settings}
+                "email_verified": self.verified, "settings": self.settings}
+
+    @property
+    def verified(self) -> bool:
+        """True when the account's address is set and confirmed."""
+        return bool(self.email) and self.email == self.email_ok
 
 
 def from_fields(uid: str, f: dict[str, str]) -> Account | None:
@@ -76,7 +84,8 @@ def from_fields(uid: str, f: dict[str, str]) -> Account | None:
     if not f.get("username"):
         return None
     return Account(uid=uid, username=f["username"], created_at=float(f.get("created_at", 0)),
-                   email=f.get("email", ""), bot=f.get("bot") == "1",
+                   email=f.get("email", ""), email_ok=f.get("email_ok", ""),
+                   bot=f.get("bot") == "1",
                    settings={**DEFAULT_SETTINGS, **json.loads(f.get("settings") or "{}")})
 
 

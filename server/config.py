@@ -158,6 +158,8 @@ class Settings(BaseSettings):
     """the `From` of notification e-mails"""
     smtp_timeout: float = Field(10.0, gt=0)
     """seconds an SMTP exchange may take"""
+    email_verify_ttl: int = Field(86400, gt=0)
+    """seconds an e-mail confirmation link stays valid"""
     turn_mail_period: int = Field(3600, gt=0)
     """seconds: at most one "your turn" mail per table and seat in this time"""
 

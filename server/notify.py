@@ -3,7 +3,8 @@
 changed whose turn it is, and ``game_ended`` when the game is over; both are one call.
 
 E-mails go only for ``async`` tables (``meta.time_control["kind"] == "async"``), only to
-accounts with an address that did not opt out (settings ``email_turn``/``email_end``),
+accounts with a confirmed address (``Account.verified``) that did not opt out
+(settings ``email_turn``/``email_end``),
 a turn mail only while the seat is not online at the table (``Attendance.online``: the
 table's presence hash) and at most one per table and seat per ``turn_mail_period`` s,
 and each at most once per table, turn and seat across every process (a mark in the
@@ -46,6 +47,18 @@ class Notifier:
         self.turn_period = turn_period
         self.online = online
 
+    async def verification(self, account: Any, ttl: int) -> None:
+        """Mail ``account``'s (new) address a one-use link that confirms it within
+        ``ttl`` s (``GET /api/account/verify?token=``). Raises ``RedisError``."""
+        if not self.mailer.enabled or not account.email or account.verified:
+            return
+        token = await self.store.new_verification(account.uid, account.email, ttl)
+        await self.mailer.send(account.email, "Confirm your e-mail address",
+                               f"Someone (you, we hope) gave this address to the account "
+                               f"{account.username}.\n\nConfirm it here: {self.public_url}"
+                               f"/api/account/verify?token={token}\n\nWithout a click no "
+                               f"mail goes to it. The link works once, for {ttl // 3600} h.\n")
+
     def _link(self, table_id: str) -> str:
         return f"{self.public_url}/table/{table_id}"
 
@@ -85,7 +98,7 @@ class Notifier:
             return
         try:
             account = await self.accounts.get(s.account)
-            if account is None or not account.email or not account.settings.get(setting):
+            if account is None or not account.verified or not account.settings.get(setting):
                 return
             if not await self.store.first_notice(table.id, what):
                 return

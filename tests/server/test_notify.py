@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import email
+import re
 import threading
 from collections.abc import Iterator
 
@@ -34,8 +35,31 @@ class Inbox:
         return "250 OK"
 
     def to(self, address: str) -> list[email.message.Message]:
+        """The game mails (turn, end) to ``address``: not its confirmation mails."""
         with self.lock:
-            return [m for rcpt, m in self.mails if address in rcpt]
+            return [m for rcpt, m in self.mails
+                    if address in rcpt and m["Subject"] != CONFIRM_SUBJECT]
+
+    def confirmations(self, address: str) -> list[email.message.Message]:
+        with self.lock:
+            return [m for rcpt, m in self.mails
+                    if address in rcpt and m["Subject"] == CONFIRM_SUBJECT]
+
+
+CONFIRM_SUBJECT = "Confirm your e-mail address"
+
+
+async def confirm(inbox: Inbox, m: Member, address: str) -> None:
+    """Open the link of the confirmation mail sent to ``address`` (as its owner would)."""
+    for _ in range(100):  # bounded: 5 s
+        if inbox.confirmations(address):
+            break
+        await asyncio.sleep(0.05)
+    text = inbox.confirmations(address)[-1].get_payload(decode=True).decode()
+    link = re.search(r"https://einauge\.example(/api/account/verify\?token=\S+)", text)
+    assert link, text
+    r = await m.http.get(link.group(1))
+    assert r.status_code == 200 and r.json() == {"verified": address}, r.text
 
 
 @pytest.fixture(scope="module")
@@ -65,13 +89,15 @@ async def until(pred, timeout: float = 10.0) -> None:
     raise AssertionError("condition not reached in time")
 
 
-async def _table(server: ServerProcess, kind: str, opt_out: bool = False):
+async def _table(server: ServerProcess, inbox: Inbox, kind: str, opt_out: bool = False):
     """A two-seat table of two accounts with addresses, with time control ``kind``
     (``async``: a day per move; ``live``: the slow preset)."""
     anna, ben = Member(server.url), Member(server.url)
     a_mail, b_mail = f"{unique('a')}@example.org", f"{unique('b')}@example.org"
     await anna.sign_up(unique("anna"), email=a_mail)
     await ben.sign_up(unique("ben"), email=b_mail)
+    await confirm(inbox, anna, a_mail)
+    await confirm(inbox, ben, b_mail)
     if opt_out:
         r = await ben.http.patch("/api/me/settings", json={"email_turn": False,
                                                            "email_end": False})
@@ -89,7 +115,7 @@ async def _table(server: ServerProcess, kind: str, opt_out: bool = False):
 
 async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing, smtp):
     inbox, _ = smtp
-    tid, tokens, (a_mail, b_mail), members = await _table(mailing, "async")
+    tid, tokens, (a_mail, b_mail), members = await _table(mailing, inbox, "async")
     view = (await members[0].get(f"/api/tables/{tid}/view")).json()
     first = view["current_seat"]
     addresses = (a_mail, b_mail)
@@ -126,8 +152,8 @@ async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing
 
 async def test_a_live_table_and_an_opted_out_account_get_no_mail(mailing, smtp):
     inbox, _ = smtp
-    _, _, (a_mail, b_mail), members = await _table(mailing, "live")
-    tid2, tokens2, (c_mail, d_mail), more = await _table(mailing, "async", opt_out=True)
+    _, _, (a_mail, b_mail), members = await _table(mailing, inbox, "live")
+    tid2, tokens2, (c_mail, d_mail), more = await _table(mailing, inbox, "async", opt_out=True)
     view = (await more[0].get(f"/api/tables/{tid2}/view")).json()
     if view["current_seat"] == 0:  # Anna (who did not opt out) gets hers: mail works
         await until(lambda: len(inbox.to(c_mail)) == 1)
