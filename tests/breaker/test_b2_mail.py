@@ -12,6 +12,8 @@ from collections.abc import Iterator
 import pytest
 from aiosmtpd.controller import Controller
 
+from server.config import Settings
+from server.mail import Mailer
 from server.redis_embedded import free_port
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, unique
@@ -73,16 +75,24 @@ async def test_no_mail_goes_to_an_address_that_was_never_verified(b2_mailing, b2
 
 async def test_a_line_break_in_the_table_name_does_not_lose_the_turn_mail(b2_mailing,
                                                                          b2_smtp):
-    inbox, _ = b2_smtp
+    # Table names with control characters are refused at creation now (server/protocol.py),
+    # so the mailer is tested on its own with such a subject, and the refusal end to end.
+    inbox, port = b2_smtp
     address = f"{unique('anna')}@example.org"
     anna = Member(b2_mailing.url)
     await anna.sign_up(unique("anna"), email=address)
-    await confirm(inbox, anna, address)
-    tid, _ = await _async_table_with_a_bot(b2_mailing, anna, name="Sunday\nBcc: x@evil.example")
-    got = await _arrived(inbox, address)
+    r = await anna.http.post("/api/tables", json={
+        "seats": 2, "name": "Sunday\nBcc: x@evil.example", "options": {},
+        "time_control": {"kind": "async", "days": 1}})
     await anna.close()
-    assert got == 1, f"no turn mail for table {tid} (its name holds a line break)"
-    assert all("Bcc" not in m for m in inbox.to(address))  # and no header smuggled in
+    assert r.status_code == 400, r.text
+    mailer = Mailer(Settings(smtp_host="127.0.0.1", smtp_port=port))
+    assert await mailer.send(address, "Your turn at Sunday\nBcc: x@evil.example\u2028!",
+                             "text")
+    got = await _arrived(inbox, address)
+    assert got == 1, "the mail with a line break in its subject was lost"
+    mail = inbox.to(address)[0]
+    assert mail["Bcc"] is None and mail["Subject"] == "Your turn at Sunday Bcc: x@evil.example !"
 
 
 async def test_a_connected_player_is_not_mailed_on_every_turn(b2_mailing, b2_smtp):
