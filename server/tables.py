@@ -847,8 +847,9 @@ class Tables:
         if winners is not None:
             fields["winners"] = json.dumps(winners)
         scores = result.get("scores") if isinstance(result, dict) else None
-        if isinstance(scores, list):
-            fields["scores"] = json.dumps([s.get("total") for s in scores])
+        totals = [s.get("total") for s in scores] if isinstance(scores, list) else None
+        if totals is not None:
+            fields["scores"] = json.dumps(totals)
         try:
             if self.on_end is not None:
                 await self.on_end(table)
@@ -858,8 +859,10 @@ class Tables:
         try:
             version = await self.store.update_meta(table.id, fields)
             if version is not None:
+                # The lobby row as the meta now stands: winners and totals included.
                 await self.index(dataclasses.replace(
-                    table.meta, status="ended", winners=winners, version=str(version)))
+                    table.meta, status="ended", winners=winners, scores=totals,
+                    version=str(version)))
             await self.store.mark_bot_table(table.id, False)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
