@@ -94,16 +94,15 @@ export function tablePage(root, id) {
   const mySeat = () => (handedOver() ? null : conn.seat);
   /** The view the page shows now (the pacer's, behind `conn.view` while moves queue). */
   const shownRaw = () => (pacer.shown && pacer.shown.view) || conn.view;
-  /** The view as shown: bot seats named in the current language. */
-  const shownView = () => {
-    const v = namedView(shownRaw(), seatsInfo());
-    if (!v || !v.players || !st.ratings) return v;
-    return { ...v, players: v.players.map((p) => (st.ratings[p.seat] ? { ...p, name: `${p.name} (${ratingText(st.ratings[p.seat])})` } : p)) };
-  };
-  /** Ratings of the seats held by accounts and bots, shown next to their names. */
+  /** The view as shown: bot seats named in the current language (names only: a rating
+   *  is a badge of its own, never part of a name in banners or the log). */
+  const shownView = () => namedView(shownRaw(), seatsInfo());
+  /** The rating text of each seat of a rated table (its account's, or its bot's), or null. */
+  const ratingTexts = () => ((st.summary || {}).rated && st.ratings ? st.ratings.map((r) => (r ? ratingText(r) : null)) : null);
+  /** Ratings of a rated table's seats, shown as badges next to their names. */
   async function loadRatings() {
     const s = st.summary;
-    if (!s || !s.seats.some((x) => x.account || x.kind === "bot")) return;
+    if (!s || !s.rated) return;
     try { st.ratings = (await api.ratings(id)).seats; } catch { return; }
     renderAll();
   }
@@ -185,7 +184,7 @@ export function tablePage(root, id) {
         body = [
           h("div", { class: "occupant" }, h("b", { testid: `seat-name-${x.seat}` }, name), " ",
             x.kind === "bot" ? h("span", { class: "badge", testid: `bot-badge-${x.seat}` }, botBadge(x)) : null,
-            st.ratings && st.ratings[x.seat] ? h("span", { class: "badge rating", testid: `seat-rating-${x.seat}` }, ratingText(st.ratings[x.seat])) : null,
+            ratingTexts() && ratingTexts()[x.seat] ? h("span", { class: "badge rating", testid: `seat-rating-${x.seat}` }, ratingTexts()[x.seat]) : null,
             s.host === x.seat ? h("span", { class: "badge host", testid: `host-badge-${x.seat}` }, t("host")) : null,
             isMe ? h("span", { class: "badge me" }, t("you")) : null,
             x.waiting ? h("span", { class: "badge waiting", testid: `waiting-${x.seat}` }, t("rematch_waiting")) : null,
@@ -492,7 +491,7 @@ export function tablePage(root, id) {
   // ---- presence, clocks, who plays each seat (presence.js) -------------------------
   const serverClock = new ServerClock();
   const seatsState = () => ({ summary: st.summary || conn.table, view: shownView(), presence: conn.presence,
-    clock: conn.clock, now: serverClock.now(), mySeat: conn.seat, onClaim: claimSeat, onResign: resign, onReturn: takeBack });
+    clock: conn.clock, now: serverClock.now(), ratings: ratingTexts(), mySeat: conn.seat, onClaim: claimSeat, onResign: resign, onReturn: takeBack });
   function renderSeats() {
     if (!started(conn.view)) { mount(els.seats); return; }
     mount(els.seats, renderSeatsPanel(seatsState()));
