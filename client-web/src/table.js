@@ -1,6 +1,6 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
-import { askNotifyOnce, tellTurn } from "./account.js";
+import { adoptSeat, askNotifyOnce, currentAccount, tellTurn } from "./account.js";
 import { groupActions } from "./actions.js";
 import { api } from "./api.js";
 import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
@@ -633,9 +633,18 @@ export function tablePage(root, id) {
   });
   conn.addEventListener("seat_lost", () => { forgetSeat(id); notify(t("seat_lost")); });
 
+  /** A logged-in account opening a table this browser holds no token for (a second
+   *  device): the seat (and creator) token the account keeps there, whatever the table's
+   *  status (docs/protocol.md, "Accounts"); nothing when it holds none. */
+  async function adoptAccountSeat() {
+    if (seatFor(id) || !currentAccount() || !(await adoptSeat(id))) return;
+    const s = seatFor(id);
+    if (s && !conn.token) { conn.token = s.token; conn.seat = s.seat; }
+  }
+
   const offLang = onLangChange(renderAll);
   renderAll();
-  Promise.all([loadCards(), api.botKinds().then((k) => { st.botKinds = k; })])
+  Promise.all([loadCards(), api.botKinds().then((k) => { st.botKinds = k; }), adoptAccountSeat()])
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 
