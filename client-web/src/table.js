@@ -147,7 +147,8 @@ export function tablePage(root, id) {
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
         // The host who has not sat down yet is about to play, not watching: no badge then.
-        mySeat() === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
+        conn.seat === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator"))
+          : handedOver() ? h("span", { class: "badge me", testid: "me-bot-badge" }, t("you_bot_plays")) : null),
       h("a", { class: "button ghost small", href: "/rules", target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
       h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
         Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
@@ -344,7 +345,7 @@ export function tablePage(root, id) {
     let hint = "";
     if (myTurn) hint = v.step === "buy" ? t("hint_buy") : v.step === "fight" ? (v.phase === "final_round" ? t("hint_fight_final") : t("hint_fight")) : v.step === "place" ? t("hint_place") : "";
     else if (v.phase !== "ended" && v.current_seat !== null && v.current_seat !== undefined && v.current_seat !== mine) hint = t("waiting_for", { name: v.players[v.current_seat].name });
-    else if (mine === null && v.phase !== "ended") hint = t("spectating");
+    else if (conn.seat === null && v.phase !== "ended") hint = t("spectating");
     els.banner.className = `turn-banner${myTurn ? " mine" : ""}${v.phase === "ended" ? " ended" : ""}`;
     // A tab in the background shows in its title that it is your turn.
     document.title = myTurn ? `▶ ${t("your_turn")} · ${t("title")}` : t("title");
@@ -375,7 +376,7 @@ export function tablePage(root, id) {
   function renderBoardNow(animate = true) {
     const v = shownView();
     if (!started(v)) { renderSeating(); return; }
-    const ctx = { mySeat: mySeat(), actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending,
+    const ctx = { mySeat: conn.seat, actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending,
       lastEvent: st.lastMove };
     setCardContext(v);
     if (animate) flipRender(els.main, () => renderBoard(v, ctx));
