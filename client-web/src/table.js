@@ -51,6 +51,7 @@ export function tablePage(root, id) {
     ratings: null, // per seat {username, rating, games, provisional} or null (guests)
     turnTold: false,
     lastMove: null, // the last shown move of a player (highlighted on the board)
+    endedLive: false, // the game ended on this page: scroll its result into view once
   };
   const conn = new TableConnection(id, saved ? saved.token : null, keyFor(id));
   conn.seat = saved ? saved.seat : null; // until the welcome confirms (or refuses) it
@@ -392,6 +393,14 @@ export function tablePage(root, id) {
     const v = shownView();
     const ended = started(v) && v.phase === "ended" && v.result;
     mount(els.result, ended ? renderResult(v, { summary: st.summary || conn.table, mySeat: mySeat(), onRematch: rematch, busy: rematchBusy }) : null);
+    // The game has just ended while watched: the result (and the rematch) come into view
+    // once, e.g. on a phone scrolled down to the players' rows.
+    const panel = els.result.firstElementChild;
+    if (ended && st.endedLive && panel) {
+      st.endedLive = false;
+      const r = panel.getBoundingClientRect();
+      if (r.top < 0 || r.bottom > window.innerHeight) panel.scrollIntoView({ block: "start" });
+    }
   }
   /** One click: create or accept the rematch with this seat's token, then go there. */
   const rematch = () => guard(async () => {
@@ -603,6 +612,7 @@ export function tablePage(root, id) {
     shownLog.push([step.seq, Math.round(performance.now())]);
     if (shownLog.length > 2000) shownLog.splice(0, 1000);
     st.prev = step.event ? prevView : null;
+    if (started(prevView) && prevView.phase !== "ended" && started(step.view) && step.view.phase === "ended") st.endedLive = true;
     prevView = step.view;
     if (!step.event) st.lastMove = null;
     else if (MOVES.has(step.event.type)) st.lastMove = step.event;
