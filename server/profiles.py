@@ -115,19 +115,26 @@ async def leaderboard(request: Request) -> Response:
 @guarded
 async def table_ratings(request: Request) -> Response:
     """``GET /api/tables/{id}/ratings``: per seat ``{username, rating, games,
-    provisional}`` for seats held by an account or a bot (``null`` for guests)."""
+    provisional}`` for seats held by an account or a bot (``null`` for guests); on a rated
+    table the accounts frozen at its start (a person's seat played by a bot keeps the
+    person's)."""
     svc = svc_of(request)
     table = await table_or_404(request)
     meta = table.meta
     out: list[dict[str, Any] | None] = []
-    for s in meta.seats:
-        uid = ratings.bot_uid(s.bot or "random", s.level) if s.kind == "bot" else s.account
+    for i, s in enumerate(meta.seats):
+        # A rated table rates the accounts frozen at its start: a person's seat that a
+        # bot plays for now (handover, claim, timeout, resignation) keeps the person's.
+        frozen = meta.accounts[i] if meta.rated and i < len(meta.accounts) else None
+        bot_uid = ratings.bot_uid(s.bot or "random", s.level) if s.kind == "bot" else None
+        uid = frozen or (bot_uid if s.kind == "bot" else s.account)
         if not uid or uid == DELETED:
             out.append(None)
             continue
         r = await from_store(svc.account_store.rating(uid, meta.game))
-        name = ratings.bot_name(s.bot or "random", s.level) if s.kind == "bot" else s.name
-        out.append({"username": name, "bot": s.kind == "bot", **ratings.shown(r)})
+        is_bot = uid == bot_uid
+        name = ratings.bot_name(s.bot or "random", s.level) if is_bot else s.name
+        out.append({"username": name, "bot": is_bot, **ratings.shown(r)})
     return JSONResponse({"rated": meta.rated, "seats": out})
 
 

@@ -26,12 +26,13 @@ export function renderFairness(summary, record, open = false) {
       check.className = `check ${ok ? "ok" : "bad"}`;
     });
   }
-  // Each seat's contribution by the name people see; a bot adds none, and says so.
+  // Each seat's contribution by the name people see (the list numbers the seats); a bot
+  // adds none, and says so.
   const seats = summary.seats || [];
   const contributions = (summary.contributions || []).map((c, i) => {
     const x = seats[i] || {};
     const name = seatName(x.name, i, x) || `#${i + 1}`;
-    return h("li", { testid: `contribution-${i}` }, h("span", { class: "who" }, `#${i + 1} ${name}: `),
+    return h("li", { testid: `contribution-${i}` }, h("span", { class: "who" }, `${name}: `),
       c ? h("code", {}, c) : h("span", { class: "muted" }, x.kind === "bot" ? t("bot_no_seed") : t("seed_not_given")));
   });
   return h("details", { class: "panel fairness", testid: "fairness", open: open || !!record },

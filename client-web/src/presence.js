@@ -26,8 +26,9 @@ export function presenceText(p, now) {
 }
 
 /**
- * The panel element. `s`: {summary, view, presence, clock, now, mySeat (the seat this
- * browser holds, bot-played or not), onClaim(seat), onResign(), onReturn()}.
+ * The panel element. `s`: {summary, view, presence, clock, now, ratings (per seat the
+ * rating text of a rated table, or null), mySeat (the seat this browser holds, bot-played
+ * or not), onClaim(seat), onResign(), onReturn()}.
  */
 export function renderSeatsPanel(s) {
   const seats = (s.summary && s.summary.seats) || [];
@@ -50,6 +51,7 @@ export function renderSeatsPanel(s) {
     return h("li", { class: `pseat${x.seat === me ? " mine" : ""}`, testid: `presence-${x.seat}`, dataset: { state: p ? p.state : "", bot: byBot ? "1" : "0" } },
       h("span", { class: `pdot p-${p ? p.state : "unknown"}`, "aria-hidden": "true" }),
       h("b", {}, name), " ",
+      s.ratings && s.ratings[x.seat] ? h("span", { class: "badge rating", testid: `seat-rating-${x.seat}` }, s.ratings[x.seat]) : null,
       p && p.state !== "bot" ? h("span", { class: "pstate", testid: `presence-text-${x.seat}`, dataset: p.since ? { since: p.since, state: p.state } : {} }, presenceText(p, s.now)) : null,
       byBot && p && p.state !== "bot" ? h("span", { class: "badge", testid: `by-bot-${x.seat}` }, x.resigned ? t("resigned_bot") : t("played_by_bot")) : null,
       c ? h("span", { class: `pclock${c.running ? " running" : ""}`, testid: `clock-${x.seat}`, dataset: { seat: x.seat } }, clockText(c)) : null,

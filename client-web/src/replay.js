@@ -88,7 +88,7 @@ export function replayPage(root, id) {
     mount(els.head,
       h("h1", {}, t("replay_title"), st.title ? h("span", { class: "sub" }, ` · ${st.title}`) : null),
       // In the empty state the big chooser below is the only one (one `replay-file` input).
-      h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true }, "↩ ", id) : null,
+      h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true, testid: "back-to-table" }, "↩ ", st.tableName || t("back_to_table")) : null,
         h("a", { class: "button ghost", href: "/rules", target: "_blank", rel: "noopener" }, t("rules")),
         isEmpty() ? null : fileInput()),
       st.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, st.error) : null);
@@ -311,6 +311,7 @@ export function replayPage(root, id) {
     if (!id) { renderAll(); return; }
     try {
       const [r, s] = await Promise.all([api.deltas(id, 0), api.getTable(id).catch(() => null)]);
+      st.tableName = s ? s.name || null : null;
       load(r.deltas, s ? s.name || id : id, s ? s.seats : null);
     } catch (e) {
       if (e.code === "no_table") { // unknown, expired, or private without its secret

@@ -1,6 +1,6 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
-import { askNotifyOnce, tellTurn } from "./account.js";
+import { adoptSeat, askNotifyOnce, currentAccount, tellTurn } from "./account.js";
 import { groupActions } from "./actions.js";
 import { api } from "./api.js";
 import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
@@ -51,6 +51,7 @@ export function tablePage(root, id) {
     ratings: null, // per seat {username, rating, games, provisional} or null (guests)
     turnTold: false,
     lastMove: null, // the last shown move of a player (highlighted on the board)
+    endedLive: false, // the game ended on this page: scroll its result into view once
   };
   const conn = new TableConnection(id, saved ? saved.token : null, keyFor(id));
   conn.seat = saved ? saved.seat : null; // until the welcome confirms (or refuses) it
@@ -94,16 +95,15 @@ export function tablePage(root, id) {
   const mySeat = () => (handedOver() ? null : conn.seat);
   /** The view the page shows now (the pacer's, behind `conn.view` while moves queue). */
   const shownRaw = () => (pacer.shown && pacer.shown.view) || conn.view;
-  /** The view as shown: bot seats named in the current language. */
-  const shownView = () => {
-    const v = namedView(shownRaw(), seatsInfo());
-    if (!v || !v.players || !st.ratings) return v;
-    return { ...v, players: v.players.map((p) => (st.ratings[p.seat] ? { ...p, name: `${p.name} (${ratingText(st.ratings[p.seat])})` } : p)) };
-  };
-  /** Ratings of the seats held by accounts and bots, shown next to their names. */
+  /** The view as shown: bot seats named in the current language (names only: a rating
+   *  is a badge of its own, never part of a name in banners or the log). */
+  const shownView = () => namedView(shownRaw(), seatsInfo());
+  /** The rating text of each seat of a rated table (its account's, or its bot's), or null. */
+  const ratingTexts = () => ((st.summary || {}).rated && st.ratings ? st.ratings.map((r) => (r ? ratingText(r) : null)) : null);
+  /** Ratings of a rated table's seats, shown as badges next to their names. */
   async function loadRatings() {
     const s = st.summary;
-    if (!s || !s.seats.some((x) => x.account || x.kind === "bot")) return;
+    if (!s || !s.rated) return;
     try { st.ratings = (await api.ratings(id)).seats; } catch { return; }
     renderAll();
   }
@@ -148,7 +148,8 @@ export function tablePage(root, id) {
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
         // The host who has not sat down yet is about to play, not watching: no badge then.
-        mySeat() === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator")) : null),
+        conn.seat === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator"))
+          : handedOver() ? h("span", { class: "badge me", testid: "me-bot-badge" }, t("you_bot_plays")) : null),
       h("a", { class: "button ghost small", href: "/rules", target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
       h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
         Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
@@ -185,7 +186,7 @@ export function tablePage(root, id) {
         body = [
           h("div", { class: "occupant" }, h("b", { testid: `seat-name-${x.seat}` }, name), " ",
             x.kind === "bot" ? h("span", { class: "badge", testid: `bot-badge-${x.seat}` }, botBadge(x)) : null,
-            st.ratings && st.ratings[x.seat] ? h("span", { class: "badge rating", testid: `seat-rating-${x.seat}` }, ratingText(st.ratings[x.seat])) : null,
+            ratingTexts() && ratingTexts()[x.seat] ? h("span", { class: "badge rating", testid: `seat-rating-${x.seat}` }, ratingTexts()[x.seat]) : null,
             s.host === x.seat ? h("span", { class: "badge host", testid: `host-badge-${x.seat}` }, t("host")) : null,
             isMe ? h("span", { class: "badge me" }, t("you")) : null,
             x.waiting ? h("span", { class: "badge waiting", testid: `waiting-${x.seat}` }, t("rematch_waiting")) : null,
@@ -345,7 +346,7 @@ export function tablePage(root, id) {
     let hint = "";
     if (myTurn) hint = v.step === "buy" ? t("hint_buy") : v.step === "fight" ? (v.phase === "final_round" ? t("hint_fight_final") : t("hint_fight")) : v.step === "place" ? t("hint_place") : "";
     else if (v.phase !== "ended" && v.current_seat !== null && v.current_seat !== undefined && v.current_seat !== mine) hint = t("waiting_for", { name: v.players[v.current_seat].name });
-    else if (mine === null && v.phase !== "ended") hint = t("spectating");
+    else if (conn.seat === null && v.phase !== "ended") hint = t("spectating");
     els.banner.className = `turn-banner${myTurn ? " mine" : ""}${v.phase === "ended" ? " ended" : ""}`;
     // A tab in the background shows in its title that it is your turn.
     document.title = myTurn ? `▶ ${t("your_turn")} · ${t("title")}` : t("title");
@@ -376,7 +377,7 @@ export function tablePage(root, id) {
   function renderBoardNow(animate = true) {
     const v = shownView();
     if (!started(v)) { renderSeating(); return; }
-    const ctx = { mySeat: mySeat(), actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending,
+    const ctx = { mySeat: conn.seat, actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending,
       lastEvent: st.lastMove };
     setCardContext(v);
     if (animate) flipRender(els.main, () => renderBoard(v, ctx));
@@ -392,6 +393,14 @@ export function tablePage(root, id) {
     const v = shownView();
     const ended = started(v) && v.phase === "ended" && v.result;
     mount(els.result, ended ? renderResult(v, { summary: st.summary || conn.table, mySeat: mySeat(), onRematch: rematch, busy: rematchBusy }) : null);
+    // The game has just ended while watched: the result (and the rematch) come into view
+    // once, e.g. on a phone scrolled down to the players' rows.
+    const panel = els.result.firstElementChild;
+    if (ended && st.endedLive && panel) {
+      st.endedLive = false;
+      const r = panel.getBoundingClientRect();
+      if (r.top < 0 || r.bottom > window.innerHeight) panel.scrollIntoView({ block: "start" });
+    }
   }
   /** One click: create or accept the rematch with this seat's token, then go there. */
   const rematch = () => guard(async () => {
@@ -492,7 +501,7 @@ export function tablePage(root, id) {
   // ---- presence, clocks, who plays each seat (presence.js) -------------------------
   const serverClock = new ServerClock();
   const seatsState = () => ({ summary: st.summary || conn.table, view: shownView(), presence: conn.presence,
-    clock: conn.clock, now: serverClock.now(), mySeat: conn.seat, onClaim: claimSeat, onResign: resign, onReturn: takeBack });
+    clock: conn.clock, now: serverClock.now(), ratings: ratingTexts(), mySeat: conn.seat, onClaim: claimSeat, onResign: resign, onReturn: takeBack });
   function renderSeats() {
     if (!started(conn.view)) { mount(els.seats); return; }
     mount(els.seats, renderSeatsPanel(seatsState()));
@@ -603,6 +612,7 @@ export function tablePage(root, id) {
     shownLog.push([step.seq, Math.round(performance.now())]);
     if (shownLog.length > 2000) shownLog.splice(0, 1000);
     st.prev = step.event ? prevView : null;
+    if (started(prevView) && prevView.phase !== "ended" && started(step.view) && step.view.phase === "ended") st.endedLive = true;
     prevView = step.view;
     if (!step.event) st.lastMove = null;
     else if (MOVES.has(step.event.type)) st.lastMove = step.event;
@@ -634,9 +644,18 @@ export function tablePage(root, id) {
   });
   conn.addEventListener("seat_lost", () => { forgetSeat(id); notify(t("seat_lost")); });
 
+  /** A logged-in account opening a table this browser holds no token for (a second
+   *  device): the seat (and creator) token the account keeps there, whatever the table's
+   *  status (docs/protocol.md, "Accounts"); nothing when it holds none. */
+  async function adoptAccountSeat() {
+    if (seatFor(id) || !currentAccount() || !(await adoptSeat(id))) return;
+    const s = seatFor(id);
+    if (s && !conn.token) { conn.token = s.token; conn.seat = s.seat; }
+  }
+
   const offLang = onLangChange(renderAll);
   renderAll();
-  Promise.all([loadCards(), api.botKinds().then((k) => { st.botKinds = k; })])
+  Promise.all([loadCards(), api.botKinds().then((k) => { st.botKinds = k; }), adoptAccountSeat()])
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 

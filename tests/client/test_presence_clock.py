@@ -177,3 +177,32 @@ def test_a_gone_player_s_seat_is_handed_to_a_bot_and_a_player_resigns(
     expect(replay.get_by_test_id("replay-log")).to_contain_text("Anna was gone too long")
     for c in (*ctxs, spectator_ctx):
         c.close()
+
+
+def test_a_player_back_after_a_claim_is_still_the_seat_s_person(
+        browser: Browser, clocked: ServerProcess, clock: ClockFile) -> None:
+    table_id, ctxs, (anna, ben) = live_table(browser, clocked)
+    anna.close()
+    expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for", timeout=5000)
+    clock.set(clock.offset + 21)  # fast: a claim after 20 s away
+    ben.get_by_test_id("claim-0").click()
+    expect(ben.get_by_test_id("by-bot-0")).to_have_text("a bot plays")
+    # Anna comes back: her seat, played by a bot, is still hers.
+    anna = ctxs[0].new_page()
+    anna.on("dialog", lambda d: d.accept())
+    anna.goto(f"{clocked.url}/table/{table_id}")
+    expect(anna.get_by_test_id("take-back")).to_be_visible()
+    expect(anna.get_by_test_id("spectator-badge")).to_have_count(0)
+    expect(anna.get_by_test_id("me-bot-badge")).to_have_text("you — a bot plays your seat")
+    name = anna.get_by_test_id("player-0").locator(".pname")
+    expect(name).to_contain_text("(you)")
+    # An unrated guest table shows no ratings, before and after taking the seat back.
+    expect(anna.get_by_test_id("seat-rating-0")).to_have_count(0)
+    expect(name).not_to_contain_text("?)")
+    anna.get_by_test_id("take-back").click()
+    expect(anna.get_by_test_id("by-bot-0")).to_have_count(0)
+    expect(anna.get_by_test_id("me-bot-badge")).to_have_count(0)
+    expect(name).to_have_text("Anna (you)")
+    expect(anna.get_by_test_id("seat-rating-0")).to_have_count(0)
+    for c in ctxs:
+        c.close()

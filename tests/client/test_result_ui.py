@@ -101,6 +101,21 @@ def test_every_total_at_the_top_on_a_phone(ended: Ended) -> None:
         ended.page.set_viewport_size({"width": 1366, "height": 900})
 
 
+def test_the_fairness_seeds_and_the_replay_s_way_back(ended: Ended, web: ServerProcess) -> None:
+    page = ended.page
+    summary = api(web, "GET", f"/api/tables/{ended.table_id}")
+    seeds = page.get_by_test_id("fairness").locator("ol.seeds > li")
+    # The list numbers the seats; each item names its seat and its contribution, once.
+    none = {"bot": "none (a bot adds no seed)", "human": "none given"}
+    expect(seeds).to_have_text([f"{x['name']}: {c or none[x['kind']]}" for x, c in
+                                zip(summary["seats"], summary["contributions"], strict=True)])
+    replay = ended.ctx.new_page()
+    replay.goto(f"{web.url}/replay/{ended.table_id}")
+    back = replay.locator(f"a[href='/table/{ended.table_id}']")
+    expect(back).to_have_text("↩ Result table")
+    replay.close()
+
+
 def test_rematch_in_one_click_with_the_bots(ended: Ended, web: ServerProcess) -> None:
     page = ended.page
     page.get_by_test_id("rematch").click()

@@ -366,3 +366,22 @@ async def test_a_deleted_accounts_finished_game_keeps_its_record_with_the_name_r
     assert after["redacted_seats"] == [0]
     assert after["actions"] == before["actions"] and after["result"] == before["result"]
     await m.close()
+
+
+async def test_a_rated_seat_played_by_a_bot_keeps_its_account_s_rating(server):
+    anna, ben = Member(server.url), Member(server.url)
+    await anna.sign_up(unique("anna"))
+    ben_name = unique("ben")
+    await ben.sign_up(ben_name)
+    table = await anna.create(2, rated=True)
+    tid = table["id"]
+    await anna.join(tid, "x", token=table["owner_token"])
+    ben_token = (await ben.join(tid, "x"))["token"]
+    await anna.start(tid)
+    r = await ben.seat_call(tid, "resign", ben_token)
+    assert r.status_code == 200, r.text
+    assert (await anna.get(f"/api/tables/{tid}")).json()["seats"][1]["kind"] == "bot"
+    seat = (await anna.get(f"/api/tables/{tid}/ratings")).json()["seats"][1]
+    assert seat["username"] == ben_name and seat["bot"] is False
+    await anna.close()
+    await ben.close()

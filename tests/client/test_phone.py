@@ -1,0 +1,57 @@
+"""The table on a phone (390×844): the cards' colour names fit the cards, and when the game
+ends the result with its rematch button is scrolled into view, once."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import Browser, expect
+
+from tests.client.conftest import api
+from tests.client.test_result_ui import AUTOPLAY
+from tests.conftest import ServerProcess
+
+ENDED = "() => { const v = window.__einauge.view(); return v && v.phase === 'ended'; }"
+# Every shown colour name on a card whose text is cut (wider than its box), with its widths.
+CUT_NAMES = """() => [...document.querySelectorAll('.card .cname')]
+    .filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth)
+    .map((e) => e.textContent + " " + e.scrollWidth + "/" + e.clientWidth)"""
+
+
+def test_on_a_phone_the_cards_read_and_the_result_comes_into_view_once(
+        browser: Browser, web: ServerProcess) -> None:
+    table = api(web, "POST", "/api/tables", json={"seats": 3, "name": "Phone table"})
+    tid = table["id"]
+    anna = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    for seat in (1, 2):
+        api(web, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"},
+            headers=owner)
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
+                              is_mobile=True, has_touch=True)
+    seat = json.dumps({**anna, "name": "Anna"})
+    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
+    page = ctx.new_page()
+    page.goto(f"{web.url}/table/{tid}")
+    expect(page.get_by_test_id("board")).to_be_visible()
+    assert page.locator(".card .cname").count() > 0
+    assert page.evaluate(CUT_NAMES) == []
+    for lang in ("de", "en"):
+        page.get_by_test_id(f"lang-{lang}").click()
+        assert page.evaluate(CUT_NAMES) == [], lang
+    # Anna reads her rows at the bottom of the page while the game ends.
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.evaluate(AUTOPLAY)
+    page.wait_for_function(ENDED, timeout=120_000)
+    page.evaluate("() => clearInterval(window.__auto)")
+    expect(page.get_by_test_id("result")).to_be_in_viewport()
+    expect(page.get_by_test_id("rematch")).to_be_in_viewport()
+    # Once: scrolled down again, a redraw of the page leaves her where she is.
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.evaluate("() => document.querySelector('[data-testid=lang-de]').click()")
+    expect(page.get_by_test_id("result-winners")).to_contain_text("♛")
+    expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
+    page.wait_for_timeout(300)
+    expect(page.get_by_test_id("result")).not_to_be_in_viewport()
+    ctx.close()
