@@ -309,9 +309,12 @@ class Player:
 class Seats:
     """Sockets of every seat of a table, moved one action at a time by the test."""
 
-    def __init__(self, sockets: list[Socket], seed: int = 0) -> None:
+    def __init__(self, sockets: list[Socket], seed: int = 0, prefix: str = "s") -> None:
+        # ``prefix`` names the action ids (``s1``, ``s2``, …): a second ``Seats`` on the same
+        # table needs another one, or its ids repeat the first one's and are acked as resends.
         self.sockets = sockets
         self.rng = random.Random(seed)
+        self.prefix = prefix
         self.n = 0
         self.used: dict[int, int] = {}
 
@@ -324,7 +327,7 @@ class Seats:
                 return seq  # the game has ended
             prompt, sock = found
             self.n += 1
-            aid = f"s{self.n}"
+            aid = f"{self.prefix}{self.n}"
             await sock.send({"t": "action", "id": aid,
                              "action": self.rng.choice(prompt["legal_actions"])})
             ack = await sock.wait(lambda f, aid=aid: f["t"] == "ack" and f["id"] == aid)

@@ -138,7 +138,7 @@ async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing
     # Play on to the end: each player gets one "ended" mail.
     await mover.close()
     sockets = [await Socket(mailing.ws_url, tid).connect(token=t) for t in tokens]
-    seats = Seats(sockets, seed=4)
+    seats = Seats(sockets, seed=4, prefix="e")  # the mover's ids s1, s2, … are taken
     while not any(ended(f) for s in sockets for f in s.frames):
         await seats.step(10)
     for address in addresses:
