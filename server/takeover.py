@@ -40,14 +40,14 @@ async def _player(request: Request) -> tuple[Any, LiveTable, int]:
     return svc, table, seat
 
 
-async def _bot(request: Request, svc: Any) -> tuple[str, int | None]:
+async def _bot(request: Request, svc: Any, table: LiveTable) -> tuple[str, int | None]:
     raw = await body(request)
     if not raw:
-        kind = svc.settings.replacement_bot
+        kind = bots.replacement(table.meta.game, svc.settings.replacement_bot)
         return kind, bots.effective_level(kind, None)
     req = protocol.parse_body(protocol.AddBot, raw)
     try:
-        bots.check_kind(req.kind, req.level)
+        bots.check_kind(table.meta.game, req.kind, req.level)
     except ValueError as e:
         raise LobbyError(400, "bad_bot", str(e)) from None
     return req.kind, bots.effective_level(req.kind, req.level)
@@ -67,7 +67,7 @@ async def claim(request: Request) -> Response:
     optional ``{"kind", "level"}``): hand a seat whose player is gone to a bot."""
     svc, table, actor = await _player(request)
     target = _seat_index(table.meta, request.path_params["seat"])
-    kind, level = await _bot(request, svc)
+    kind, level = await _bot(request, svc, table)
     fields = await svc.tables._redis(svc.attendance.read(table))
 
     def build(t: LiveTable) -> list[Message]:
@@ -88,7 +88,7 @@ async def claim(request: Request) -> Response:
 async def resign(request: Request) -> Response:
     """``POST /api/tables/{id}/resign`` (the seat's token)."""
     svc, table, seat = await _player(request)
-    kind = svc.settings.replacement_bot
+    kind = bots.replacement(table.meta.game, svc.settings.replacement_bot)
     level = bots.effective_level(kind, None)
 
     def build(t: LiveTable) -> list[Message]:

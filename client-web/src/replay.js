@@ -1,23 +1,21 @@
 // The replay viewer (/replay/<table id>, or /replay with a record file from disk). All
-// views are precomputed by folding the deltas' patches (shallow merge), so any step shows
+// views are precomputed by folding the deltas' RFC 6902 patches (patch.js), so any step shows
 // at once; the log entries jump to their step. The first step is the game's start (seq 1):
 // the view before it is empty, so there is nothing to show at seq 0.
 import { api } from "./api.js";
-import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
-import { loadCards } from "./cards.js";
+import { patched } from "./patch.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
-import { describeEvent, eventSeat, isMajor } from "./log.js";
+import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { notFoundPage } from "./notfound.js";
-import { renderScore } from "./score.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
 
 /** Fold the patches of `deltas` (seq 1…n): `views[k]` is the view after seq k, `views[0]` null. */
 export function foldViews(deltas) {
   const views = [null];
-  for (const d of deltas) views.push(Object.assign({}, views[views.length - 1] || {}, d.patch));
+  for (const d of deltas) views.push(patched(views[views.length - 1], d.patch));
   return views;
 }
 
@@ -33,6 +31,8 @@ export function replayPage(root, id) {
     view: () => st.views[st.step],
     seek: (k) => seek(k),
   };
+  /** The board module of the replayed game: a view names its game (Einauge's none). */
+  const game = () => gameModule((st.views[st.views.length - 1] || {}).game);
   /** The first step shown: the game's start (seq 1), or 0 when there is no game. */
   const firstStep = () => Math.min(1, st.deltas.length);
   /** Nothing to replay and nothing coming: the page asks for a record file. */
@@ -105,24 +105,26 @@ export function replayPage(root, id) {
       return;
     }
     const ctx = { mySeat: null, actions: null, prev: st.step > 0 ? st.views[st.step - 1] : null };
-    const ended = winnersText(v);
+    const g = game();
+    const ended = g.winnersText(v);
     const build = () => h("div", {},
       h("div", { class: `turn-banner${v.phase === "ended" ? " ended" : ""}`, testid: "replay-turn" },
-        h("strong", {}, turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null),
-      renderBoard(v, ctx));
-    if (animate) flipRender(els.board, build);
+        h("strong", {}, g.turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null),
+      g.renderBoard(v, ctx));
+    if (animate) g.flipRender(els.board, build);
     else mount(els.board, build());
-    mount(els.score, v.result ? renderScore(v) : null);
+    mount(els.score, v.result ? g.renderScore(v) : null);
   }
 
   function renderLog() {
     logHead.textContent = t("log");
     const names = viewNames(st.views[st.views.length - 1], st.seats);
+    const g = game();
     mount(els.log, st.deltas.map((d) => {
-      const seat = eventSeat(d.event);
-      return h("li", { class: `${isMajor(d.event) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq: d.seq } },
+      const seat = g.eventSeat(d.event);
+      return h("li", { class: `${g.isMajor(d.event) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq: d.seq } },
         h("button", { type: "button", class: "log-jump", testid: `replay-log-${d.seq}`, onclick: () => seek(d.seq) },
-          h("span", { class: "lseq" }, d.seq), " ", describeEvent(d.event, names)));
+          h("span", { class: "lseq" }, d.seq), " ", g.describeEvent(d.event, names)));
     }));
     markLog();
   }
@@ -236,7 +238,7 @@ export function replayPage(root, id) {
   let gone = null; // the not-found page's cleanup, once shown
 
   renderAll();
-  loadCards().catch(() => {}).then(async () => {
+  loadCatalogues().then(async () => {
     if (!id) { renderAll(); return; }
     try {
       const [r, s] = await Promise.all([api.deltas(id, 0), api.getTable(id).catch(() => null)]);

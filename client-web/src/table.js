@@ -1,21 +1,18 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
 import { askNotifyOnce, tellTurn } from "./account.js";
-import { groupActions } from "./actions.js";
 import { api } from "./api.js";
-import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
-import { loadCards } from "./cards.js";
 import { ServerClock, timeControlText } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { renderFairness } from "./fairness.js";
 import { h, mount, randomHex } from "./dom.js";
 import { colorName, onLangChange, t } from "./i18n.js";
-import { describeEvent, eventSeat, isMajor } from "./log.js";
+import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
+import { kebab, optionFields, optionsText } from "./options.js";
 import { notFoundPage } from "./notfound.js";
 import { renderSeatsPanel, tickSeatsPanel } from "./presence.js";
 import { ratingText } from "./profile.js";
-import { renderScore } from "./score.js";
 import { chatHello, chatPanel } from "./chat.js";
 import { renderResult } from "./result.js";
 import { forgetSeat, keyFor, ownerFor, playerName, saveKey, saveOwner, saveSeat, savePlayerName, seatFor } from "./store.js";
@@ -40,6 +37,7 @@ export function tablePage(root, id) {
     events: new Map(), // seq -> projected event (the game log)
     record: null,
     botKinds: [{ kind: "random" }],
+    games: {}, // name -> GET /api/games entry (its bot kinds)
     choose: null, // {card, actions} while the row dialog is open
     notice: null,
     connState: "connecting",
@@ -77,6 +75,8 @@ export function tablePage(root, id) {
     els.toast, els.dialog));
 
   const seatsInfo = () => (st.summary || conn.table || {}).seats || null;
+  /** The board module of this table's game (games/index.js). */
+  const game = () => gameModule((st.summary || conn.table || {}).game || (conn.view && conn.view.game));
   /** True when this browser's seat was handed to a bot mid-game (by the table's creator). */
   const handedOver = () => conn.seat !== null && ((seatsInfo() || [])[conn.seat] || {}).kind === "bot";
   /** This browser's seat; null for a spectator, and once the seat plays as a bot. */
@@ -106,7 +106,7 @@ export function tablePage(root, id) {
   const promptActions = () => {
     const p = conn.prompt;
     if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended" || handedOver()) return null;
-    return groupActions(p.legal_actions);
+    return game().groupActions(p.legal_actions);
   };
 
   function notify(text) {
@@ -139,7 +139,10 @@ export function tablePage(root, id) {
   }
 
   /** A choice of the bots the server offers (`kind` or `kind:level`) for `seat`. */
-  const botSelect = (seat) => h("select", { testid: `bot-kind-${seat}`, "aria-label": t("bot_kind") }, st.botKinds.flatMap((k) => (k.levels && k.levels.length
+  /** The options schema of this table's game (GET /api/games). */
+  const schema = () => (st.games[game().name] || {}).options_schema || null;
+  const botKinds = () => (st.games[game().name] || {}).bots || st.botKinds;
+  const botSelect = (seat) => h("select", { testid: `bot-kind-${seat}`, "aria-label": t("bot_kind") }, botKinds().flatMap((k) => (k.levels && k.levels.length
     ? k.levels.map((l) => h("option", { value: `${k.kind}:${l}` }, `${botLabel(k.kind)} · ${t("level")} ${l}`))
     : [h("option", { value: k.kind }, botLabel(k.kind))])));
 
@@ -184,7 +187,7 @@ export function tablePage(root, id) {
     mount(els.main, h("section", { class: "panel seating", testid: "seating" },
       h("h2", {}, t("seats")),
       host ? optionsForm(opts)
-        : h("p", { class: "opts", testid: "options-text" }, `${t("end_rule")}: ${t(`end_rule_${opts.end_rule || "round"}`)} · ${t("color_bonus")}: ${opts.color_bonus ? "✓" : "–"}`),
+        : h("p", { class: "opts", testid: "options-text" }, optionsText(schema(), opts)),
       h("p", { class: "opts", testid: "time-control-text" }, `${t("time_control")}: ${timeControlText(s.time_control)}`),
       host ? h("p", { class: "hint", testid: "host-hint" }, t("you_host")) : null,
       mine === null ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
@@ -196,12 +199,9 @@ export function tablePage(root, id) {
 
   /** The host's options (before the start): each change is sent at once. */
   function optionsForm(opts) {
-    const endSel = h("select", { id: "opt-end", testid: "opt-end-rule", onchange: () => setOptions({ end_rule: endSel.value }) },
-      ["round", "one_more_turn"].map((r) => h("option", { value: r, selected: (opts.end_rule || "round") === r }, t(`end_rule_${r}`))));
-    const bonus = h("input", { type: "checkbox", id: "opt-bonus", testid: "opt-color-bonus", checked: !!opts.color_bonus, onchange: () => setOptions({ color_bonus: bonus.checked }) });
     return h("div", { class: "opts-form", testid: "options-form" },
-      h("div", { class: "field" }, h("label", { for: "opt-end" }, t("end_rule")), endSel),
-      h("div", { class: "field check" }, bonus, h("label", { for: "opt-bonus" }, t("color_bonus"))));
+      optionFields(schema(), opts, (key, value) => setOptions({ [key]: value }),
+        (key) => ({ id: `opt-${kebab(key)}`, testid: `opt-${kebab(key)}` })));
   }
 
   async function guard(fn) {
@@ -307,7 +307,7 @@ export function tablePage(root, id) {
     const mine = mySeat();
     const myTurn = acts && acts.any;
     let hint = "";
-    if (myTurn) hint = v.step === "buy" ? t("hint_buy") : v.step === "fight" ? (v.phase === "final_round" ? t("hint_fight_final") : t("hint_fight")) : v.step === "place" ? t("hint_place") : "";
+    if (myTurn) hint = game().turnHint(v);
     else if (v.phase !== "ended" && v.current_seat !== null && v.current_seat !== undefined && v.current_seat !== mine) hint = t("waiting_for", { name: v.players[v.current_seat].name });
     else if (mine === null && v.phase !== "ended") hint = t("spectating");
     els.banner.className = `turn-banner${myTurn ? " mine" : ""}${v.phase === "ended" ? " ended" : ""}`;
@@ -316,8 +316,8 @@ export function tablePage(root, id) {
     els.banner.dataset.phase = v.phase;
     els.banner.dataset.step = v.step ?? "";
     els.banner.dataset.myTurn = myTurn ? "1" : "0";
-    if (v.phase === "ended" && v.result) hint = winnersText(v);
-    mount(els.banner, h("strong", { testid: "turn-text" }, turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null);
+    if (v.phase === "ended" && v.result) hint = game().winnersText(v);
+    mount(els.banner, h("strong", { testid: "turn-text" }, game().turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null);
   }
 
   // Deltas often come in bursts (a bot's whole turn): draw once per frame, not per delta.
@@ -334,10 +334,11 @@ export function tablePage(root, id) {
     const v = shownView();
     if (!started(v)) { renderSeating(); return; }
     const ctx = { mySeat: mySeat(), actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending };
-    if (animate) flipRender(els.main, () => renderBoard(v, ctx));
-    else mount(els.main, renderBoard(v, ctx));
+    const g = game();
+    if (animate) g.flipRender(els.main, () => g.renderBoard(v, ctx));
+    else mount(els.main, g.renderBoard(v, ctx));
     renderBanner();
-    mount(els.score, v.result ? renderScore(v) : null);
+    mount(els.score, v.result ? g.renderScore(v) : null);
     renderResultPanel();
   }
 
@@ -369,9 +370,10 @@ export function tablePage(root, id) {
 
   // ---- log -----------------------------------------------------------------------
   function logEntry(seq, e, names) {
-    const seat = eventSeat(e);
-    return h("li", { class: `${isMajor(e) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq } , testid: `log-${seq}` },
-      h("span", { class: "lseq" }, seq), " ", describeEvent(e, names));
+    const g = game();
+    const seat = g.eventSeat(e);
+    return h("li", { class: `${g.isMajor(e) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq } , testid: `log-${seq}` },
+      h("span", { class: "lseq" }, seq), " ", g.describeEvent(e, names));
   }
   function renderLog() {
     logPanel.hidden = !started(conn.view) && st.events.size === 0;
@@ -395,7 +397,7 @@ export function tablePage(root, id) {
   async function loadLog(upTo) {
     if (upTo <= st.logLoadedTo) return;
     try {
-      const r = await api.events(id, 0);
+      const r = await api.events(id, 0, (seatFor(id) || {}).token); // a seat's log holds its own draws
       r.events.forEach((e, i) => { if (!st.events.has(i + 1)) st.events.set(i + 1, e); });
       st.logLoadedTo = r.seq;
       renderLog();
@@ -573,7 +575,8 @@ export function tablePage(root, id) {
 
   const offLang = onLangChange(renderAll);
   renderAll();
-  Promise.all([loadCards(), api.botKinds().then((k) => { st.botKinds = k; })])
+  Promise.all([loadCatalogues(), api.botKinds().then((k) => { st.botKinds = k; }),
+    api.games().then((d) => { for (const g of d.games) st.games[g.name] = g; }).catch(() => {})])
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 
