@@ -104,7 +104,9 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
     expect(ben.get_by_test_id("toast")).to_have_text(
         "A bot plays your seat now; you can take it back.")
     expect(ben.get_by_test_id("take-back")).to_be_visible()  # issue 12: he may return
-    expect(ben.get_by_test_id("spectator-badge")).to_be_visible()
+    # Still this seat's person, not a spectator (the newcomer's finding): a bot plays it.
+    expect(ben.get_by_test_id("me-bot-badge")).to_be_visible()
+    expect(ben.get_by_test_id("spectator-badge")).to_have_count(0)
     expect(ben.locator("[data-testid^=act-]:not([disabled])")).to_have_count(0)
     for page in (owner, ben):
         expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended",
