@@ -529,10 +529,7 @@ class TableRun:
         """Create the table, take every seat, connect all sockets, then start the game."""
         cfg = self.cfg
         summary = await self._post("/api/tables", {
-            "game": "einauge", "seats": cfg.players,
-            "options": {"end_rule": "round", "color_bonus": False},
-            "name": "load",
-        })
+            "game": cfg.game, "seats": cfg.players, "options": {}, "name": "load"})
         self.id = summary["id"]
         tokens = []
         for i in range(cfg.players):
@@ -676,6 +673,7 @@ class LoadConfig:
     """Parameters of one load run (see ``--help`` for each)."""
 
     url: str = "http://127.0.0.1:8000"
+    game: str = "einauge"
     tables: int = 10
     players: int = 4
     spectators: int = 4
@@ -1364,6 +1362,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="extra argument for `einauge serve` with --spawn-server (repeatable)")
     p.add_argument("--server-dir", type=Path,
                    help="with --spawn-server: run the server of this checkout (default: this one)")
+    p.add_argument("--game", default="einauge", help="the game of every table (default einauge)")
     p.add_argument("--tables", type=int, default=10, help="concurrent tables (default 10)")
     p.add_argument("--players", type=int, default=4, choices=range(2, 6), metavar="N",
                    help="seats per table, 2-5 (default 4)")
@@ -1408,7 +1407,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("bench.load: need --tables >= 1, --spectators >= 0, --rate >= 0, "
                          "--duration > 0")
     cfg = LoadConfig(
-        url=args.url, tables=args.tables, players=args.players, spectators=args.spectators,
+        url=args.url, game=args.game, tables=args.tables, players=args.players,
+        spectators=args.spectators,
         rate=args.rate, jitter=args.jitter, duration=args.duration, warmup=args.warmup,
         until_end=args.until_end, setup_concurrency=args.setup_concurrency,
         redis_url=args.redis_url, server_pid=args.server_pid, seed=args.seed,

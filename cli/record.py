@@ -1,7 +1,9 @@
-"""``einauge record play FILE``: replay a game record, print its public view.
+"""``record play FILE [--seat N]``: replay a game record, print its view.
 
-CONTRACT section 3: one JSON object on stdout and exit 0; an illegal or malformed action
-prints nothing on stdout, names the action's index and the reason on stderr, exits 1.
+The game is the record's ``game`` field (``engine.record_game``; absent: Einauge).
+CONTRACT §3: one JSON object on stdout and exit 0 (the view of seat N with ``--seat``,
+else a spectator's); an illegal or malformed action prints nothing on stdout, names the
+action's index and the reason on stderr, exits 1.
 """
 
 from __future__ import annotations
@@ -10,21 +12,24 @@ import argparse
 import json
 import sys
 
-from engine.einauge.record import RecordError, replay_record
-from engine.einauge.view import public_view
+from engine import record_game
+from engine.game import RecordError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``record play``."""
     record = sub.add_parser("record", help="work with game records (CONTRACT section 1)")
     rsub = record.add_subparsers(dest="record_command", required=True)
-    play = rsub.add_parser("play", help="replay a record and print its public view as JSON")
+    play = rsub.add_parser("play", help="replay a record and print its view as JSON")
     play.add_argument("file", help="record file (JSON); - reads standard input")
+    play.add_argument("--seat", type=int, metavar="N",
+                      help="print what seat N sees (its own hand too); default: a spectator")
     play.set_defaults(func=run_play)
 
 
 def run_play(args: argparse.Namespace) -> int:
     """Replay ``args.file``; returns 0, or 1 for an illegal or malformed record."""
+    prog = sys.argv[0].rsplit("/", 1)[-1] or "einauge"
     try:
         if args.file == "-":
             text = sys.stdin.read()
@@ -33,12 +38,12 @@ def run_play(args: argparse.Namespace) -> int:
                 text = f.read()
         record = json.loads(text)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        print(f"einauge: cannot read record {args.file}: {e}", file=sys.stderr)
+        print(f"{prog}: cannot read record {args.file}: {e}", file=sys.stderr)
         return 1
     try:
-        state, _ = replay_record(record)
+        view = record_game(record).record_view(record, getattr(args, "seat", None))
     except RecordError as e:
-        print(f"einauge: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
         return 1
-    print(json.dumps(public_view(state)))
+    print(json.dumps(view))
     return 0

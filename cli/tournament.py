@@ -1,10 +1,11 @@
-"""``einauge tournament``: bots against each other, with seat rotation and a strength table.
+"""``tournament``: bots of one game (``--game``) against each other, with seat rotation and
+a strength table.
 
 Game ``i`` is played with seed ``<seed>-<i>``; the line-up (``--bots``, repeated to fill
 ``--players`` seats) is rotated by ``i`` seats, so every bot plays every seat equally
 often over a multiple of ``--players`` games. Per bot kind it reports the win rate (a
 shared win counts as 1/k for k winners) with a 95 % Wilson score interval, the mean final
-jewels, the mean margin (own total minus the best other seat's total) and the mean
+score (Einauge: jewels), the mean margin (own total minus the best other seat's total) and the mean
 thinking time per move. ``--jobs`` plays games in parallel processes; the results do not
 depend on it when the budget is iterations (a time budget depends on the machine anyway).
 """
@@ -19,8 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cli.gameopts import add_game_arguments, chosen
 from engine import get_game
-from engine.bots import KINDS, make_bot
+from engine.bots import SEARCH_KINDS, kinds, make_bot
 from engine.selfplay import play_game
 
 Z95 = 1.959963984540054
@@ -89,25 +91,26 @@ class GameResult:
     iterations: list[int]
 
 
-def play_one(job: tuple[int, str, list[str], int | None, float | None, dict[str, Any]]
+def play_one(job: tuple[int, str, list[str], int | None, float | None, dict[str, Any], str]
              ) -> GameResult:
     """Play game ``index`` of a tournament (a top-level function, for process pools)."""
-    index, seed, line, iterations, budget_ms, options = job
-    game = get_game("einauge")
+    index, seed, line, iterations, budget_ms, options, game_name = job
+    game = get_game(game_name)
     kinds = seating(line, index)
     game_seed = f"{seed}-{index}"
     bots = []
     for seat, kind in enumerate(kinds):
         params: dict[str, Any] = {}
-        if kind == "mcts":
+        if kind in SEARCH_KINDS:
             params = {"iterations": iterations, "ms": budget_ms,
                       "clock": time.perf_counter if budget_ms else None}
             if iterations is None and budget_ms is None:
                 params = {}
-        bots.append(_Timed(make_bot(kind, f"{game_seed}/{seat}", **params)))
+        bots.append(_Timed(make_bot(kind, f"{game_seed}/{seat}", game=game, **params)))
     names = [f"{k}{s}" for s, k in enumerate(kinds)]
     played = play_game(game, names, options, game_seed, bots)
-    result = played.state.result
+    result = game.result(played.state)
+    assert result is not None  # play_game returns only once the game has ended
     totals = [sc["total"] for sc in result["scores"]]
     winners = result["winners"]
     shares = [1 / len(winners) if s in winners else 0.0 for s in range(len(kinds))]
@@ -152,7 +155,7 @@ def summarize(results: Sequence[GameResult]) -> dict[str, KindStats]:
 
 def table(stats: dict[str, KindStats]) -> str:
     """The results as a Markdown table."""
-    lines = ["| bot | seat-games | win rate | 95% CI (Wilson) | mean jewels | mean margin "
+    lines = ["| bot | seat-games | win rate | 95% CI (Wilson) | mean total | mean margin "
              "| ms/move | iterations/search |", "|---|---:|---:|---|---:|---:|---:|---:|"]
     for kind, k in stats.items():
         lo, hi = wilson(k.wins, k.seats)
@@ -168,40 +171,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``tournament``."""
     p = sub.add_parser("tournament", help="play bots against each other, with seat rotation")
     p.add_argument("--bots", required=True,
-                   help=f"comma-separated line-up of bot kinds ({', '.join(KINDS)}), "
-                        "repeated to fill the seats, e.g. greedy,mcts")
-    p.add_argument("--players", type=int, default=2, choices=range(2, 6), metavar="N",
-                   help="players per game, 2-5 (default 2)")
+                   help="comma-separated line-up of bot kinds of the game (e.g. random, "
+                        "greedy, mcts), repeated to fill the seats, e.g. greedy,mcts")
+    p.add_argument("--players", type=int, default=2, metavar="N",
+                   help="players per game, within the game's range (default 2)")
     p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     p.add_argument("--seed", default="1", help="base seed; game i uses '<seed>-<i>'")
     p.add_argument("--budget-ms", type=float, help="mcts time limit per move, milliseconds")
     p.add_argument("--iterations", type=int,
                    help="mcts iterations per move (default: level 3 unless --budget-ms)")
     p.add_argument("--jobs", type=int, default=1, help="games played in parallel (processes)")
-    p.add_argument("--end-rule", choices=("round", "one_more_turn"), default="round")
-    p.add_argument("--color-bonus", action="store_true", help="play the color-bonus variant")
+    add_game_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the tournament and print the table; returns 0."""
-    kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
-    bad = [k for k in kinds if k not in KINDS]
-    if not kinds or bad:
-        raise SystemExit(f"einauge tournament: unknown bot kind(s) {bad}; "
-                         f"expected: {', '.join(KINDS)}")
+    known = kinds(args.game)
+    line_kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
+    bad = [k for k in line_kinds if k not in known]
+    if not line_kinds or bad:
+        raise SystemExit(f"tournament: unknown {args.game} bot kind(s) {bad}; "
+                         f"expected: {', '.join(known)}")
     if args.games < 1 or args.jobs < 1:
-        raise SystemExit("einauge tournament: --games and --jobs must be at least 1")
+        raise SystemExit("tournament: --games and --jobs must be at least 1")
     if args.budget_ms is not None and args.budget_ms <= 0:
-        raise SystemExit("einauge tournament: --budget-ms must be positive")
+        raise SystemExit("tournament: --budget-ms must be positive")
     if args.iterations is not None and args.iterations < 1:
-        raise SystemExit("einauge tournament: --iterations must be at least 1")
+        raise SystemExit("tournament: --iterations must be at least 1")
     try:
-        line = lineup(kinds, args.players)
+        line = lineup(line_kinds, args.players)
     except ValueError as e:
-        raise SystemExit(f"einauge tournament: {e}") from None
-    options = {"end_rule": args.end_rule, "color_bonus": args.color_bonus}
-    jobs = [(i, args.seed, line, args.iterations, args.budget_ms, options)
+        raise SystemExit(f"tournament: {e}") from None
+    game, options = chosen(args, args.players, "tournament")
+    jobs = [(i, args.seed, line, args.iterations, args.budget_ms, options, game.name)
             for i in range(args.games)]
     t0 = time.perf_counter()
     if args.jobs == 1:
@@ -213,8 +216,8 @@ def run(args: argparse.Namespace) -> int:
     budget = (f"mcts budget: {args.budget_ms:g} ms/move" if args.budget_ms else "")
     if args.iterations:
         budget += (", " if budget else "mcts budget: ") + f"{args.iterations} iterations/move"
-    print(f"games: {args.games}  players: {args.players}  line-up: {','.join(line)}  "
-          f"seed: {args.seed}  {budget}  options: {options}")
+    print(f"game: {game.name}  games: {args.games}  players: {args.players}  "
+          f"line-up: {','.join(line)}  seed: {args.seed}  {budget}  options: {options}")
     print(f"wall time: {elapsed:.1f} s with {args.jobs} job(s)")
     print(table(summarize(results)))
     return 0

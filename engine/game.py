@@ -16,7 +16,8 @@ Everything here is pure: no I/O, no clock, no global random state.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import random
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar
 
 Viewer = int | None
@@ -39,6 +40,18 @@ class IllegalAction(Exception):
     def to_dict(self) -> dict[str, str]:
         """``{"code": …, "message": …}``, the wire form of the error."""
         return {"code": self.code, "message": self.message}
+
+
+class RecordError(ValueError):
+    """A game record that does not replay: ``index`` is the failing action's index
+    (``None`` when the record itself is malformed), ``reason`` says why in a sentence.
+    Shared by every game, so a caller catches one class whatever the record's game."""
+
+    def __init__(self, index: int | None, reason: str) -> None:
+        where = "record" if index is None else f"action {index}"
+        super().__init__(f"{where}: {reason}")
+        self.index = index
+        self.reason = reason
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -82,8 +95,10 @@ class Codec:
     """Maps wire names to message classes and back, for one family (events or actions).
 
     ``decode`` raises ``IllegalAction("bad_message", …)`` for an unknown ``type``, a missing
-    field or an unexpected field; it does not check field types (the game does, in
-    ``decide``, where it can name the rule).
+    field or an unexpected field. Field types are the game's check, in ``decide``: a wrong
+    one is ``IllegalAction("bad_action", …)`` (docs/rules.md, docs/rules-keltis.md), so
+    for any decoded action ``decide`` returns events or raises ``IllegalAction``, and any
+    other exception is an engine bug (the server reports it as one, never as bad input).
     """
 
     def __init__(self, classes: Sequence[type[Message]]) -> None:
@@ -116,27 +131,43 @@ class Codec:
 
 
 class Game(Protocol):
-    """What the server, the bots and the tools need from a game.
+    """What the server, the CLI, the bots and the tools need from a game: nothing outside
+    a game's package calls anything else of it.
 
     ``S`` is the game's state type, opaque to everyone but the game. ``evolve`` may update
-    the state it is given in place and returns the state to use next (replay is
+    the state it is given in place and returns the state to use next (``replay`` is
     ``functools.reduce(game.evolve, events, game.initial_state())``); ``decide`` and
-    every other method never change the state they are given.
+    every other method never change the state they are given, except ``play``.
     """
 
     name: str
+    """The registry key, also the ``game`` field of records and tables."""
+    title: str
+    """The game's name for people (lobby, page titles)."""
     min_players: int
     max_players: int
     events: Codec
     actions: Codec
     uniform_view: bool
     """True when ``view`` and ``project`` are the same for every viewer (no hidden hands)."""
+    options_schema: Mapping[str, Any]
+    """JSON Schema (draft 2020-12) of the table options, with defaults: what the lobby's
+    form is generated from. ``check_options`` is the check; this only describes it."""
+    deck_only_options: frozenset[str]
+    """Options that only shape the shuffle: a record with a ``deck`` has had them applied
+    already, so its replay leaves them out (Einauge's ``removed_colors``)."""
 
-    def start(self, players: Sequence[str], options: Mapping[str, Any], seed: str) -> list[Message]:
+    def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
+        """The options as the game uses them (defaults filled in), for ``players`` seats.
+        Raises ``ValueError`` naming the bad option (unknown key, wrong type or value)."""
+        ...
+
+    def start(self, players: Sequence[str], options: Mapping[str, Any] | None, seed: str,
+              deck: Sequence[str] | None = None) -> list[Message]:
         """The events that set a new game up (the first is ``game_started``).
 
-        ``players`` are display names in seat order; ``seed`` decides all chance.
-        Raises ``ValueError`` for bad players or options.
+        ``players`` are display names in seat order; ``seed`` decides all chance (``deck``:
+        a given deck instead). Raises ``ValueError`` for bad players, options or deck.
         """
         ...
 
@@ -148,11 +179,20 @@ class Game(Protocol):
         """Apply one event; returns the new state (possibly the same object, updated)."""
         ...
 
+    def replay(self, events: Sequence[Message]) -> Any:
+        """The state after ``events``, folded from ``initial_state()``."""
+        ...
+
     def decide(self, state: Any, action: Message) -> list[Message]:
         """The events an action causes, up to the next decision a player must make.
 
-        Raises ``IllegalAction`` with a stable code; never changes ``state``.
+        Raises ``IllegalAction`` with a stable code; never changes ``state``. Any other
+        exception is a bug of the engine (the action was well-typed: ``Codec.decode``).
         """
+        ...
+
+    def play(self, state: Any, action: Message) -> list[Message]:
+        """``decide``, and the events applied to ``state`` (self-play, search, records)."""
         ...
 
     def to_move(self, state: Any) -> tuple[int, ...]:
@@ -163,18 +203,83 @@ class Game(Protocol):
         """Exactly the actions ``decide`` accepts from ``seat`` now."""
         ...
 
+    def action_details(self, state: Any, seat: int) -> list[dict[str, Any]] | None:
+        """What each of ``legal_actions(state, seat)`` would do now, in the same order (a
+        game that describes its actions, e.g. Einauge's costs and payouts: the prompt's
+        ``details``, docs/protocol.md §2), or ``None``: the game describes none."""
+        ...
+
     def is_over(self, state: Any) -> bool:
         """True once the game has ended."""
         ...
 
+    def result(self, state: Any) -> dict[str, Any] | None:
+        """The final result of CONTRACT §3 (``scores``, ``winners``, …), ``None`` before
+        the end."""
+        ...
+
     def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
-        """What ``viewer`` may see of the state, as a plain dict."""
+        """What ``viewer`` may see of the state, as a plain dict (for clients)."""
+        ...
+
+    def public_view(self, state: Any, viewer: Viewer = None) -> dict[str, Any]:
+        """Exactly CONTRACT §3's view of ``viewer`` (what ``record play`` prints)."""
         ...
 
     def project(self, event: Message, viewer: Viewer) -> dict[str, Any] | None:
-        """The wire form of ``event`` as ``viewer`` may see it (``None``: nothing at all).
+        """The wire form of ``event`` as ``viewer`` may see it (``None``: nothing at all;
+        the server then sends that viewer nothing for the event).
 
         For ``viewer=None`` (a spectator) it is also what the hash chain links
         (``engine.chain``, docs/fairness.md §5): heads are sent to everyone, so it must
         hold nothing hidden, and everything hidden must follow from the seed."""
+        ...
+
+    def observation(self, state: Any, seat: int) -> Any:
+        """What ``seat`` knows now, and nothing more: the input of a bot. It has at least
+        ``seat``, and ``legal`` (the seat's legal actions) when the game has bots that
+        search (``engine.bots.SEARCH_KINDS``); picklable; equal for two states that
+        differ only in what ``seat`` cannot see. Raises ``ValueError`` for a seat not at
+        the table or a game not started."""
+        ...
+
+    def sample(self, observation: Any, rng: random.Random) -> Any:
+        """A full state consistent with ``observation`` (OpenSpiel's
+        ``resample_from_infostate``), the hidden part drawn uniformly with ``rng``; the
+        rules play on it as on any state."""
+        ...
+
+    def setup_deck(self, events: Sequence[Message]) -> list[str]:
+        """The deck dealt by ``game_started`` (top first), as the record's ``deck``."""
+        ...
+
+    def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str) -> list[str]:
+        """The deck the shuffle of CONTRACT §2 gives for ``seed`` (what ``verify`` checks
+        a record's deck against). Raises ``ValueError`` when no shuffle is defined for
+        ``players`` or the options are bad."""
+        ...
+
+    def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,
+                    deck: Sequence[str], actions: Sequence[Message | Mapping[str, Any]],
+                    **extra: Any) -> dict[str, Any]:
+        """A game record in the layout of CONTRACT §1 (``extra`` fields appended)."""
+        ...
+
+    def replay_record(self, record: Mapping[str, Any]) -> tuple[Any, list[Message]]:
+        """The final state and every event of ``record``; raises ``RecordError``."""
+        ...
+
+    def record_view(self, record: Mapping[str, Any], seat: int | None = None
+                    ) -> dict[str, Any]:
+        """What ``record play FILE [--seat N]`` prints (CONTRACT §3). Raises
+        ``RecordError``, also for a seat not at the table."""
+        ...
+
+    def bots(self) -> Mapping[str, Callable[..., Any]]:
+        """Bot classes by kind (``random`` first), for ``engine.bots.make_bot``."""
+        ...
+
+    def catalogue(self) -> dict[str, Any]:
+        """The card catalogue for clients (``GET /api/games/{name}/cards``): what each
+        card id shows, so no client derives a rule from an id."""
         ...

@@ -40,9 +40,9 @@ def play_game(game: Game, players: Sequence[str], options: Mapping[str, Any], se
     bug guard: the rules end every game far sooner).
     """
     events = list(game.start(players, options, seed))
-    state = game.replay(events)  # type: ignore[attr-defined]
+    state = game.replay(events)
     actions: list[Message] = []
-    play = game.play  # type: ignore[attr-defined]
+    play = game.play
     for _ in range(MAX_ACTIONS):
         seats = game.to_move(state)
         if not seats:
@@ -67,7 +67,7 @@ def random_playout(game: Game, state: Any, rng: random.Random,
     """
     to_move = game.to_move
     legal_actions = game.legal_actions
-    play = game.play  # type: ignore[attr-defined]
+    play = game.play
     randrange = rng.randrange
     for n in range(max_actions):
         seats = to_move(state)

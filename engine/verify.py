@@ -3,12 +3,14 @@
 A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``commitment``,
 ``contributions``, ``table_id``, ``head`` and ``result``) is checked by named checks:
 
-- ``fields``: the record is an Einauge record whose fields have the right types; a service
-  record (one carrying any of the trust fields) must carry all of them.
+- ``fields``: the record is a record of a registered game (its ``game`` field, default
+  Einauge: ``engine.record_game``) whose fields have the right types; a service record
+  (one carrying any of the trust fields) must carry all of them.
 - ``commitment``: ``SHA-256(server_seed)`` equals ``commitment`` (CONTRACT section 2).
 - ``seed``: ``server_seed`` joined with the contributions rebuilds ``seed``.
-- ``deck``: the shuffle of ``seed`` gives exactly the recorded ``deck``.
-- ``replay``: the actions replay legally (``engine.einauge.record.replay_record``); in a
+- ``deck``: the game's shuffle of ``seed`` (``Game.shuffled_deck``) gives exactly the
+  recorded ``deck``.
+- ``replay``: the actions replay legally (``Game.replay_record``); in a
   service record the options and actions are also written exactly as the service writes
   them (defaults filled in, actions in wire form).
 - ``result``: the replayed result equals the recorded ``result``, and the record's
@@ -32,12 +34,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import DEFAULT_GAME, GAMES, record_game
 from engine.chain import heads, public_events
-from engine.einauge.actions import ACTIONS
-from engine.einauge.cards import COLORS_IN_PLAY
-from engine.einauge.game import EINAUGE
-from engine.einauge.record import RecordError, replay_record
-from engine.einauge.setup import shuffled_deck
+from engine.game import Game, RecordError
 from engine.seat_control import SeatControllerChanged
 from engine.shuffle import combine_seed
 
@@ -126,6 +125,12 @@ def _dict_difference(got: Any, want: Any, path: str = "result") -> str:
     return f"{path} is {_short(got)} in the record, {_short(want)} in the replay"
 
 
+def _article(title: str) -> str:
+    """``an Einauge sei wachsam!`` / ``a Keltis: …``: the first word of a game's title."""
+    word = title.split()[0].rstrip(":!")
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def _json_key(value: Any) -> str:
     """A type-exact comparison key: Python's ``==`` says ``1 == 1.0 == True``, JSON does not."""
     return json.dumps(value, sort_keys=True)
@@ -134,8 +139,9 @@ def _json_key(value: Any) -> str:
 def _fields(record: Mapping[str, Any]) -> list[str]:
     """Problems with the record's fields, as sentences (empty: fine)."""
     problems = []
-    if record.get("game", "einauge") != "einauge":
-        problems.append(f"game is {_short(record.get('game'))}, not 'einauge'")
+    if not isinstance(name := record.get("game", DEFAULT_GAME), str) or name not in GAMES:
+        problems.append(f"game is {_short(record.get('game'))}, not one of "
+                        f"{', '.join(map(repr, GAMES))}")
     players = record.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         problems.append("players must be a list of names")
@@ -205,31 +211,35 @@ def _check_seed(record: Mapping[str, Any]) -> Check:
     return Check("seed", PASS, f"server_seed + {len(contributions)} contribution(s) = seed")
 
 
-def _check_deck(record: Mapping[str, Any]) -> Check:
+def _check_deck(game: Game | None, record: Mapping[str, Any]) -> Check:
     seed, deck, players = record.get("seed"), record.get("deck"), record.get("players")
     if seed is None or deck is None:
         return Check("deck", NOT_RUN, "needs seed and deck")
     if not isinstance(seed, str) or not isinstance(deck, list) or not isinstance(players, list):
         return Check("deck", NOT_RUN, "seed, deck and players have wrong types")
-    if len(players) not in COLORS_IN_PLAY:
+    if game is None:
+        return Check("deck", NOT_RUN, "the record names no known game")
+    if not game.min_players <= len(players) <= game.max_players:
         return Check("deck", NOT_RUN, f"{len(players)} players: no shuffle is defined")
     options = record.get("options") or {}
-    removed = options.get("removed_colors") if isinstance(options, Mapping) else None
-    if removed is not None and not (isinstance(removed, list)
-                                    and all(isinstance(c, str) for c in removed)):
-        return Check("deck", FAIL, "options.removed_colors must be a list of colors")
-    want = shuffled_deck(len(players), seed, removed)
+    try:
+        want = game.shuffled_deck(len(players), options if isinstance(options, Mapping)
+                                  else {}, seed)
+    except ValueError as e:
+        return Check("deck", FAIL, str(e))
     if deck != want:
         return Check("deck", FAIL, _first_difference(deck, want))
     return Check("deck", PASS, f"the shuffle of seed gives the recorded {len(deck)} cards")
 
 
-def _replayable(record: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The record as ``replay_record`` takes it: with a deck, ``removed_colors`` has done
-    its work in the deck check (CONTRACT §1: the deck decides the colors in play)."""
+def _replayable(game: Game, record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The record as ``replay_record`` takes it: with a deck, the game's deck-only options
+    (Einauge's ``removed_colors``) have done their work in the deck check (CONTRACT §1:
+    the deck decides the colors in play)."""
     options = record.get("options")
-    if "deck" in record and isinstance(options, Mapping) and "removed_colors" in options:
-        options = {k: v for k, v in options.items() if k != "removed_colors"}
+    drop = game.deck_only_options
+    if "deck" in record and isinstance(options, Mapping) and drop & options.keys():
+        options = {k: v for k, v in options.items() if k not in drop}
         return {**record, "options": options}
     return record
 
@@ -238,19 +248,19 @@ def _is_service(record: Mapping[str, Any]) -> bool:
     return any(f in record for f in TRUST_FIELDS)
 
 
-def _not_as_written(record: Mapping[str, Any], events: list[Any]) -> str | None:
+def _not_as_written(game: Game, record: Mapping[str, Any], events: list[Any]) -> str | None:
     """Why a service record's options or actions differ from the form the service writes,
     or ``None``. The service writes the options as the game used them (defaults filled
     in) and each action in its wire form (``ACTIONS.decode(a).to_dict()``); other
     spellings of the same game (``{}`` for the default options, ``"row": null``) would
     replay to the same chain, so in a service record they count as tampering."""
     options = record.get("options") or {}
-    written = {k: v for k, v in options.items() if k != "removed_colors"}
+    written = {k: v for k, v in options.items() if k not in game.deck_only_options}
     used = events[0].to_dict().get("options")
     if _json_key(written) != _json_key(used):
         return f"options are {_short(written)}, the game used {_short(used)}"
     for i, action in enumerate(record.get("actions", [])):
-        wire = ACTIONS.decode(action).to_dict()
+        wire = game.actions.decode(action).to_dict()
         if _json_key(action) != _json_key(wire):
             return f"action {i}: {_short(action)} is not in wire form {_short(wire)}"
     return None
@@ -300,23 +310,30 @@ def verify_record(record: Any) -> Report:
             add(Check(name, NOT_RUN, "no record"))
         return report
     problems = _fields(record)
+    try:
+        game: Game | None = record_game(record)
+    except RecordError:
+        game = None
     add(Check("fields", FAIL, "; ".join(problems)) if problems else
-        Check("fields", PASS, "an Einauge record with well-typed fields"))
+        Check("fields", PASS, f"{_article(game.title)} record with well-typed fields"))
     add(_check_commitment(record))
     add(_check_seed(record))
-    add(_check_deck(record))
+    add(_check_deck(game, record))
 
     events = None
     try:
-        state, events = replay_record(_replayable(record))
+        if game is None:
+            raise RecordError(None, f"no game {record.get('game')!r}")
+        state, events = game.replay_record(_replayable(game, record))
     except RecordError as e:
         add(Check("replay", FAIL, str(e)))
     except Exception as e:  # an engine bug must not hide behind a crash: report, fail
         add(Check("replay", FAIL, f"the engine raised {type(e).__name__}: {e}"))
     else:
         actions = record.get("actions", [])
-        ended = "the game ended" if state.result is not None else "the game has not ended"
-        odd = _not_as_written(record, events) if _is_service(record) else None
+        result = game.result(state)
+        ended = "the game ended" if result is not None else "the game has not ended"
+        odd = _not_as_written(game, record, events) if _is_service(record) else None
         if odd:
             add(Check("replay", FAIL, odd))
         else:
@@ -326,12 +343,12 @@ def verify_record(record: Any) -> Report:
         add(Check("result", NOT_RUN, "the record has no result"))
     elif events is None:
         add(Check("result", NOT_RUN, "needs a successful replay"))
-    elif _json_key(record["result"]) != _json_key(state.result):
-        add(Check("result", FAIL, _dict_difference(record["result"], state.result)))
+    elif _json_key(record["result"]) != _json_key(result):
+        add(Check("result", FAIL, _dict_difference(record["result"], result)))
     elif (odd := _resigned_differs(record, events)) is not None:
         add(Check("result", FAIL, odd))
     else:
-        add(Check("result", PASS, _result_detail(state.result, _resigned_seats(events))))
+        add(Check("result", PASS, _result_detail(result, _resigned_seats(events))))
 
     table_id, commitment, head = (record.get(k) for k in ("table_id", "commitment", "head"))
     if table_id is None or commitment is None or head is None:
@@ -342,7 +359,7 @@ def verify_record(record: Any) -> Report:
         add(Check("chain", NOT_RUN, "needs a successful replay"))
     else:
         try:
-            last = heads(table_id, commitment, public_events(EINAUGE, events))[-1].hex()
+            last = heads(table_id, commitment, public_events(game, events))[-1].hex()
         except ValueError as e:
             add(Check("chain", FAIL, f"an event has no canonical form: {e}"))
         else:

@@ -27,18 +27,20 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from engine.einauge.observation import Observation
+Observation = Any
+"""A game's observation (``Game.observation``): picklable, what the seat may know."""
 
 T = TypeVar("T")
 
 
-def think(kind: str, seed: str, level: int | None, obs: Observation) -> dict[str, Any]:
-    """One move of a fresh ``make_bot(kind, seed, level=level)`` on ``obs`` with its
-    default budget, as the action's wire dict. Runs in a worker process (or thread).
-    Raises ``ValueError`` for a bad spec or a seat with no legal action."""
+def think(game: str, kind: str, seed: str, level: int | None,
+          obs: Observation) -> dict[str, Any]:
+    """One move of a fresh ``make_bot(kind, seed, game=game, level=level)`` on ``obs``
+    with its default budget, as the action's wire dict. Runs in a worker process (or
+    thread). Raises ``ValueError`` for a bad spec or a seat with no legal action."""
     from engine.bots import make_bot
 
-    bot = make_bot(kind, seed, level=level)
+    bot = make_bot(kind, seed, game=game, level=level)
     return bot.act(obs, bot.budget).to_dict()
 
 
@@ -84,11 +86,11 @@ class BotPool:
                 initializer=_warm, initargs=(os.getpid(),))
         return self._pool
 
-    async def think(self, kind: str, seed: str, level: int | None,
+    async def think(self, game: str, kind: str, seed: str, level: int | None,
                     obs: Observation) -> dict[str, Any]:
         """The wire dict of the bot's action on ``obs``; raises what ``think`` raises,
         and ``BrokenProcessPool`` when a worker died (the next call starts a new pool)."""
-        return await self.run(think, kind, seed, level, obs)
+        return await self.run(think, game, kind, seed, level, obs)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a worker (a thread with 0 workers): other heavy pure work that

@@ -4,11 +4,12 @@ A bot waits until its seat is to move, thinks for ``bot_delay`` seconds (so peop
 follow), picks an action from what its seat may know, and submits it through
 ``Tables.act`` with the action id ``bot:<seq>``: two processes driving the same bot at
 the same seq store it at most once (the append script's idempotency check). Bot kinds are
-the engine's registry (``engine.bots.make_bot``), so a new kind needs no server change.
+the game's (``Game.bots`` through ``engine.bots.make_bot``), so a new game or kind needs
+no server change.
 
 ``random`` decides inline (microseconds). ``greedy`` and ``mcts`` search in the process
-pool of ``server.bot_pool`` on the seat's ``Observation``, with a fresh bot seeded
-``<table id>:<seat>:<seq>`` per move (reproducible, and the same in every process).
+pool of ``server.bot_pool`` on the seat's observation (``Game.observation``), with a
+fresh bot seeded ``<table id>:<seat>:<seq>`` per move (reproducible, and the same in every process).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import contextlib
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from engine.bots import KINDS, make_bot, observe
+from engine import get_game
+from engine.bots import SEARCH_KINDS, kinds, make_bot
 from engine.game import IllegalAction
 from server.bot_pool import BotPool
 from server.logging import get_logger
@@ -30,19 +32,36 @@ INLINE_KINDS = frozenset({"random"})
 """Kinds fast enough to decide on the event loop; the others search in the pool."""
 
 
-def bot_kinds() -> list[str]:
-    """The bot kinds a seat may hold."""
-    return list(KINDS)
+def bot_kinds(game: str) -> list[str]:
+    """The bot kinds a seat of a ``game`` table may hold; ``KeyError`` for no such game."""
+    return list(kinds(get_game(game)))
 
 
-def make(kind: str, table_id: str, seat: int, level: int | None) -> Any:
-    """A bot of ``kind`` seeded from the table id and seat; raises ``ValueError``."""
-    return make_bot(kind, f"{table_id}:{seat}", level=level)
+def bot_list(game: str) -> list[dict[str, Any]]:
+    """``[{"kind": …, "levels": [...]?}]`` of ``game``: what ``GET /api/games`` lists."""
+    from engine.bots import MCTS_LEVELS
+
+    return [{"kind": k, **({"levels": sorted(MCTS_LEVELS)} if k in SEARCH_KINDS else {})}
+            for k in bot_kinds(game)]
 
 
-def check_kind(kind: str, level: int | None) -> None:
-    """Raise ``ValueError`` (with the reason) for a kind/level the registry refuses."""
-    make(kind, "check", 0, level)
+def replacement(game: str, kind: str) -> str:
+    """``kind`` (the configured replacement bot) when ``game`` has it, else the game's
+    ``greedy``, else ``random`` (every game has it)."""
+    offered = bot_kinds(game)
+    if kind in offered:
+        return kind
+    return "greedy" if "greedy" in offered else "random"
+
+
+def make(game: str, kind: str, table_id: str, seat: int, level: int | None) -> Any:
+    """A ``game`` bot of ``kind`` seeded from the table id and seat; raises ``ValueError``."""
+    return make_bot(kind, f"{table_id}:{seat}", game=game, level=level)
+
+
+def check_kind(game: str, kind: str, level: int | None) -> None:
+    """Raise ``ValueError`` (with the reason) for a kind/level the game's bots refuse."""
+    make(game, kind, "check", 0, level)
 
 
 DEFAULT_LEVELS = {"mcts": 3}
@@ -78,8 +97,8 @@ class BotDriver:
 
     async def _play(self, table: LiveTable, seat: int) -> None:
         kind, level = table.bot_of(seat)
-        inline = make(kind, table.id, seat, level) if kind in INLINE_KINDS else None
         game = table.game
+        inline = make(game.name, kind, table.id, seat, level) if kind in INLINE_KINDS else None
         with contextlib.suppress(Unavailable):
             await self.tables.get(table.id, watch=True)
         turn = table.turn[seat]
@@ -120,8 +139,9 @@ class BotDriver:
     async def _search(self, kind: str, level: int | None, table: LiveTable,
                       seat: int) -> dict[str, Any]:
         # The worker gets a snapshot of what the seat may know, never the live state.
-        observation = observe(table.state, seat)
-        return await self.pool.think(kind, f"{table.id}:{seat}:{table.seq}", level, observation)
+        observation = table.game.observation(table.state, seat)
+        return await self.pool.think(table.game.name, kind, f"{table.id}:{seat}:{table.seq}",
+                                     level, observation)
 
 
 QUICK_KINDS = frozenset({"random", "greedy"})
@@ -131,9 +151,11 @@ QUICK_KINDS = frozenset({"random", "greedy"})
 def timeout_move(table: LiveTable, seat: int, kind: str) -> dict[str, Any]:
     """The move a bot makes for ``seat`` whose time ran out, from what the seat may know
     (``Bot.choose`` observes first), seeded ``<table id>:<seat>:<seq>`` so that every
-    process picks the same one. ``kind`` beyond ``QUICK_KINDS`` decides as ``greedy``
-    (a deadline must not wait for a search). Raises ``ValueError`` when the seat
-    cannot act."""
-    kind = kind if kind in QUICK_KINDS else "greedy"
-    bot = make_bot(kind, f"{table.id}:{seat}:{table.seq}")
+    process picks the same one. ``kind`` beyond ``QUICK_KINDS`` (or one the game lacks)
+    decides as the game's ``greedy``, else ``random`` (a deadline must not wait for a
+    search). Raises ``ValueError`` when the seat cannot act."""
+    offered = kinds(table.game)
+    if kind not in QUICK_KINDS or kind not in offered:
+        kind = "greedy" if "greedy" in offered else "random"
+    bot = make_bot(kind, f"{table.id}:{seat}:{table.seq}", game=table.game)
     return bot.choose(table.game, table.state, seat).to_dict()

@@ -33,31 +33,45 @@ SPECTATOR_CHUNK = 256
 
 class Delta:
     """One event for every viewer class: ``dicts[key]`` is the delta message for a class
-    (``key`` is a seat, or ``None`` for spectators; games whose viewers all see the same
-    have only ``None``). Frames are encoded lazily, once per class and encoding."""
+    (``key`` is a seat, or ``None`` for spectators; a seat without an entry gets the
+    spectators' message, and games whose viewers all see the same have only ``None``).
+    A message of ``None`` means that class is sent nothing for this event (the game's
+    projection was ``None``). Frames are encoded lazily, once per class and encoding."""
 
     __slots__ = ("_frames", "_prepared", "dicts", "seq")
 
-    def __init__(self, seq: int, dicts: dict[int | None, dict[str, Any]]) -> None:
+    def __init__(self, seq: int, dicts: dict[int | None, dict[str, Any] | None]) -> None:
         self.seq = seq
         self.dicts = dicts
         self._frames: dict[tuple[int | None, bool], Frame] = {}
         self._prepared: dict[tuple[int | None, bool], tuple[Frame, bytes]] = {}
 
-    def frame(self, key: int | None, binary: bool) -> Frame:
-        """The encoded frame of viewer class ``key`` (``None`` when the class is absent)."""
+    def message(self, key: int | None) -> dict[str, Any] | None:
+        """The delta message viewer class ``key`` is sent (``None``: nothing)."""
+        return self.dicts[key] if key in self.dicts else self.dicts.get(None)
+
+    def frame(self, key: int | None, binary: bool) -> Frame | None:
+        """The encoded frame of viewer class ``key`` (``None``: nothing to send)."""
         if key not in self.dicts:
             key = None
         cached = self._frames.get((key, binary))
         if cached is None:
-            cached = self._frames[(key, binary)] = protocol.encode(self.dicts[key], binary)
+            msg = self.dicts.get(key)
+            if msg is None:
+                return None
+            cached = self._frames[(key, binary)] = protocol.encode(msg, binary)
         return cached
 
-    def prepared(self, key: int | None, binary: bool) -> tuple[Frame, bytes]:
-        """``frame(key, binary)`` and its complete websocket frame (``direct.prepare``)."""
+    def prepared(self, key: int | None, binary: bool) -> tuple[Frame, bytes] | None:
+        """``frame(key, binary)`` and its complete websocket frame (``direct.prepare``);
+        ``None`` when the class is sent nothing."""
+        if key not in self.dicts:
+            key = None
         cached = self._prepared.get((key, binary))
         if cached is None:
             payload = self.frame(key, binary)
+            if payload is None:
+                return None
             cached = self._prepared[(key, binary)] = (payload, prepare(payload))
         return cached
 
@@ -346,13 +360,15 @@ class Room:
                 return
             got = joined.get((key, conn.binary, start))
             if got is None:
-                prepared = [d.prepared(key, conn.binary) for d in batch[start:]]
+                prepared = [p for d in batch[start:]
+                            if (p := d.prepared(key, conn.binary)) is not None]
                 got = joined[(key, conn.binary, start)] = (
                     [p[0] for p in prepared], b"".join(p[1] for p in prepared))
             payloads, wire = got
-            if conn.push_many(payloads, wire):
-                direct += len(payloads)
-            delivered += len(payloads)
+            if payloads:
+                if conn.push_many(payloads, wire):
+                    direct += len(payloads)
+                delivered += len(payloads)
             conn.seq = batch[-1].seq
 
         for seat, conns in tuple(self.players.items()):

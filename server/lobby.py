@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from engine import DEFAULT_GAME, GAMES, Game
 from server import bots, clock, csrf, metrics, protocol, replays, roles
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
@@ -94,6 +95,24 @@ def svc_of(request: Request) -> Any:
     return request.app.state.svc
 
 
+def game_named(name: str, status: int = 400) -> Game:
+    """The registered game ``name``; else ``LobbyError`` (``no_game``, 400 in a body, 404
+    in a path) listing the games."""
+    game = GAMES.get(name)
+    if game is None:
+        raise LobbyError(status, "no_game", f"no game {name!r}; known: {', '.join(GAMES)}")
+    return game
+
+
+def checked_options(game: Game, options: Any, seats: int) -> dict[str, Any]:
+    """The options as ``game`` uses them (``Game.check_options``: validated once, in the
+    engine); a bad one is 400 ``bad_message`` with the game's reason."""
+    try:
+        return game.check_options(options, seats)
+    except ValueError as e:
+        raise protocol.BadMessage(f"options: {e}") from None
+
+
 async def table_or_404(request: Request) -> Any:
     """The live table of the path's ``id``; 404 ``no_table`` when it does not exist or is
     private and the request carries neither its secret nor a token of it."""
@@ -113,7 +132,11 @@ async def table_or_404(request: Request) -> Any:
 async def create_table(request: Request) -> Response:
     svc = svc_of(request)
     req = protocol.parse_body(protocol.CreateTable, await body(request))
-    options = protocol.parse_body(protocol.EinaugeOptions, req.options).model_dump()
+    game = game_named(req.game)
+    if not game.min_players <= req.seats <= game.max_players:
+        raise protocol.BadMessage(f"seats: {game.name} takes {game.min_players}-"
+                                  f"{game.max_players} seats")
+    options = checked_options(game, req.options, req.seats)
     addr = request.client.host if request.client else "?"
     try:
         count = await svc.store.hit(f"create:{addr}", 3600)
@@ -275,8 +298,8 @@ async def set_options(request: Request) -> Response:
 
     def change(meta: TableMeta) -> dict[str, str]:
         roles.require_host(meta, token, "change the options")
-        options = protocol.parse_body(protocol.EinaugeOptions, {**meta.options, **given})
-        meta.options = options.model_dump()
+        meta.options = checked_options(game_named(meta.game), {**meta.options, **given},
+                                       len(meta.seats))
         return {"options": json.dumps(meta.options)}
 
     meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
@@ -291,13 +314,13 @@ async def add_bot(request: Request) -> Response:
     stops acting."""
     svc = svc_of(request)
     req = protocol.parse_body(protocol.AddBot, await body(request))
-    try:
-        bots.check_kind(req.kind, req.level)
-    except ValueError as e:
-        raise LobbyError(400, "bad_bot", str(e)) from None
     level = bots.effective_level(req.kind, req.level)
     token = bearer(request)
     running = await table_or_404(request)
+    try:
+        bots.check_kind(running.meta.game, req.kind, req.level)
+    except ValueError as e:
+        raise LobbyError(400, "bad_bot", str(e)) from None
     if running.meta.status == "running":
         # Stored in the table's stream like every change of who plays a seat.
         from server import takeover
@@ -379,8 +402,9 @@ async def start(request: Request) -> Response:
 
 @guarded
 async def view(request: Request) -> Response:
+    """The current view of the bearer's seat (no or another table's token: a spectator's)."""
     table = await table_or_404(request)
-    return JSONResponse(table.view(None))
+    return JSONResponse(table.view(table.viewer(bearer(request))))
 
 
 @guarded
@@ -400,7 +424,9 @@ async def events(request: Request) -> Response:
         raise Unavailable(str(e)) from None
     from server.tables import project
 
-    projected = [project(table.game, table.decode(e), None) for e in entries]
+    # As the bearer's seat sees them (``null``: an event it sees nothing of).
+    seat = table.viewer(bearer(request))
+    projected = [project(table.game, table.decode(e), seat) for e in entries]
     return JSONResponse({"seq": after + len(projected), "events": projected})
 
 
@@ -444,7 +470,8 @@ async def deltas(request: Request) -> Response:
     except ValueError:
         return error(400, "bad_message", "from must be a number")
     after = min(after, meta.seq)
-    key = ("deltas", table_id, meta.seq, meta.head, after)
+    seat = meta.seat_of(bearer(request))
+    key = ("deltas", table_id, meta.seq, meta.head, after, seat)
     found = svc.replays.cached(key)
     if found is not None:
         return Response(found[1], status_code=found[0], media_type="application/json")
@@ -453,10 +480,12 @@ async def deltas(request: Request) -> Response:
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None
-    # Kept only if the entries are the stream the meta named (no append raced the load).
+    # The deltas the bearer's seat was sent live (a reload keeps its own draws; any other
+    # token reads a spectator's). Kept only if the entries are the stream the meta named
+    # (no append raced the load).
     keep = len(entries) == meta.seq and (not entries or entries[-1]["h"] == meta.head)
     return await _replay_answer(svc, key, replays.stored_deltas, meta.game, len(meta.seats),
-                                entries, after, keep=keep)
+                                entries, after, seat, keep=keep)
 
 
 RECORD_LIMIT = 512 * 1024
@@ -472,11 +501,21 @@ async def replay(request: Request) -> Response:
 
 
 async def bot_list(request: Request) -> Response:
-    from engine.bots import MCTS_LEVELS
+    """The bot kinds of ``?game=`` (default: the default game)."""
+    name = request.query_params.get("game", DEFAULT_GAME)
+    if name not in GAMES:
+        return error(404, "no_game", f"no game {name!r}; known: {', '.join(GAMES)}")
+    return JSONResponse({"bots": bots.bot_list(name)})
 
-    return JSONResponse({"bots": [
-        {"kind": k, **({"levels": sorted(MCTS_LEVELS)} if k == "mcts" else {})}
-        for k in bots.bot_kinds()]})
+
+async def game_list(request: Request) -> Response:
+    """Every game: name, title, seat range, options schema (the lobby's form is generated
+    from it), bot kinds and whether hands are hidden (``uniform_view``)."""
+    return JSONResponse({"games": [
+        {"name": g.name, "title": g.title, "min_players": g.min_players,
+         "max_players": g.max_players, "options_schema": g.options_schema,
+         "bots": bots.bot_list(g.name), "hidden_hands": not g.uniform_view}
+        for g in GAMES.values()]})
 
 
 @guarded
@@ -486,12 +525,12 @@ async def record(request: Request) -> Response:
 
 
 async def cards(request: Request) -> Response:
-    from engine.einauge.cards import CARDS, COLORS
-
-    out = {cid: {"color": c.color, "price": c.price, "sabres": c.sabres, "ducats": c.ducats,
-                 "jewels": c.jewels, "chests": c.chests, "fight_cost": c.fight_cost}
-           for cid, c in CARDS.items()}
-    return JSONResponse({"cards": out, "colors": list(COLORS)})
+    """The game's card catalogue (``Game.catalogue``)."""
+    name = request.path_params["game"]
+    game = GAMES.get(name)
+    if game is None:
+        return error(404, "no_game", f"no game {name!r}; known: {', '.join(GAMES)}")
+    return JSONResponse(game.catalogue())
 
 
 ROUTES = [
@@ -512,5 +551,6 @@ ROUTES = [
     Route("/api/tables/{id}/record", record, methods=["GET"]),
     Route("/api/replay", replay, methods=["POST"]),
     Route("/api/bots", bot_list, methods=["GET"]),
-    Route("/api/games/einauge/cards", cards, methods=["GET"]),
+    Route("/api/games", game_list, methods=["GET"]),
+    Route("/api/games/{game}/cards", cards, methods=["GET"]),
 ]

@@ -26,6 +26,8 @@ from pydantic import (
     ValidationError,
 )
 
+from engine import DEFAULT_GAME, GAMES
+
 MAX_FRAME = 16 * 1024
 
 
@@ -43,8 +45,20 @@ class _Model(BaseModel):
 
 
 Scalar = StrictStr | StrictInt | StrictBool | None
+ActionValue = Scalar | Annotated[list[Annotated[Scalar, Field()]], Field(max_length=8)]
+"""A field of an action: a scalar, or a short list of them (Keltis's ``stone`` names two
+cards); what the fields mean is the game's to check."""
+
+
+def _scalar_type(action: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(action.get("type"), list):
+        raise ValueError("type must be a string, not a list")
+    return action
+
+
 ActionBody = Annotated[dict[Annotated[str, Field(max_length=32)],
-                            Annotated[Scalar, Field()]], Field(max_length=8)]
+                            Annotated[ActionValue, Field()]], Field(max_length=8),
+                       AfterValidator(_scalar_type)]
 
 
 class Hello(_Model):
@@ -189,10 +203,13 @@ TableName = Annotated[str, Field(max_length=64), AfterValidator(lambda v: _clean
 
 
 class CreateTable(_Model):
-    """``POST /api/tables``."""
+    """``POST /api/tables``. The seat count and the options are the game's to check
+    (``Game.check_options``, ``min_players``/``max_players``): the server holds no model
+    of any game's options."""
 
-    game: Literal["einauge"] = "einauge"
-    seats: Annotated[int, Field(ge=2, le=5)]
+    game: Annotated[str, Field(min_length=1, max_length=32)] = DEFAULT_GAME
+    seats: Annotated[int, Field(ge=min(g.min_players for g in GAMES.values()),
+                                le=max(g.max_players for g in GAMES.values()))]
     options: dict[str, Any] = Field(default_factory=dict)
     name: TableName = ""
     private: StrictBool = False
@@ -200,13 +217,6 @@ class CreateTable(_Model):
     time_control: TimeControlBody | None = None
     rated: StrictBool = False
     """Results change ratings; only accounts and bots may sit (``server.ratings``)."""
-
-
-class EinaugeOptions(_Model):
-    """The options of an Einauge table (CONTRACT §1)."""
-
-    end_rule: Literal["round", "one_more_turn"] = "round"
-    color_bonus: StrictBool = False
 
 
 class Join(_Model):

@@ -61,11 +61,13 @@ def bot_name(kind: str, level: int | None) -> str:
 
 
 def bot_names() -> frozenset[str]:
-    """The names of every bot kind's and mcts level's rated account."""
-    from engine.bots import KINDS, MCTS_LEVELS
+    """The names of every bot kind's (of every game) and mcts level's rated account."""
+    from engine import GAMES
+    from engine.bots import MCTS_LEVELS, SEARCH_KINDS
 
-    return frozenset(bot_name(k, lv) for k in KINDS
-                     for lv in (sorted(MCTS_LEVELS) if k == "mcts" else [None]))
+    kinds = {k for game in GAMES.values() for k in game.bots()}
+    return frozenset(bot_name(k, lv) for k in kinds
+                     for lv in (sorted(MCTS_LEVELS) if k in SEARCH_KINDS else [None]))
 
 
 def display(mu: float) -> int:

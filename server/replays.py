@@ -49,7 +49,7 @@ def replay_record(raw: bytes) -> Answer:
     failing action's ``index``). Pure; runs in a worker."""
     from engine import get_game
     from server.records import RecordError, replay
-    from server.tables import replay_deltas, viewer_keys
+    from server.tables import replay_deltas
 
     try:
         data = json.loads(raw) if raw.strip() else {}
@@ -63,17 +63,18 @@ def replay_record(raw: bytes) -> Answer:
     except RecordError as e:
         return _json(400, {"error": {"code": "bad_record", "message": str(e),
                                      "index": e.index}})
-    game = get_game(name)
-    players = len(getattr(events[0], "players", ())) if events else 0
-    built = replay_deltas(game, viewer_keys(game, players), events, [""] * len(events))
-    return _json(200, {"seq": len(events), "deltas": [d.dicts[None] for d in built]})
+    # The replay viewer shows a spectator's view (hands only once the game reveals them).
+    built = replay_deltas(get_game(name), [None], events, [""] * len(events))
+    return _json(200, {"seq": len(events), "deltas": [m for d in built
+                                                      if (m := d.message(None)) is not None]})
 
 
 def stored_deltas(game_name: str, seats: int, entries: list[dict[str, Any]],
-                  after: int) -> Answer:
+                  after: int, viewer: int | None = None) -> Answer:
     """The answer to ``GET /api/tables/{id}/deltas?from=after`` for the stored ``entries``
-    (from seq 1): ``200 {"seq", "deltas"}``, the spectators' deltas after ``after``,
-    identical to the live ones. Pure; runs in a worker."""
+    (from seq 1): ``200 {"seq", "deltas"}``, the deltas after ``after`` that ``viewer``
+    (a seat, ``None``: the spectators) was sent live, identical to them. Pure; runs in a
+    worker."""
     from engine import get_game, seat_control
     from server.tables import replay_deltas, viewer_keys
 
@@ -82,7 +83,8 @@ def stored_deltas(game_name: str, seats: int, entries: list[dict[str, Any]],
     events = [seat_control.decode(game.events, e["e"]) for e in entries]
     built = replay_deltas(game, viewer_keys(game, seats), events, [e["h"] for e in entries],
                           min(after, len(entries)))
-    return _json(200, {"seq": len(entries), "deltas": [d.dicts[None] for d in built]})
+    return _json(200, {"seq": len(entries), "deltas": [m for d in built
+                                                       if (m := d.message(viewer)) is not None]})
 
 
 def catch_up(game_name: str, seats: int, entries: list[dict[str, Any]], after: int,

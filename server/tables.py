@@ -36,6 +36,7 @@ from server.errors import LobbyError
 from server.fanout import Delta, Room
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
+from server.patch import diff
 from server.ratings import bot_uid
 from server.records import make_record
 from server.store import Store
@@ -55,7 +56,7 @@ class Unavailable(Exception):
 def viewer_keys(game: Game, seats: int) -> list[int | None]:
     """The viewer classes deltas are computed for: only ``None`` when the game declares
     ``uniform_view`` (every viewer sees the same), else ``None`` and every seat."""
-    if getattr(game, "uniform_view", False):
+    if game.uniform_view:
         return [None]
     return [None, *range(seats)]
 
@@ -71,6 +72,32 @@ def project(game: Game, event: Message, viewer: int | None) -> dict[str, Any] | 
     return event.to_dict() if seat_control.is_control(event) else game.project(event, viewer)
 
 
+def bases(game: Game, keys: list[int | None], events: list[Message], state: Any
+          ) -> tuple[dict[int | None, dict[str, Any]], dict[int | None, int]]:
+    """Per viewer class, after ``events`` (which folded to ``state``): the view it was
+    last sent (the base of its next patch) and that delta's seq (0: none yet). A class is
+    sent a delta for every event whose projection for it is not ``None``; with the games
+    of today that is every event, and the view is the current one."""
+    last = dict.fromkeys(keys, 0)
+    for seq, event in enumerate(events, 1):
+        for k in keys:
+            if project(game, event, k) is not None:
+                last[k] = seq
+    behind = {k for k in keys if 0 < last[k] < len(events)}
+    views: dict[int | None, dict[str, Any]] = {}
+    if behind:  # a class was sent nothing lately: its base is its view back then
+        earlier = game.initial_state()
+        for seq, event in enumerate(events[:max(last[k] for k in behind)], 1):
+            earlier = evolve(game, earlier, event)
+            for k in behind:
+                if last[k] == seq:
+                    views[k] = game.view(earlier, k)
+    for k in keys:
+        if k not in views:
+            views[k] = game.view(state, k)
+    return views, last
+
+
 def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
                   heads: list[str], after: int = 0) -> list[Delta]:
     """The deltas of ``events`` after seq ``after``, computed exactly as live (``heads``:
@@ -82,7 +109,7 @@ def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
     for event in events[:after]:
         shadow.state = evolve(game, shadow.state, event)
         shadow.seq += 1
-    shadow.views = {k: game.view(shadow.state, k) for k in keys}
+    shadow.views, shadow.last = bases(game, keys, events[:after], shadow.state)
     out = []
     for event, head in zip(events[after:], heads[after:], strict=True):
         shadow.state = evolve(game, shadow.state, event)
@@ -109,6 +136,7 @@ class LiveTable:
         self.head = genesis(meta.id, meta.commitment)
         self.heads: deque[str] = deque([self.head.hex()], maxlen=HEADS_KEPT)
         self.views: dict[int | None, dict[str, Any]] = {}
+        self.last: dict[int | None, int] = {}
         self.ring: deque[Delta] = deque(maxlen=max(ring_size, 1))
         self.room = Room(meta.id)
         self.lock = asyncio.Lock()
@@ -130,6 +158,7 @@ class LiveTable:
 
     def _reset_views(self) -> None:
         self.views = {k: self.game.view(self.state, k) for k in self.keys}
+        self.last = dict.fromkeys(self.keys, 0)
 
     def head_at(self, seq: int) -> str | None:
         """The chain head (hex) after seq ``seq``, if still kept (``HEADS_KEPT``)."""
@@ -174,10 +203,10 @@ class LiveTable:
         return event
 
     def replay(self, entries: list[dict[str, Any]]) -> None:
-        """Fold stored entries into the state without building deltas (rebuild on load)."""
-        for entry in entries:
-            self._fold(entry)
-        self._reset_views()
+        """Fold all stored entries (from seq 1) into the state without building deltas
+        (rebuild on load)."""
+        events = [self._fold(entry) for entry in entries]
+        self.views, self.last = bases(self.game, self.keys, events, self.state)
 
     def apply(self, entries: list[dict[str, Any]], first_seq: int) -> bool:
         """Apply entries whose first has seq ``first_seq``; already applied ones are
@@ -246,21 +275,33 @@ class LiveTable:
         return int(time.time() * 1000)
 
     def _delta(self, event: Message) -> Delta:
-        dicts: dict[int | None, dict[str, Any]] = {}
+        """The delta of ``event`` for every viewer class: its projection and an RFC 6902
+        patch (``server.patch``) from the view that class was last sent. A ``None``
+        projection sends that class nothing (its message is ``None``) and keeps its last
+        view, so its next patch covers both changes; that next delta then names the seq
+        of the class's previous delta in ``prev`` (a client checks it instead of
+        ``seq - 1``). A seat whose message equals the spectators' shares their frame."""
+        dicts: dict[int | None, dict[str, Any] | None] = {}
         head = self.head.hex()
+        seq = self.seq
         for k in self.keys:
+            projected = project(self.game, event, k)
+            if projected is None:
+                dicts[k] = None
+                continue
             view = self.game.view(self.state, k)
-            # The first event's patch is the whole view: folding patches 1…k from {}
-            # gives the view at k (the replay viewer relies on it).
-            before = self.views.get(k, {}) if self.seq > 1 else {}
-            patch = {key: value for key, value in view.items() if before.get(key) != value}
-            self.views[k] = view
-            msg = {"t": "delta", "seq": self.seq, "event": project(self.game, event, k),
-                   "patch": patch, "head": head}
-            if k is not None and msg == dicts.get(None):
+            # A class's first delta patches the whole document: folding patches 1…k from
+            # any document gives the view at k (the replay viewer relies on it).
+            last = self.last.get(k, 0)
+            msg = {"t": "delta", "seq": seq, "event": projected,
+                   "patch": diff(self.views.get(k) if last else None, view), "head": head}
+            if last != seq - 1:
+                msg["prev"] = last
+            self.views[k], self.last[k] = view, seq
+            if k is not None and None in dicts and msg == dicts[None]:
                 continue  # same as the spectators': share their frame
             dicts[k] = msg
-        return Delta(self.seq, dicts)
+        return Delta(seq, dicts)
 
     def _after_change(self) -> None:
         for seat in self.game.to_move(self.state):
@@ -286,14 +327,21 @@ class LiveTable:
         describes them (``action_details``), what each would cost and pay out, in the
         same order (docs/protocol.md §2)."""
         msg: dict[str, Any] = {"t": "prompt", "seq": self.seq, "legal_actions": self.legal(seat)}
-        describe = getattr(self.game, "action_details", None)
-        if describe is not None:
-            msg["details"] = describe(self.state, seat)
+        details = self.game.action_details(self.state, seat)
+        if details is not None:
+            msg["details"] = details
         return msg
 
     def view(self, viewer: int | None) -> dict[str, Any]:
-        """The current view for ``viewer``."""
-        return self.views.get(viewer) or self.views[None]
+        """The current view for ``viewer`` (a seat of a game whose viewers all see the
+        same has no class of its own: the spectators' view). An empty view is a view."""
+        return self.views[viewer] if viewer in self.views else self.views[None]
+
+    def viewer(self, token: str | None) -> int | None:
+        """The seat whose views ``token`` may read (``None``: a spectator's). A wrong or
+        stale token reads what a spectator reads: history endpoints refuse nothing, they
+        only never show more than the token may see."""
+        return self.meta.seat_of(token) if token else None
 
     # ---- deltas for a reconnect ----------------------------------------------------------
 
@@ -707,8 +755,6 @@ class Tables:
                         if done is not None:
                             return await self._caught_up(table, done)
                         raise
-                    except (TypeError, ValueError, KeyError, AttributeError) as e:
-                        raise IllegalAction("bad_message", f"malformed action: {e}") from None
                     prev = table.head.hex()
                     entries, head = table.chain(events, action, len(prefix))
                     extra = await self._clocked(table, entries, seat, timed_out,
@@ -743,7 +789,9 @@ class Tables:
         count = (table.clock.timeouts[seat] if table.clock else 0) + 1
         out: list[Message] = [seat_control.SeatTimedOut(seat, count)]
         if count >= self.settings.timeouts_to_bot:
-            kind = self.settings.replacement_bot
+            from server.bots import replacement  # server.bots imports this module
+
+            kind = replacement(table.meta.game, self.settings.replacement_bot)
             out.append(seat_control.SeatControllerChanged(
                 seat, "bot", "timeout", kind, self._level(kind)))
         return out
@@ -838,8 +886,7 @@ class Tables:
             self.spawn(self._finish(table))
 
     async def _finish(self, table: LiveTable) -> None:
-        view = table.game.view(table.state, None)
-        result = view.get("result") if isinstance(view, dict) else None
+        result = table.game.result(table.state)
         winners = result.get("winners") if isinstance(result, dict) else None
         if winners is not None:  # a resigned seat cannot win (docs/rules.md, "Resigning")
             winners = [w for w in winners if not table.control.resigned(w)]
@@ -1103,12 +1150,10 @@ class Tables:
         actions = [e["a"] for e in entries if "a" in e]
         meta = table.meta
         seed = combine_seed(meta.server_seed, meta.contributions)
-        setup_deck = getattr(game, "setup_deck", None)
-        deck = setup_deck(events) if setup_deck else []
-        final = table.game.view(table.state, None)
+        deck = game.setup_deck(events)
         # The players the game was dealt to (its first event), not the seats' occupants
         # now: a seat handed to a bot stays its player's in the replay and the chain.
-        players = list(getattr(events[0], "players", None) or meta.players())
+        players = list(events[0].to_dict().get("players") or meta.players())
         # A deleted account's name goes from the record (docs/protocol.md, "Deleting an
         # account"); the hash chain still links the name the game was dealt with.
         redacted = [i for i, seat in enumerate(meta.seats) if seat.account == "-"]
@@ -1118,7 +1163,7 @@ class Tables:
                            server_seed=meta.server_seed, commitment=meta.commitment,
                            contributions=list(meta.contributions), table_id=table.id,
                            head=entries[-1]["h"] if entries else meta.head,
-                           result=final.get("result"),
+                           result=game.result(table.state),
                            seat_changes=seat_control.record_changes(entries),
                            resigned=[i for i in range(len(players)) if table.control.resigned(i)],
                            **({"redacted_seats": redacted} if redacted else {}))

@@ -41,7 +41,7 @@ async def _player(request: Request) -> tuple[Any, LiveTable, int]:
     return svc, table, seat
 
 
-async def _replacement(request: Request, svc: Any) -> tuple[str, int | None]:
+async def _replacement(request: Request, svc: Any, table: LiveTable) -> tuple[str, int | None]:
     """The service's replacement bot (``EINAUGE_REPLACEMENT_BOT``). A claim's body must be
     empty (``{}`` or none): a claimant choosing the bot of a rival's seat would pick the
     weakest (``random``) or the costliest (``mcts`` 4, on the server's CPU). Raises
@@ -50,7 +50,7 @@ async def _replacement(request: Request, svc: Any) -> tuple[str, int | None]:
     if raw != {}:
         raise LobbyError(400, "bad_message", "a claim takes no body: the service's "
                                              "replacement bot plays a claimed seat")
-    kind = svc.settings.replacement_bot
+    kind = bots.replacement(table.meta.game, svc.settings.replacement_bot)
     return kind, bots.effective_level(kind, None)
 
 
@@ -75,7 +75,7 @@ async def claim(request: Request) -> Response:
     hand a seat whose player is gone to the service's replacement bot."""
     svc, table, actor = await _player(request)
     target = _seat_index(table.meta, request.path_params["seat"])
-    kind, level = await _replacement(request, svc)
+    kind, level = await _replacement(request, svc, table)
     fields = await svc.tables._redis(svc.attendance.read(table))
 
     def build(t: LiveTable) -> list[Message]:
@@ -93,7 +93,7 @@ async def claim(request: Request) -> Response:
 async def resign(request: Request) -> Response:
     """``POST /api/tables/{id}/resign`` (the seat's token)."""
     svc, table, seat = await _player(request)
-    kind = svc.settings.replacement_bot
+    kind = bots.replacement(table.meta.game, svc.settings.replacement_bot)
     level = bots.effective_level(kind, None)
 
     def build(t: LiveTable) -> list[Message]:

@@ -285,7 +285,9 @@ def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None,
     conn.message(msg)
     key = conn.seat if conn.seat is not None else None
     for d in (*(rebuilt or ()), *(deltas or ())):
-        conn.push(*d.prepared(key, conn.binary))
+        prepared = d.prepared(key, conn.binary)
+        if prepared is not None:  # None: this viewer is sent nothing for that event
+            conn.push(*prepared)
     conn.seq = table.seq
     table.room.add(conn)
     if (conn.seat is not None and conn.seat in table.game.to_move(table.state)

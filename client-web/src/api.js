@@ -45,8 +45,8 @@ const onTable = (id, method, tail, opts = {}) => call(method, `${T(id)}${tail}`,
 
 export const api = {
   listTables: (status) => call("GET", status ? `/api/tables?status=${status}` : "/api/tables"),
-  createTable: (seats, options, name, isPrivate = false, timeControl = null, rated = false) =>
-    call("POST", "/api/tables", { body: { game: "einauge", seats, options, ...(name ? { name } : {}), ...(isPrivate ? { private: true } : {}), ...(timeControl ? { time_control: timeControl } : {}), ...(rated ? { rated: true } : {}) } }),
+  createTable: (seats, options, name, isPrivate = false, timeControl = null, rated = false, game = undefined) =>
+    call("POST", "/api/tables", { body: { ...(game ? { game } : {}), seats, options, ...(name ? { name } : {}), ...(isPrivate ? { private: true } : {}), ...(timeControl ? { time_control: timeControl } : {}), ...(rated ? { rated: true } : {}) } }),
   ratings: (id) => onTable(id, "GET", "/ratings"),
   getTable: (id) => onTable(id, "GET", ""),
   /** Who plays a seat during the game (server/takeover.py), with the caller's seat token. */
@@ -62,12 +62,15 @@ export const api = {
   seed: (id, token, playerSeed) => onTable(id, "POST", "/seed", { token, body: { player_seed: playerSeed } }),
   rematch: (id, token, playerSeed) => onTable(id, "POST", "/rematch", { token, body: { player_seed: playerSeed } }),
   start: (id, token) => onTable(id, "POST", "/start", { token, body: {} }),
-  view: (id) => onTable(id, "GET", "/view"),
-  events: (id, from = 0) => onTable(id, "GET", `/events?from=${from}`),
-  deltas: (id, from = 0) => onTable(id, "GET", `/deltas?from=${from}`),
+  /** History as the bearer's seat sees it (`token`: a seat token; none: a spectator's). */
+  view: (id, token) => onTable(id, "GET", "/view", { token }),
+  events: (id, from = 0, token) => onTable(id, "GET", `/events?from=${from}`, { token }),
+  deltas: (id, from = 0, token) => onTable(id, "GET", `/deltas?from=${from}`, { token }),
   record: (id) => onTable(id, "GET", "/record"),
   replayRecord: (record) => call("POST", "/api/replay", { body: record }),
-  cards: () => call("GET", "/api/games/einauge/cards"),
+  cards: (game = "einauge") => call("GET", `/api/games/${encodeURIComponent(game)}/cards`),
+  /** Every game the server offers: name, title, seat range, options schema, bots. */
+  games: () => call("GET", "/api/games"),
   /** Bot kinds the server offers, as `[{kind, levels?}]`; a fixed list when it has none. */
   async botKinds() {
     try {

@@ -40,10 +40,12 @@ function yieldRow(info) {
  */
 export function cardEl(id, { fightCost = null, small = false, showPrice = true, testid = null, where = "display" } = {}) {
   const info = cardInfo(id);
-  const color = info ? info.color : id.startsWith("ship") ? null : id.split("-")[0];
-  const isShip = !color;
+  // Everything from the server's catalogue: before it has loaded a card shows "?", never
+  // a price or color guessed from its id.
+  const color = info ? info.color : undefined;
+  const isShip = !!info && !color;
   const label = cardName(id);
-  const price = info ? info.price : Number(id.split("-").pop());
+  const price = info ? info.price : "?";
   const gives = info && !isShip
     ? [info.sabres && t("sabre_s", { n: info.sabres }), info.ducats && t("ducat_s", { n: info.ducats }), info.jewels && t("jewel_s", { n: info.jewels })].filter(Boolean)
     : [];
@@ -61,7 +63,7 @@ export function cardEl(id, { fightCost = null, small = false, showPrice = true, 
   h("div", { class: "band" },
     h("span", { class: "glyph", "aria-hidden": "true" }, isShip ? "⚓" : COLOR_GLYPH[color] || "?"),
     fightCost ? h("span", { class: "fight", testid: `fight-cost-${id}`, title: t("fight_cost_long", { n: fightCost }) }, h("span", { html: icons.sabre(t("sabres")) }), fightCost) : null,
-    showPrice ? h("span", { class: "price", title: t("price") }, isShip ? (info ? info.price : 5) : price) : null),
+    showPrice ? h("span", { class: "price", title: t("price") }, price) : null),
   isShip ? h("div", { class: "ship-art", html: icons.ship(label) }) : null,
   h("div", { class: "yields" }, isShip ? null : yieldRow(info),
     h("span", { class: "cname" }, isShip ? label : colorName(color))));

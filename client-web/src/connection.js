@@ -1,6 +1,7 @@
 // One live table over the websocket of docs/protocol.md section 2: hello/welcome, deltas
-// folded into the view by shallow merge, prompts, acks, reconnect with backoff and resume
+// folded into the view as RFC 6902 patches (patch.js), prompts, acks, reconnect with backoff and resume
 // from the last seq, re-sync on a gap.
+import { follows, patched } from "./patch.js";
 import { decode, encode } from "@msgpack/msgpack";
 
 const MAX_DELAY_MS = 10000;
@@ -165,8 +166,8 @@ export class TableConnection extends EventTarget {
       case "delta": {
         if (this.syncing) return;
         if (msg.seq <= this.seq) return; // already applied (e.g. two sockets' overlap)
-        if (msg.seq !== this.seq + 1) { this.resync(); return; }
-        this.view = Object.assign({}, this.view || {}, msg.patch);
+        if (!follows(msg, this.seq)) { this.resync(); return; }
+        this.view = patched(this.view, msg.patch);
         this.seq = msg.seq;
         if (this.prompt && this.prompt.seq < this.seq) this.prompt = null;
         this.emit("delta", { delta: msg, view: this.view });

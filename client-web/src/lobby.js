@@ -6,6 +6,8 @@ import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { timeControlText } from "./clock.js";
 import { seatName } from "./names.js";
+import { hasGameModule } from "./games/index.js";
+import { kebab, optionFields, optionsText, readOptions } from "./options.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
 
 const REFRESH_MS = 5000;
@@ -28,29 +30,35 @@ const askedControl = (value) => {
 
 /** Mount the lobby into `root`; `go(path)` navigates inside the app. Returns a cleanup. */
 export function lobbyPage(root, go) {
-  const st = { tables: null, ended: [], error: null, busy: false };
+  // `games`: GET /api/games (seat range, options schema); `game`: the one chosen to create.
+  const st = { tables: null, ended: [], error: null, busy: false, games: null, game: null, seats: 4 };
+  const chosen = () => (st.games || []).find((g) => g.name === st.game) || null;
+  const schemaOf = (name) => ((st.games || []).find((g) => g.name === name) || {}).options_schema || null;
   window.__einauge = { page: "lobby" };
   const list = h("div", { class: "tables", testid: "table-list", "aria-live": "polite" });
   const form = h("form", { class: "panel create", testid: "create-form", onsubmit: (e) => { e.preventDefault(); create(); } });
 
   function renderForm() {
+    const g = chosen();
+    if (!g) { mount(form, h("h2", {}, t("create_table")), h("p", {}, st.error || t("loading"))); return; }
+    const name = form.querySelector("#t-name");
+    const seats = [];
+    for (let n = g.min_players; n <= g.max_players; n++) seats.push(n);
+    const gameSel = h("select", { id: "t-game", name: "game", testid: "game-select", onchange: () => { st.game = gameSel.value; renderForm(); } },
+      st.games.map((x) => h("option", { value: x.name, selected: x.name === g.name }, x.title)));
+    const seatSel = h("select", { id: "t-seats", name: "seats", testid: "seats-select", onchange: () => { st.seats = Number(seatSel.value); } },
+      seats.map((n) => h("option", { value: n, selected: n === Math.min(Math.max(st.seats, g.min_players), g.max_players) }, n)));
     mount(form,
       h("h2", {}, t("create_table")),
+      st.games.length > 1 ? h("div", { class: "field" }, h("label", { for: "t-game" }, t("game") === "game" ? "Game" : t("game")), gameSel) : null,
       h("div", { class: "field" }, h("label", { for: "t-name" }, t("table_name")),
-        h("input", { id: "t-name", name: "name", maxlength: 64, testid: "table-name" })),
-      h("div", { class: "field" }, h("label", { for: "t-seats" }, t("seats")),
-        h("select", { id: "t-seats", name: "seats", testid: "seats-select" },
-          [2, 3, 4, 5].map((n) => h("option", { value: n, selected: n === 4 }, n)))),
-      h("div", { class: "field" }, h("label", { for: "t-end" }, t("end_rule")),
-        h("select", { id: "t-end", name: "end_rule", testid: "end-rule-select" },
-          h("option", { value: "round" }, t("end_rule_round")),
-          h("option", { value: "one_more_turn" }, t("end_rule_one_more_turn")))),
+        h("input", { id: "t-name", name: "name", maxlength: 64, testid: "table-name", value: name ? name.value : "" })),
+      h("div", { class: "field" }, h("label", { for: "t-seats" }, t("seats")), seatSel),
+      optionFields(g.options_schema, null, null, (key, spec) => ({
+        id: `t-opt-${kebab(key)}`, testid: spec.type === "boolean" ? kebab(key) : `${kebab(key)}-select` })),
       h("div", { class: "field" }, h("label", { for: "t-clock" }, t("time_control")),
         h("select", { id: "t-clock", name: "time_control", testid: "time-control-select" },
           TIME_CONTROLS.map(([value, tc]) => h("option", { value }, timeControlText(tc))))),
-      h("div", { class: "field check" },
-        h("input", { type: "checkbox", id: "t-bonus", name: "color_bonus", testid: "color-bonus" }),
-        h("label", { for: "t-bonus" }, t("color_bonus"))),
       h("div", { class: "field check" },
         h("input", { type: "checkbox", id: "t-private", name: "private", testid: "private-table" }),
         h("label", { for: "t-private" }, t("private_table"))),
@@ -64,10 +72,10 @@ export function lobbyPage(root, go) {
     const data = new FormData(form);
     st.busy = true;
     try {
-      const s = await api.createTable(Number(data.get("seats")),
-        { end_rule: data.get("end_rule"), color_bonus: data.get("color_bonus") === "on" },
+      const g = chosen();
+      const s = await api.createTable(Number(data.get("seats")), readOptions(g.options_schema, data),
         (data.get("name") || "").trim() || undefined, data.get("private") === "on",
-        askedControl(data.get("time_control")), data.get("rated") === "on");
+        askedControl(data.get("time_control")), data.get("rated") === "on", g.name);
       if (s.owner_token) saveOwner(s.id, s.owner_token);
       if (s.invite_key) saveKey(s.id, s.invite_key);
       go(s.invite_key ? `/table/${s.id}#k=${s.invite_key}` : `/table/${s.id}`);
@@ -94,8 +102,8 @@ export function lobbyPage(root, go) {
         h("div", {}, h("b", {}, s.name || s.id), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`)),
           s.rated ? [" ", h("span", { class: "badge rated" }, t("rated"))] : null),
         h("div", { class: "meta" }, t("players_n", { taken, seats: s.seats.length }), names ? ` · ${names}` : "",
-          ` · ${t(`end_rule_${(s.options && s.options.end_rule) || "round"}`)}`,
-          s.options && s.options.color_bonus ? ` · ${t("color_bonus")}` : "",
+          st.games && st.games.length > 1 ? ` · ${((st.games.find((x) => x.name === s.game) || {}).title) || s.game}` : "",
+          optionsText(schemaOf(s.game), s.options) ? ` · ${optionsText(schemaOf(s.game), s.options)}` : "",
           h("span", { testid: `tc-${s.id}` }, ` · ${timeControlText(s.time_control)}`)),
         mine ? h("div", { class: "meta mine" }, t("your_seat", { n: mine.seat + 1 })) : null,
         s.status === "ended" && s.winners ? h("div", { class: "meta result", testid: `lobby-result-${s.id}` }, resultText(s)) : null),
@@ -141,6 +149,12 @@ export function lobbyPage(root, go) {
     h("section", { class: "hero" }, h("h1", {}, t("title")), h("p", {}, t("tagline"))),
     h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, form, howTo))));
   renderAll();
+  api.games().then((d) => {
+    st.games = d.games.filter((g) => hasGameModule(g.name)); // a board to show it with
+    st.game = st.games.length ? st.games[0].name : null;
+    renderAll();
+  })
+    .catch((e) => { st.error = e.message; renderForm(); });
   refresh();
   const timer = setInterval(refresh, REFRESH_MS);
   const offLang = onLangChange(() => {

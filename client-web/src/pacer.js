@@ -8,19 +8,19 @@ import { paceSetting } from "./store.js";
 
 /** Milliseconds between two shown moves of other seats, by the page's pace setting. */
 export const PACES = { slow: 1500, normal: 850, off: 0 };
-// Events that are someone's decision (shown at the move pace); the rest are automatic.
-export const MOVES = new Set(["card_bought", "fight_won", "fight_declined", "card_placed", "card_sold", "jewel_sold"]);
 const CATCH_UP = 12; // queued views beyond which the pace quickens
 
 /**
  * `show({view, event, seq})` draws one step; `mySeat()` is the viewer's seat (its own
- * events show at once). `push` queues a step, `reset` shows a full view at once (welcome,
+ * events show at once); `isMove(event)` tells someone's decision (shown at the move pace,
+ * the game module's) from an automatic event. `push` queues a step, `reset` shows a full view at once (welcome,
  * sync) and drops the queue.
  */
 export class Pacer {
-  constructor(show, mySeat) {
+  constructor(show, mySeat, isMove) {
     this.show = show;
     this.mySeat = mySeat;
+    this.isMove = isMove;
     this.queue = [];
     this.timer = null;
     this.last = 0; // time the last step was shown
@@ -39,7 +39,7 @@ export class Pacer {
 
   push(step) {
     const e = step.event;
-    const own = e && MOVES.has(e.type) && e.seat === this.mySeat();
+    const own = e && this.isMove(e) && e.seat === this.mySeat();
     this.queue.push(step);
     if (own || PACES[paceSetting()] === 0 || document.hidden) this.flush();
     else this.pump();
@@ -52,7 +52,7 @@ export class Pacer {
 
   gap(step) {
     const base = PACES[paceSetting()] ?? PACES.normal;
-    const ms = step.event && MOVES.has(step.event.type) ? base : base / 3;
+    const ms = step.event && this.isMove(step.event) ? base : base / 3;
     return this.queue.length > CATCH_UP ? ms / 4 : ms;
   }
 

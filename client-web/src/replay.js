@@ -1,20 +1,17 @@
 // The replay viewer (/replay/<table id>, or /replay with a record file from disk). All
-// views are precomputed by folding the deltas' patches (shallow merge), so any moment shows
-// at once. It steps by turn, as players expect: one step is one player's turn, and the log
-// lists each turn's events inside it, each a jump to that very event. Which event belongs
+// views are precomputed by folding the deltas' RFC 6902 patches (patch.js), so any moment
+// shows at once. It steps by turn, as players expect: one step is one player's turn, and the
+// log lists each turn's events inside it, each a jump to that very event. Which event belongs
 // to which turn comes from the server's views (the engine's `turn` counter), not from a
-// rule here.
+// rule here; a game whose views have no `turn` steps by event.
 import { api } from "./api.js";
-import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
-import { setCardContext } from "./carddetail.js";
-import { loadCards } from "./cards.js";
 import { errorText } from "./errors.js";
+import { patched } from "./patch.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
-import { describeEvent, eventSeat, isMajor } from "./log.js";
+import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { notFoundPage } from "./notfound.js";
-import { renderScore } from "./score.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const TURN_MS = 1500; // one turn per this at 1x
@@ -22,7 +19,7 @@ const TURN_MS = 1500; // one turn per this at 1x
 /** Fold the patches of `deltas` (seq 1…n): `views[k]` is the view after seq k, `views[0]` null. */
 export function foldViews(deltas) {
   const views = [null];
-  for (const d of deltas) views.push(Object.assign({}, views[views.length - 1] || {}, d.patch));
+  for (const d of deltas) views.push(patched(views[views.length - 1], d.patch));
   return views;
 }
 
@@ -61,6 +58,8 @@ export function replayPage(root, id) {
     seek: (k) => seekStep(k - 1),
     seekSeq: (k) => seekSeq(k),
   };
+  /** The board module of the replayed game: a view names its game (Einauge's none). */
+  const game = () => gameModule((st.views[st.views.length - 1] || {}).game);
   /** Nothing to replay and nothing coming: the page asks for a record file. */
   const isEmpty = () => !st.loading && st.deltas.length === 0;
   const lastStep = () => Math.max(0, st.turns.length - 1);
@@ -138,20 +137,22 @@ export function replayPage(root, id) {
     }
     const d = st.deltas[st.seq - 1];
     const ctx = { mySeat: null, actions: null, prev: st.seq > 0 ? st.views[st.seq - 1] : null, lastEvent: d ? d.event : null };
-    setCardContext(v);
-    const ended = winnersText(v);
+    const g = game();
+    if (g.setCardContext) g.setCardContext(v); // a game with card details (Einauge)
+    const ended = g.winnersText(v);
     const build = () => h("div", {},
       h("div", { class: `turn-banner${v.phase === "ended" ? " ended" : ""}`, testid: "replay-turn" },
-        h("strong", {}, turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null),
-      renderBoard(v, ctx));
-    if (animate) flipRender(els.board, build);
+        h("strong", {}, g.turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null),
+      g.renderBoard(v, ctx));
+    if (animate) g.flipRender(els.board, build);
     else mount(els.board, build());
-    mount(els.score, v.result ? renderScore(v) : null);
+    mount(els.score, v.result ? g.renderScore(v) : null);
   }
 
   function renderLog() {
     logHead.textContent = t("log");
     const names = viewNames(st.views[st.views.length - 1], st.seats);
+    const g = game();
     mount(els.log, st.turns.map((turn, i) => {
       const evs = st.deltas.slice(turn.first - 1, turn.last);
       const actor = evs.map((d) => d.event).find((e) => typeof e.seat === "number" && e.type !== "ship_revealed" && e.type !== "final_round_started");
@@ -160,10 +161,10 @@ export function replayPage(root, id) {
         h("button", { type: "button", class: "turn-head", testid: `replay-turn-head-${i + 1}`, onclick: () => seekStep(i) },
           t("turn_n", { n: i + 1 }), who ? ` · ${who}` : ""),
         h("ol", { class: "turn-events" }, evs.map((d) => {
-          const seat = eventSeat(d.event);
-          return h("li", { class: `${isMajor(d.event) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq: d.seq } },
+          const seat = g.eventSeat(d.event);
+          return h("li", { class: `${g.isMajor(d.event) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq: d.seq } },
             h("button", { type: "button", class: "log-jump", testid: `replay-log-${d.seq}`, onclick: () => seekSeq(d.seq) },
-              h("span", { class: "lseq" }, d.seq), " ", describeEvent(d.event, names)));
+              h("span", { class: "lseq" }, d.seq), " ", g.describeEvent(d.event, names)));
         })));
     }));
     markLog();
@@ -307,7 +308,7 @@ export function replayPage(root, id) {
   let gone = null; // the not-found page's cleanup, once shown
 
   renderAll();
-  loadCards().catch(() => {}).then(async () => {
+  loadCatalogues().then(async () => {
     if (!id) { renderAll(); return; }
     try {
       const [r, s] = await Promise.all([api.deltas(id, 0), api.getTable(id).catch(() => null)]);

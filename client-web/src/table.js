@@ -1,24 +1,20 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
 import { adoptSeat, askNotifyOnce, currentAccount, tellTurn } from "./account.js";
-import { groupActions } from "./actions.js";
 import { api } from "./api.js";
-import { flipRender, renderBoard, turnText, winnersText } from "./board.js";
-import { setCardContext } from "./carddetail.js";
-import { loadCards } from "./cards.js";
 import { ServerClock, timeControlText } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { errorText } from "./errors.js";
 import { renderFairness } from "./fairness.js";
 import { h, mount, randomHex } from "./dom.js";
 import { colorName, listWords, onLangChange, t } from "./i18n.js";
-import { describeEvent, eventSeat, isMajor } from "./log.js";
+import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
+import { kebab, optionFields, optionsText } from "./options.js";
 import { notFoundPage } from "./notfound.js";
 import { renderSeatsPanel, tickSeatsPanel } from "./presence.js";
 import { ratingText } from "./profile.js";
-import { MOVES, PACES, Pacer } from "./pacer.js";
-import { renderScore } from "./score.js";
+import { PACES, Pacer } from "./pacer.js";
 import { chatHello, chatPanel } from "./chat.js";
 import { renderResult } from "./result.js";
 import { forgetSeat, keyFor, ownerFor, paceSetting, playerName, saveKey, saveOwner, savePace, saveSeat, savePlayerName, seatFor } from "./store.js";
@@ -43,6 +39,7 @@ export function tablePage(root, id) {
     events: new Map(), // seq -> projected event (the game log)
     record: null,
     botKinds: [{ kind: "random" }],
+    games: {}, // name -> GET /api/games entry (its bot kinds)
     choose: null, // {card, actions} while the row dialog is open
     notice: null,
     connState: "connecting",
@@ -58,7 +55,7 @@ export function tablePage(root, id) {
   conn.helloExtra = chatHello();
   // Other seats' moves are shown at a pace people can follow (pacer.js); `conn.view` is
   // the true view at once, `pacer.shown` what the page shows now.
-  const pacer = new Pacer((step) => showStep(step), () => mySeat());
+  const pacer = new Pacer((step) => showStep(step), () => mySeat(), (e) => game().isMove(e));
   const shownLog = []; // [seq, ms] of each shown step (tests read how the page paced)
   window.__einauge = {
     page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat, turnsTold: [],
@@ -89,6 +86,8 @@ export function tablePage(root, id) {
     els.toast, els.dialog));
 
   const seatsInfo = () => (st.summary || conn.table || {}).seats || null;
+  /** The board module of this table's game (games/index.js). */
+  const game = () => gameModule((st.summary || conn.table || {}).game || (conn.view && conn.view.game));
   /** True when this browser's seat was handed to a bot mid-game (by the table's creator). */
   const handedOver = () => conn.seat !== null && ((seatsInfo() || [])[conn.seat] || {}).kind === "bot";
   /** This browser's seat; null for a spectator, and once the seat plays as a bot. */
@@ -120,7 +119,7 @@ export function tablePage(root, id) {
     const p = conn.prompt;
     if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended" || handedOver()) return null;
     if (pacer.shown && pacer.shown.seq !== p.seq) return null; // the page is still showing earlier moves
-    return groupActions(p.legal_actions, p.details);
+    return game().groupActions(p.legal_actions, p.details);
   };
 
   function notify(text) {
@@ -158,7 +157,10 @@ export function tablePage(root, id) {
   }
 
   /** A choice of the bots the server offers (`kind` or `kind:level`) for `seat`. */
-  const botSelect = (seat) => h("select", { testid: `bot-kind-${seat}`, "aria-label": t("bot_kind") }, st.botKinds.flatMap((k) => (k.levels && k.levels.length
+  /** The options schema of this table's game (GET /api/games). */
+  const schema = () => (st.games[game().name] || {}).options_schema || null;
+  const botKinds = () => (st.games[game().name] || {}).bots || st.botKinds;
+  const botSelect = (seat) => h("select", { testid: `bot-kind-${seat}`, "aria-label": t("bot_kind") }, botKinds().flatMap((k) => (k.levels && k.levels.length
     ? k.levels.map((l) => h("option", { value: `${k.kind}:${l}` }, `${botLabel(k.kind)} · ${t("level")} ${l}`))
     : [h("option", { value: k.kind }, botLabel(k.kind))])));
 
@@ -203,7 +205,7 @@ export function tablePage(root, id) {
     mount(els.main, h("section", { class: "panel seating", testid: "seating" },
       h("h2", {}, t("seats")),
       host ? optionsForm(opts)
-        : h("p", { class: "opts", testid: "options-text" }, `${t("end_rule")}: ${t(`end_rule_${opts.end_rule || "round"}`)} · ${t("color_bonus")}: ${opts.color_bonus ? "✓" : "–"}`),
+        : h("p", { class: "opts", testid: "options-text" }, optionsText(schema(), opts)),
       h("p", { class: "opts", testid: "time-control-text" }, `${t("time_control")}: ${timeControlText(s.time_control)}`),
       host ? h("p", { class: "hint", testid: "host-hint" }, t("you_host")) : null,
       mine === null ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
@@ -215,12 +217,9 @@ export function tablePage(root, id) {
 
   /** The host's options (before the start): each change is sent at once. */
   function optionsForm(opts) {
-    const endSel = h("select", { id: "opt-end", testid: "opt-end-rule", onchange: () => setOptions({ end_rule: endSel.value }) },
-      ["round", "one_more_turn"].map((r) => h("option", { value: r, selected: (opts.end_rule || "round") === r }, t(`end_rule_${r}`))));
-    const bonus = h("input", { type: "checkbox", id: "opt-bonus", testid: "opt-color-bonus", checked: !!opts.color_bonus, onchange: () => setOptions({ color_bonus: bonus.checked }) });
     return h("div", { class: "opts-form", testid: "options-form" },
-      h("div", { class: "field" }, h("label", { for: "opt-end" }, t("end_rule")), endSel),
-      h("div", { class: "field check" }, bonus, h("label", { for: "opt-bonus" }, t("color_bonus"))));
+      optionFields(schema(), opts, (key, value) => setOptions({ [key]: value }),
+        (key) => ({ id: `opt-${kebab(key)}`, testid: `opt-${kebab(key)}` })));
   }
 
   async function guard(fn) {
@@ -344,7 +343,7 @@ export function tablePage(root, id) {
     const mine = mySeat();
     const myTurn = acts && acts.any;
     let hint = "";
-    if (myTurn) hint = v.step === "buy" ? t("hint_buy") : v.step === "fight" ? (v.phase === "final_round" ? t("hint_fight_final") : t("hint_fight")) : v.step === "place" ? t("hint_place") : "";
+    if (myTurn) hint = game().turnHint(v);
     else if (v.phase !== "ended" && v.current_seat !== null && v.current_seat !== undefined && v.current_seat !== mine) hint = t("waiting_for", { name: v.players[v.current_seat].name });
     else if (conn.seat === null && v.phase !== "ended") hint = t("spectating");
     els.banner.className = `turn-banner${myTurn ? " mine" : ""}${v.phase === "ended" ? " ended" : ""}`;
@@ -353,12 +352,12 @@ export function tablePage(root, id) {
     els.banner.dataset.phase = v.phase;
     els.banner.dataset.step = v.step ?? "";
     els.banner.dataset.myTurn = myTurn ? "1" : "0";
-    if (v.phase === "ended" && v.result) hint = winnersText(v);
-    const anchor = v.phase === "final_round" ? "final-round" : v.phase === "ended" ? "scoring" : v.step || "turn";
+    if (v.phase === "ended" && v.result) hint = game().winnersText(v);
+    const anchor = game().rulesAnchor ? game().rulesAnchor(v) : null; // a game with a rules page
     const last = v.phase !== "ended" ? st.lastMove : null;
-    mount(els.banner, h("strong", { testid: "turn-text" }, turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null,
-      h("a", { class: "hint rules-hint", href: `/rules#${anchor}`, target: "_blank", rel: "noopener", testid: "hint-rules" }, t("rules_hint")),
-      last ? h("span", { class: "last-move-text", testid: "last-move" }, `${t("last_move")}: `, describeEvent(last, viewNames(shownRaw(), seatsInfo()))) : null,
+    mount(els.banner, h("strong", { testid: "turn-text" }, game().turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null,
+      anchor === null ? null : h("a", { class: "hint rules-hint", href: `/rules#${anchor}`, target: "_blank", rel: "noopener", testid: "hint-rules" }, t("rules_hint")),
+      last ? h("span", { class: "last-move-text", testid: "last-move" }, `${t("last_move")}: `, game().describeEvent(last, viewNames(shownRaw(), seatsInfo()))) : null,
       // The full breakdown is below the board: one click away from the end banner.
       v.phase === "ended" && v.result ? h("button", { type: "button", class: "small", testid: "jump-scores",
         onclick: () => { const el = els.score.querySelector("[data-testid=score]"); if (el) el.scrollIntoView({ behavior: "smooth", block: "start" }); } }, t("see_scores")) : null);
@@ -379,11 +378,12 @@ export function tablePage(root, id) {
     if (!started(v)) { renderSeating(); return; }
     const ctx = { mySeat: conn.seat, actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending,
       lastEvent: st.lastMove };
-    setCardContext(v);
-    if (animate) flipRender(els.main, () => renderBoard(v, ctx));
-    else mount(els.main, renderBoard(v, ctx));
+    const g = game();
+    if (g.setCardContext) g.setCardContext(v);
+    if (animate) g.flipRender(els.main, () => g.renderBoard(v, ctx));
+    else mount(els.main, g.renderBoard(v, ctx));
     renderBanner();
-    mount(els.score, v.result ? renderScore(v) : null);
+    mount(els.score, v.result ? g.renderScore(v) : null);
     renderResultPanel();
   }
 
@@ -423,9 +423,10 @@ export function tablePage(root, id) {
 
   // ---- log -----------------------------------------------------------------------
   function logEntry(seq, e, names) {
-    const seat = eventSeat(e);
-    return h("li", { class: `${isMajor(e) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq } , testid: `log-${seq}` },
-      h("span", { class: "lseq" }, seq), " ", describeEvent(e, names));
+    const g = game();
+    const seat = g.eventSeat(e);
+    return h("li", { class: `${g.isMajor(e) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq } , testid: `log-${seq}` },
+      h("span", { class: "lseq" }, seq), " ", g.describeEvent(e, names));
   }
   function renderLog() {
     logPanel.hidden = !started(conn.view) && st.events.size === 0;
@@ -450,7 +451,7 @@ export function tablePage(root, id) {
   async function loadLog(upTo) {
     if (upTo <= st.logLoadedTo) return;
     try {
-      const r = await api.events(id, 0);
+      const r = await api.events(id, 0, (seatFor(id) || {}).token); // a seat's log holds its own draws
       r.events.forEach((e, i) => { if (!st.events.has(i + 1)) st.events.set(i + 1, e); });
       st.logLoadedTo = r.seq;
       renderLog();
@@ -615,7 +616,7 @@ export function tablePage(root, id) {
     if (started(prevView) && prevView.phase !== "ended" && started(step.view) && step.view.phase === "ended") st.endedLive = true;
     prevView = step.view;
     if (!step.event) st.lastMove = null;
-    else if (MOVES.has(step.event.type)) st.lastMove = step.event;
+    else if (game().isMove(step.event)) st.lastMove = step.event;
     if (step.event) {
       appendLog(step.seq, step.event);
       if (step.seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); renderSeats(); }
@@ -655,7 +656,8 @@ export function tablePage(root, id) {
 
   const offLang = onLangChange(renderAll);
   renderAll();
-  Promise.all([loadCards(), api.botKinds().then((k) => { st.botKinds = k; }), adoptAccountSeat()])
+  Promise.all([loadCatalogues(), api.botKinds().then((k) => { st.botKinds = k; }), adoptAccountSeat(),
+    api.games().then((d) => { for (const g of d.games) st.games[g.name] = g; }).catch(() => {})])
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 

@@ -1,17 +1,15 @@
-"""Bots for Einauge: ``random``, ``greedy`` and ``mcts``, one module each.
+"""Bots of any game: the interface (``Bot``, ``Budget``), the generic ``random`` bot and
+the registry ``make_bot(kind, seed, game=…)`` over each game's kinds (``Game.bots``).
 
-Every bot decides from an ``Observation`` (what its seat may know) and a ``Budget``:
-``bot.act(observe(state, seat), budget)``; ``bot.choose(game, state, seat)`` does the
-observing for callers that hold the state (self-play, the server). Create any kind by name
-with ``make_bot(kind, seed, level=…)``.
+Every bot decides from its game's observation (what its seat may know) and a ``Budget``:
+``bot.act(game.observation(state, seat), budget)``; ``bot.choose(game, state, seat)``
+does the observing for callers that hold the state (self-play, the server). A game's own
+bots live in its package (``engine/<game>/bots``).
 """
 
-from engine.bots.base import Bot, Budget
-from engine.bots.greedy import GreedyBot
-from engine.bots.mcts import MctsBot
+from engine.bots.base import Bot, Budget, Observation
 from engine.bots.random_bot import RandomBot
-from engine.bots.registry import KINDS, MCTS_LEVELS, make_bot
-from engine.einauge.observation import Observation, observe
+from engine.bots.registry import MCTS_LEVELS, SEARCH_KINDS, kinds, make_bot
 
-__all__ = ["KINDS", "MCTS_LEVELS", "Bot", "Budget", "GreedyBot", "MctsBot", "Observation",
-           "RandomBot", "make_bot", "observe"]
+__all__ = ["MCTS_LEVELS", "SEARCH_KINDS", "Bot", "Budget", "Observation", "RandomBot",
+           "kinds", "make_bot"]

@@ -1,10 +1,10 @@
 """The bot interface: given what its seat may know and a budget, return an action.
 
-A bot's decision method is ``act(observation, budget)``: it receives an
-``engine.einauge.observation.Observation`` (the public view, the seat's legal actions and
-the multiset of face-down cards, never the deck order), so it cannot read hidden
-information. ``choose(game, state, seat)`` is the adapter the self-play loop and the server
-call: it builds the seat's observation and hands only that to ``act``.
+A bot's decision method is ``act(observation, budget)``: it receives its game's
+observation (``Game.observation``: what the seat may know, at least ``seat`` and
+``legal``, never a hidden card), so it cannot read hidden information.
+``choose(game, state, seat)`` is the adapter the self-play loop and the server call: it
+builds the seat's observation and hands only that to ``act``.
 
 Engine code has no clock: a budget in milliseconds needs a ``clock`` function from the
 caller (e.g. ``time.perf_counter``); without one a bot counts iterations only.
@@ -16,8 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.einauge.observation import Observation, observe
 from engine.game import Game, Message
+
+Observation = Any
+"""A game's observation (``Game.observation``); bots read ``seat`` and ``legal`` of any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,7 @@ class Bot:
     def choose(self, game: Game, state: Any, seat: int) -> Message:
         """The self-play / server entry: observe ``state`` as ``seat`` and ``act`` on that
         observation only. Raises ``ValueError`` when ``seat`` has no legal action."""
-        return self.act(observe(state, seat), self.budget)
+        return self.act(game.observation(state, seat), self.budget)
 
     def describe(self) -> dict[str, Any]:
         """Kind and settings, for logs and the tournament report."""

@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.bots.base import Bot, Budget, require_legal
-from engine.einauge.observation import Observation
+from engine.bots.base import Bot, Budget, Observation, require_legal
 from engine.game import Game, Message
 
 

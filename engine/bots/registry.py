@@ -1,4 +1,6 @@
-"""``make_bot``: any bot by kind name and level, for the server, the tournament and tests."""
+"""``make_bot``: any bot of a game by kind name and level, for the server, the tournament
+and tests. The kinds are the game's (``Game.bots``), so a new game or kind needs no change
+here."""
 
 from __future__ import annotations
 
@@ -6,34 +8,48 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.bots.base import Bot, Budget
-from engine.bots.greedy import GreedyBot
-from engine.bots.mcts import MctsBot
-from engine.bots.random_bot import RandomBot
-
-KINDS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot, "mcts": MctsBot}
-"""Bot classes by kind name."""
+from engine.game import Game
 
 MCTS_LEVELS: dict[int, int] = {1: 25, 2: 60, 3: 150, 4: 400}
 """``mcts`` level → iterations per move (with ``ms`` a time limit may end it sooner).
 
 Level 3 (the default) takes about 100-200 ms a move on the machine of docs/bots.md."""
 
+SEARCH_KINDS = frozenset({"mcts"})
+"""Kinds that search with an iteration/time budget (they take ``level`` and ``ms``)."""
 
-def make_bot(kind: str, seed: int | str = 0, *, level: int | None = None,
-             iterations: int | None = None, ms: float | None = None,
+
+def _game(game: Game | str | None) -> Game:
+    from engine import default_game, get_game
+
+    if game is None:
+        return default_game()
+    return get_game(game) if isinstance(game, str) else game
+
+
+def kinds(game: Game | str | None = None) -> dict[str, type[Bot]]:
+    """The bot classes of ``game`` (a ``Game``, its name, or ``None``: the registry's
+    default game) by kind name; raises ``KeyError`` for an unknown game name."""
+    return dict(_game(game).bots())
+
+
+def make_bot(kind: str, seed: int | str = 0, *, game: Game | str | None = None,
+             level: int | None = None, iterations: int | None = None, ms: float | None = None,
              clock: Callable[[], float] | None = None, **params: Any) -> Bot:
-    """A bot of ``kind`` (``random``, ``greedy`` or ``mcts``) with its own seed.
+    """A bot of ``kind`` (one of ``kinds(game)``, e.g. ``random``, ``greedy``, ``mcts``)
+    with its own seed, for ``game`` (default: the registry's default game).
 
     For ``mcts``: ``level`` (1-4, see ``MCTS_LEVELS``; default 3) or ``iterations`` sets the
     iteration budget; ``ms`` with ``clock`` (a function returning seconds, e.g.
-    ``time.perf_counter``) adds a time limit per move; other ``params`` go to ``MctsBot``
-    (``exploration``). ``random`` and ``greedy`` take no level or budget.
+    ``time.perf_counter``) adds a time limit per move; other ``params`` go to the bot
+    class (``exploration``, …). Other kinds take no level or budget.
     Raises ``ValueError`` for an unknown kind, level or parameter.
     """
-    cls = KINDS.get(kind) if isinstance(kind, str) else None
+    table = kinds(game)
+    cls = table.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise ValueError(f"unknown bot kind {kind!r}; expected one of: {', '.join(KINDS)}")
-    if cls is not MctsBot:
+        raise ValueError(f"unknown bot kind {kind!r}; expected one of: {', '.join(table)}")
+    if kind not in SEARCH_KINDS:
         if level is not None or iterations is not None or ms is not None or params:
             raise ValueError(f"a {kind} bot takes no level, budget or parameters")
         return cls(seed)
@@ -41,10 +57,10 @@ def make_bot(kind: str, seed: int | str = 0, *, level: int | None = None,
         raise ValueError("give an mcts bot a level or iterations, not both")
     if level is not None and level not in MCTS_LEVELS:
         raise ValueError(f"mcts level must be one of {sorted(MCTS_LEVELS)}, not {level!r}")
-    unknown = set(params) - {"exploration", "priors", "margin_to"}
+    unknown = set(params) - set(getattr(cls, "PARAMS", ()))
     if unknown:
         raise ValueError(f"unknown mcts parameter(s): {sorted(unknown)}")
     if iterations is None and ms is None:
         iterations = MCTS_LEVELS[level if level is not None else 3]
     budget = Budget(iterations=iterations, ms=ms, clock=clock)
-    return MctsBot(seed, budget, **params)
+    return cls(seed, budget, **params)

@@ -2,28 +2,63 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import random
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.einauge import offers, rules, setup, view
 from engine.einauge.actions import ACTIONS
+from engine.einauge.cards import CARDS, COLORS, COLORS_IN_PLAY
+from engine.einauge.determinize import determinize
 from engine.einauge.events import EVENTS, GameStarted
 from engine.einauge.evolve import evolve
+from engine.einauge.observation import Observation, observe
 from engine.einauge.state import State
-from engine.game import Message, Viewer
+from engine.game import Message, RecordError, Viewer
+
+OPTIONS_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "end_rule": {"title": "End rule", "enum": list(setup.END_RULES), "default": "round",
+                     "description": "round: the round is finished after the last ship; "
+                                    "one_more_turn: every player has one more turn"},
+        "color_bonus": {"title": "Color bonus", "type": "boolean", "default": False,
+                        "description": "the variant that scores a bonus per complete color"},
+    },
+}
+"""A table's options (CONTRACT §1) as JSON Schema (``check_options`` is the check).
+``removed_colors`` is a record's option only: a table's colors are drawn by its shuffle,
+so the deck its record lists follows from the seed (``engine.verify``)."""
 
 
 class Einauge:
     """The rules of RULES-einauge.md behind the generic game interface."""
 
     name = "einauge"
-    min_players = 2
-    max_players = 5
+    title = "Einauge sei wachsam!"
+    min_players = min(COLORS_IN_PLAY)
+    max_players = max(COLORS_IN_PLAY)
     events = EVENTS
     actions = ACTIONS
     uniform_view = True
     """Every viewer sees the same view and events (only the deck order is hidden, from all),
     so a server may compute one view and one projection per event for all sockets."""
+    options_schema = OPTIONS_SCHEMA
+    deck_only_options = frozenset({"removed_colors"})
+
+    def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
+        """A table's options: ``setup.check_options`` with defaults filled in, without
+        ``removed_colors`` (records only); ``ValueError`` for a bad option."""
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError("options must be an object")
+        if players not in COLORS_IN_PLAY:
+            raise ValueError(f"einauge takes {self.min_players}-{self.max_players} players")
+        if options and "removed_colors" in options:
+            raise ValueError("removed_colors is an option of records only (CONTRACT §1); a "
+                             "table's colors in play are drawn by its shuffle")
+        return setup.check_options(options, players)
 
     def start(self, players: Sequence[str], options: Mapping[str, Any] | None, seed: str,
               deck: Sequence[str] | None = None) -> list[Message]:
@@ -83,9 +118,67 @@ class Einauge:
         """The client view (public view plus display helpers); the same for every viewer."""
         return view.client_view(state, viewer)
 
-    def public_view(self, state: State) -> dict[str, Any]:
-        """Exactly CONTRACT section 3's public view."""
+    def public_view(self, state: State, viewer: Viewer = None) -> dict[str, Any]:
+        """Exactly CONTRACT section 3's public view (the same for every viewer)."""
         return view.public_view(state)
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """CONTRACT §3's ``result``, ``None`` before the end."""
+        return state.result
+
+    def observation(self, state: State, seat: int) -> Observation:
+        """``observation.observe``: the public view, the unseen cards as a multiset."""
+        return observe(state, seat)
+
+    def sample(self, observation: Observation, rng: random.Random) -> State:
+        """``determinize``: the unseen island cards in a uniformly random order."""
+        return determinize(observation, rng=rng)
+
+    def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str) -> list[str]:
+        """``setup.shuffled_deck`` (with ``removed_colors`` when the options give it)."""
+        if players not in COLORS_IN_PLAY:
+            raise ValueError(f"{players} players: no shuffle is defined")
+        removed = options.get("removed_colors")
+        if removed is not None and not (isinstance(removed, list)
+                                        and all(isinstance(c, str) for c in removed)):
+            raise ValueError("options.removed_colors must be a list of colors")
+        return setup.shuffled_deck(players, seed, removed)
+
+    def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,
+                    deck: Sequence[str], actions: Sequence[Message | Mapping[str, Any]],
+                    **extra: Any) -> dict[str, Any]:
+        """``record.make_record``."""
+        from engine.einauge.record import make_record
+        return make_record(players, options, seed, deck, actions, **extra)
+
+    def replay_record(self, record: Mapping[str, Any]) -> tuple[State, list[Message]]:
+        """``record.replay_record``; raises ``RecordError``."""
+        from engine.einauge.record import replay_record
+        return replay_record(record)
+
+    def record_view(self, record: Mapping[str, Any], seat: int | None = None
+                    ) -> dict[str, Any]:
+        """The public view after the record (every seat sees it: nothing is hidden but
+        the deck order). Raises ``RecordError``."""
+        state, _ = self.replay_record(record)
+        if seat is not None and (type(seat) is not int or not 0 <= seat < len(state.players)):
+            raise RecordError(None, f"seat must be 0..{len(state.players) - 1}, not {seat!r}")
+        return view.public_view(state)
+
+    def bots(self) -> Mapping[str, Callable[..., Any]]:
+        """``random``, ``greedy`` and ``mcts`` (docs/bots.md)."""
+        from engine.bots.random_bot import RandomBot
+        from engine.einauge.bots import GreedyBot, MctsBot
+        return {"random": RandomBot, "greedy": GreedyBot, "mcts": MctsBot}
+
+    def catalogue(self) -> dict[str, Any]:
+        """Every card's color, price, sabres, ducats, jewels, chests and fight cost, and
+        the colors in canonical order."""
+        return {"cards": {cid: {"color": c.color, "price": c.price, "sabres": c.sabres,
+                                "ducats": c.ducats, "jewels": c.jewels, "chests": c.chests,
+                                "fight_cost": c.fight_cost}
+                          for cid, c in CARDS.items()},
+                "colors": list(COLORS)}
 
     def project(self, event: Message, viewer: Viewer) -> dict[str, Any]:
         """The wire form of ``event`` for a client: never the deck order."""

@@ -14,18 +14,7 @@ from engine import seat_control
 from engine.einauge.actions import ACTIONS
 from engine.einauge.game import EINAUGE
 from engine.einauge.state import State
-from engine.game import IllegalAction, Message
-
-
-class RecordError(ValueError):
-    """A record that does not replay: ``index`` is the failing action's index (``None``
-    when the record itself is malformed), ``reason`` says why in a sentence."""
-
-    def __init__(self, index: int | None, reason: str) -> None:
-        where = "record" if index is None else f"action {index}"
-        super().__init__(f"{where}: {reason}")
-        self.index = index
-        self.reason = reason
+from engine.game import IllegalAction, Message, RecordError
 
 
 def replay_record(record: Mapping[str, Any]) -> tuple[State, list[Message]]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.game import Message, Viewer
+from engine.keltis import cards, rules, setup, view
 from engine.keltis import observation as obs
-from engine.keltis import rules, setup, view
 from engine.keltis.actions import ACTIONS
 from engine.keltis.events import EVENTS, GameStarted
 from engine.keltis.evolve import evolve
@@ -19,6 +19,7 @@ class Keltis:
     """The rules of RULES-keltis.md behind the generic game interface."""
 
     name = "keltis"
+    title = "Keltis: Das Kartenspiel"
     min_players = setup.MIN_PLAYERS
     max_players = setup.MAX_PLAYERS
     events = EVENTS
@@ -26,6 +27,60 @@ class Keltis:
     uniform_view = False
     """Hands are hidden: each seat's view and projections differ (its own hand, its own
     deck draws), so a server computes them per viewer."""
+    options_schema: Mapping[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object", "additionalProperties": False, "properties": {}}
+    """CONTRACT §1: no options exist (any key is refused)."""
+    deck_only_options: frozenset[str] = frozenset()
+
+    def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
+        """``{}`` (``setup.check_options``); ``ValueError`` for any key or a bad count."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"keltis takes {self.min_players}-{self.max_players} players")
+        return setup.check_options(options)
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """CONTRACT §3's ``result``, ``None`` before the end."""
+        return state.result
+
+    def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str) -> list[str]:
+        """``setup.shuffled_deck`` (one shuffle of the 101 cards, whatever the count)."""
+        self.check_options(options, players)
+        return setup.shuffled_deck(seed)
+
+    def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,
+                    deck: Sequence[str], actions: Sequence[Message | Mapping[str, Any]],
+                    **extra: Any) -> dict[str, Any]:
+        """``record.make_record``."""
+        from engine.keltis.record import make_record
+        return make_record(players, options, seed, deck, actions, **extra)
+
+    def replay_record(self, record: Mapping[str, Any]) -> tuple[State, list[Message]]:
+        """``record.replay_record``; raises ``RecordError``."""
+        from engine.keltis.record import replay_record
+        return replay_record(record)
+
+    def record_view(self, record: Mapping[str, Any], seat: int | None = None
+                    ) -> dict[str, Any]:
+        """``record.record_view``: the CONTRACT view of ``seat`` after the record."""
+        from engine.keltis.record import record_view
+        return record_view(record, seat)
+
+    def bots(self) -> Mapping[str, Callable[..., Any]]:
+        """``random``, ``greedy`` and ``mcts`` (docs/bots.md)."""
+        from engine.bots.random_bot import RandomBot
+        from engine.keltis.bots import GreedyBot, MctsBot
+        return {"random": RandomBot, "greedy": GreedyBot, "mcts": MctsBot}
+
+    def catalogue(self) -> dict[str, Any]:
+        """Every deck card's kind (``number``, ``end``, ``point``), color and value, the
+        stone cards' values, the colors and piles in canonical order and the hand size."""
+        kinds = {cards.NUMBER: "number", cards.END: "end", cards.POINT_CARD: "point"}
+        return {"cards": {c: {"kind": kinds[cards.KIND[c]], "color": cards.COLOR[c],
+                              "value": cards.VALUE[c]} for c in cards.CANONICAL},
+                "stones": {s: cards.STONE_VALUE[s] for s in cards.STONES},
+                "colors": list(cards.COLORS), "piles": list(cards.PILES),
+                "hand_size": cards.HAND_SIZE}
 
     def start(self, players: Sequence[str], options: Mapping[str, Any] | None, seed: str,
               deck: Sequence[str] | None = None) -> list[Message]:
@@ -63,6 +118,10 @@ class Keltis:
 
     legal_actions = staticmethod(rules.legal_actions)
     """Exactly the actions ``decide`` accepts from ``seat`` now."""
+
+    def action_details(self, state: State, seat: int) -> None:
+        """None: the prompt's legal actions say all there is (no costs or payouts to show)."""
+        return None
 
     def is_over(self, state: State) -> bool:
         """True once ``game_ended`` has been applied."""

@@ -11,23 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.game import IllegalAction, Message
+from engine.game import IllegalAction, Message, RecordError
 from engine.keltis.actions import ACTIONS
 from engine.keltis.game import KELTIS
 from engine.keltis.setup import check_options
 from engine.keltis.state import State
 from engine.keltis.view import public_view
-
-
-class RecordError(ValueError):
-    """A record that does not replay: ``index`` is the failing action's index (``None``
-    when the record itself is malformed), ``reason`` says why in a sentence."""
-
-    def __init__(self, index: int | None, reason: str) -> None:
-        where = "record" if index is None else f"action {index}"
-        super().__init__(f"{where}: {reason}")
-        self.index = index
-        self.reason = reason
 
 
 def replay_record(record: Mapping[str, Any]) -> tuple[State, list[Message]]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.game import Message, Viewer
-from engine.loot_island import legal, rules, setup, view
+from engine.loot_island import data, legal, rules, setup, view
 from engine.loot_island.actions import ACTIONS
 from engine.loot_island.events import EVENTS, GameStarted, MapDeckReshuffled
 from engine.loot_island.evolve import evolve
@@ -24,6 +24,69 @@ class LootIsland:
     actions = ACTIONS
     uniform_view = False
     """Hands are hidden: each seat's view and projections differ (``view``, ``project``)."""
+    title = "Loot Island"
+    options_schema: Mapping[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "events": {"title": "Event cards", "type": "boolean", "default": True},
+            "min_cards": {"title": "Minimum cards", "type": ["integer", "null"],
+                          "minimum": 1, "maximum": 12, "default": None},
+        }}
+    """CONTRACT-loot-island §1's options (``setup.check_options`` is the check)."""
+    deck_only_options: frozenset[str] = frozenset()
+
+    def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
+        """``setup.check_options`` for ``players`` seats; raises ``ValueError``."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"loot-island takes {self.min_players}-{self.max_players} players")
+        return setup.check_options(options)
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """CONTRACT §3's ``result``, ``None`` before the end."""
+        return state.result
+
+    def setup_deck(self, events: Sequence[Message]) -> Any:
+        """The record's ``orders`` (``setup_orders``): Loot Island deals eight lists, not
+        one deck; ``make_record`` takes them where another game takes its deck."""
+        return self.setup_orders(events)
+
+    def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str) -> list[str]:
+        """Not defined: the shuffle gives eight lists (``setup.shuffled_orders``), which
+        ``engine.verify`` does not check yet. Raises ``ValueError``."""
+        raise ValueError("loot-island deals eight lists, not one deck: not checked yet")
+
+    def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,
+                    deck: Any, actions: Sequence[Message | Mapping[str, Any]],
+                    **extra: Any) -> dict[str, Any]:
+        """``record.make_record`` (``deck``: the ``orders`` of ``setup_deck``)."""
+        from engine.loot_island.record import make_record
+        return make_record(players, options, seed, deck, actions, **extra)
+
+    def replay_record(self, record: Mapping[str, Any]) -> tuple[State, list[Message]]:
+        """``record.replay_record``; raises ``RecordError``."""
+        from engine.loot_island.record import replay_record
+        return replay_record(record)
+
+    def record_view(self, record: Mapping[str, Any], seat: int | None = None
+                    ) -> dict[str, Any]:
+        """``record.record_view``."""
+        from engine.loot_island.record import record_view
+        return record_view(record, seat)
+
+    def bots(self) -> Mapping[str, Callable[..., Any]]:
+        """``random`` (the generic one) and ``greedy`` (``engine.loot_island.greedy``)."""
+        from engine.bots.random_bot import RandomBot
+        from engine.loot_island.bots import GreedyBot
+        return {"random": RandomBot, "greedy": GreedyBot}
+
+    def catalogue(self) -> dict[str, Any]:
+        """Map cards (colour, value, action), loot cards (deck, kind, gold, curse, …) and
+        healers (cost terms), from ``data``."""
+        return {"map": {k: c._asdict() for k, c in data.MAP.items()},
+                "loot": {k: c._asdict() for k, c in data.LOOT.items()},
+                "healers": {k: c._asdict() for k, c in data.HEALERS.items()},
+                "colours": list(data.COLOURS)}
 
     def start(self, players: Sequence[str], options: Mapping[str, Any] | None,
               seed: str | None, orders: Mapping[str, Any] | None = None) -> list[Message]:
@@ -65,6 +128,10 @@ class LootIsland:
         (see ``legal``)."""
         return legal.legal_actions(state, seat)
 
+    def action_details(self, state: State, seat: int) -> None:
+        """None: the prompt's legal actions say all there is (no costs or payouts to show)."""
+        return None
+
     def is_over(self, state: State) -> bool:
         """True once ``game_ended`` has been applied."""
         return state.phase == "ended"
@@ -73,9 +140,9 @@ class LootIsland:
         """CONTRACT §3's view for ``viewer``: own hand only, no deck order."""
         return view.view(state, viewer)
 
-    def public_view(self, state: State) -> dict[str, Any]:
-        """The spectator's view (CONTRACT §3)."""
-        return view.view(state, None)
+    def public_view(self, state: State, viewer: Viewer = None) -> dict[str, Any]:
+        """CONTRACT §3's view of ``viewer`` (default: a spectator)."""
+        return view.view(state, viewer)
 
     def project(self, event: Message, viewer: Viewer) -> dict[str, Any] | None:
         """The wire form of ``event`` as ``viewer`` may see it (see ``view.project``)."""

@@ -10,21 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.game import IllegalAction, Message
+from engine.game import IllegalAction, Message, RecordError
 from engine.loot_island.actions import ACTIONS
 from engine.loot_island.game import LOOT_ISLAND
 from engine.loot_island.state import State
-
-
-class RecordError(ValueError):
-    """A record that does not replay: ``index`` is the failing action's index (``None``
-    for a malformed record), ``reason`` says why (the field, or the engine's code)."""
-
-    def __init__(self, index: int | None, reason: str) -> None:
-        where = "record" if index is None else f"action {index}"
-        super().__init__(f"{where}: {reason}")
-        self.index = index
-        self.reason = reason
 
 
 def replay_record(record: Any) -> tuple[State, list[Message]]:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import jsonpatch
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
@@ -101,12 +102,12 @@ def api(web: ServerProcess, method: str, path: str, **kw: object) -> object:
 
 
 def fold(deltas: list[dict], upto: int) -> dict:
-    """The view after seq ``upto``: the patches of seq 1…upto merged shallowly."""
+    """The view after seq ``upto``: the RFC 6902 patches of seq 1…upto applied in turn."""
     view: dict = {}
     for d in deltas:
         if d["seq"] > upto:
             break
-        view.update(d["patch"])
+        view = jsonpatch.apply_patch(view, d["patch"])
     return view
 
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 import random
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+import jsonpatch
 import msgpack
 import uvicorn
 import websockets
@@ -93,6 +95,15 @@ class Lobby:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return await self.http.post(f"/api/tables/{table_id}/{path}", json=body or {},
                                     headers=headers)
+
+    async def create_game(self, game: str, seats: int, **options: Any) -> dict[str, Any]:
+        """A table of ``game`` (``create`` makes the default game's)."""
+        r = await self.http.post("/api/tables", json={"game": game, "seats": seats,
+                                                      "options": options})
+        assert r.status_code == 201, r.text
+        table = r.json()
+        self.owners[table["id"]] = table["owner_token"]
+        return table
 
     async def join(self, table_id: str, name: str, seat: int | None = None,
                    token: str | None = None, key: str | None = None) -> dict[str, Any]:
@@ -220,12 +231,13 @@ def ended(frame: dict[str, Any]) -> bool:
     return frame.get("t") == "delta" and frame["event"]["type"] == "game_ended"
 
 
-def apply_deltas(view: dict[str, Any], deltas: list[dict[str, Any]]) -> dict[str, Any]:
-    """What a thin client does: a shallow merge of every patch."""
-    view = dict(view)
+def apply_deltas(view: dict[str, Any] | None, deltas: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a thin client does: apply every delta's RFC 6902 patch (``jsonpatch``, as the
+    web client does with ``fast-json-patch``) to its last view."""
+    doc: Any = copy.deepcopy(view) if view is not None else {}
     for d in deltas:
-        view.update(d["patch"])
-    return view
+        doc = jsonpatch.apply_patch(doc, d["patch"])
+    return doc
 
 
 class Player:

@@ -15,8 +15,8 @@ import msgpack
 import websockets
 from websockets.exceptions import ConnectionClosed
 
+from engine import get_game
 from engine.chain import genesis, link
-from engine.einauge.game import EINAUGE
 from server.meta import TableMeta
 from server.store import Store
 from tests.conftest import ServerProcess
@@ -145,8 +145,12 @@ class Lobby:
     async def close(self) -> None:
         await self.http.aclose()
 
-    async def create(self, seats: int, **options: Any) -> dict[str, Any]:
-        r = await self.http.post("/api/tables", json={"seats": seats, "options": options})
+    async def create(self, seats: int, game: str | None = None, **options: Any
+                     ) -> dict[str, Any]:
+        body: dict[str, Any] = {"seats": seats, "options": options}
+        if game is not None:
+            body["game"] = game
+        r = await self.http.post("/api/tables", json=body)
         assert r.status_code == 201, r.text
         self.owners[r.json()["id"]] = r.json()["owner_token"]
         return r.json()
@@ -181,11 +185,12 @@ async def start_with_deck(redis_url: str, table_id: str, deck: list[str]) -> lis
     store = Store.from_url(redis_url)
     try:
         meta = TableMeta.from_fields(table_id, await store.load_meta(table_id))
-        events = list(EINAUGE.start(meta.players(), meta.options, "", deck))
+        game = get_game(meta.game)
+        events = list(game.start(meta.players(), meta.options, "", deck))
         head = genesis(table_id, meta.commitment)
         entries = []
         for e in events:
-            head = link(head, EINAUGE.project(e, None))
+            head = link(head, game.project(e, None))
             entries.append({"e": e.to_dict(), "h": head.hex()})
         result = await store.append(table_id, 0, entries, head.hex(),
                                     expected_version=meta.version,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.bots import make_bot
-from engine.bots.heuristic import mean_win_estimate, values, win_estimate
+from engine.einauge.bots.heuristic import mean_win_estimate, values, win_estimate
 from engine.selfplay import play_game
 from tests.engine.bots.helpers import GAME, midgame, reorder_unseen
 

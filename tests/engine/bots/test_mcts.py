@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.bots import Budget, MctsBot, make_bot, observe
+from engine.bots import Budget, make_bot
+from engine.einauge.bots import MctsBot
+from engine.einauge.observation import observe
 from engine.selfplay import play_game
 from tests.engine.bots.helpers import GAME, midgame
 
@@ -69,7 +71,7 @@ def test_budget_rejects_bad_limits() -> None:
 
 
 def test_a_move_with_one_candidate_needs_no_search() -> None:
-    from engine.bots.candidates import candidates
+    from engine.einauge.bots.candidates import candidates
 
     for game, moves in ((g, m) for g in range(20) for m in range(0, 50, 3)):
         state = midgame(f"forced-{game}", 2, moves)

@@ -6,10 +6,11 @@ import random
 
 import pytest
 
-from engine.bots import KINDS, make_bot, observe
+from engine.bots import kinds, make_bot
 from engine.einauge import rules
 from engine.einauge.cards import CARDS, ISLAND_CARDS
 from engine.einauge.determinize import determinize
+from engine.einauge.observation import observe
 from tests.engine.bots.helpers import GAME, midgame, reorder_unseen
 
 
@@ -23,7 +24,7 @@ def test_unseen_order_does_not_change_the_observation(players: int, moves: int) 
         assert observe(state, seat) == observe(other, seat)
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(kinds("einauge")))
 @pytest.mark.parametrize("moves", [0, 7, 20])
 def test_bots_choose_alike_when_only_the_unseen_order_differs(kind: str, moves: int) -> None:
     state = midgame(f"choice-{kind}-{moves}", 2, moves)

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from engine.bots import MCTS_LEVELS, GreedyBot, MctsBot, RandomBot, make_bot
+from engine.bots import MCTS_LEVELS, RandomBot, make_bot
+from engine.einauge.bots import GreedyBot, MctsBot
 
 
 def test_kinds_by_name() -> None:

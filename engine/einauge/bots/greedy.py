@@ -16,9 +16,9 @@ from __future__ import annotations
 import random
 
 from engine.bots.base import Bot, Budget, require_legal
-from engine.bots.candidates import candidates
-from engine.bots.heuristic import margin, remaining_turns, row_payout, values
 from engine.einauge import rules
+from engine.einauge.bots.candidates import candidates
+from engine.einauge.bots.heuristic import margin, remaining_turns, row_payout, values
 from engine.einauge.cards import CARDS
 from engine.einauge.determinize import determinize
 from engine.einauge.observation import Observation

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.bots.heuristic import DUCAT, SABRE_END, row_payout
 from engine.einauge import actions as ac
+from engine.einauge.bots.heuristic import DUCAT, SABRE_END, row_payout
 from engine.einauge.cards import CARDS
 from engine.einauge.state import State
 from engine.game import Message

@@ -32,9 +32,9 @@ import math
 import random
 
 from engine.bots.base import Bot, Budget, require_legal
-from engine.bots.candidates import candidates
-from engine.bots.heuristic import mean_win_estimate, values, win_estimate
 from engine.einauge import rules
+from engine.einauge.bots.candidates import candidates
+from engine.einauge.bots.heuristic import mean_win_estimate, values, win_estimate
 from engine.einauge.determinize import public_state, with_deck
 from engine.einauge.observation import Observation
 from engine.game import Message
@@ -63,6 +63,9 @@ class MctsBot(Bot):
     Raises ``ValueError`` for another ``margin_to``."""
 
     kind = "mcts"
+
+    PARAMS = ("exploration", "priors", "margin_to")
+    """Keyword parameters ``make_bot`` passes on."""
 
     def __init__(self, seed: int | str = 0, budget: Budget | None = None,
                  exploration: float = EXPLORATION, priors: bool = True,

@@ -1,0 +1,47 @@
+"""``--game`` and the game-option flags shared by ``selfplay`` and ``tournament``.
+
+The flags are generated from every registered game's ``options_schema`` (an enum gives a
+``--name`` with choices, a boolean a ``--name`` switch), so a game's options need no CLI
+change; the chosen game then checks the given ones (``Game.check_options``) and refuses
+the options it does not have.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from engine import DEFAULT_GAME, GAMES, Game, get_game
+
+
+def add_game_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``--game`` (default: the registry's default game) and the option flags."""
+    p.add_argument("--game", choices=list(GAMES), default=DEFAULT_GAME,
+                   help=f"the game to play (default {DEFAULT_GAME})")
+    seen: set[str] = set()
+    for game in GAMES.values():
+        for key, spec in game.options_schema.get("properties", {}).items():
+            if key in seen:
+                continue
+            flag = "--" + key.replace("_", "-")
+            help_ = f"{game.name} option {key}: {spec.get('description', spec.get('title', ''))}"
+            if spec.get("type") == "boolean":
+                p.add_argument(flag, dest=f"opt_{key}", action="store_true", default=None,
+                               help=help_)
+            elif "enum" in spec:
+                p.add_argument(flag, dest=f"opt_{key}", choices=spec["enum"], default=None,
+                               help=help_)
+            else:
+                continue  # lists and the like: not a command-line option
+            seen.add(key)
+
+
+def chosen(args: argparse.Namespace, players: int, prog: str) -> tuple[Game, dict[str, Any]]:
+    """The game of ``--game`` and its options from the flags given, checked by the game
+    (defaults filled in). Exits with the game's reason for a bad option or player count."""
+    game = get_game(args.game)
+    given = {k[4:]: v for k, v in vars(args).items() if k.startswith("opt_") and v is not None}
+    try:
+        return game, game.check_options(given, players)
+    except ValueError as e:
+        raise SystemExit(f"{prog}: {e}") from None

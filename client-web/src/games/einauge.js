@@ -1,0 +1,34 @@
+// Einauge's board module: the modules the client had before the seam, behind the shape
+// every game module has (games/index.js).
+import { groupActions } from "../actions.js";
+import { flipRender, renderBoard, turnText, winnersText } from "../board.js";
+import { setCardContext } from "../carddetail.js";
+import { loadCards } from "../cards.js";
+import { t } from "../i18n.js";
+import { describeEvent, eventSeat, isMajor } from "../log.js";
+import { renderScore } from "../score.js";
+
+/** The banner's hint on this seat's turn: what the step asks for. */
+function turnHint(v) {
+  if (v.step === "buy") return t("hint_buy");
+  if (v.step === "fight") return v.phase === "final_round" ? t("hint_fight_final") : t("hint_fight");
+  if (v.step === "place") return t("hint_place");
+  return "";
+}
+
+// Events that are someone's decision (the pacer shows them at the move pace, and the banner
+// names the last one); the rest are automatic.
+const MOVES = new Set(["card_bought", "fight_won", "fight_declined", "card_placed", "card_sold", "jewel_sold"]);
+
+/** The section of the rules page (/rules) for the moment `v` shows. */
+function rulesAnchor(v) {
+  return v.phase === "final_round" ? "final-round" : v.phase === "ended" ? "scoring" : v.step || "turn";
+}
+
+export const einauge = {
+  name: "einauge",
+  loadCatalogue: loadCards,
+  renderBoard, flipRender, turnText, winnersText, renderScore, describeEvent, eventSeat, isMajor,
+  groupActions, turnHint, setCardContext, rulesAnchor,
+  isMove: (e) => MOVES.has(e.type),
+};

@@ -1,0 +1,21 @@
+// The one place the client's games are registered: a game is one module here (its board,
+// texts and action buttons) plus its package under engine/ on the server.
+import { einauge } from "./einauge.js";
+import { keltis } from "./keltis.js";
+
+const GAMES = { einauge, keltis };
+
+/** True when this client can show game `name` (the lobby offers only those). */
+export const hasGameModule = (name) => Object.hasOwn(GAMES, name);
+
+/** The module of game `name` (a table summary's or a view's `game`); the first game
+ *  when none is named (Einauge views carry no `game` field). */
+export function gameModule(name) {
+  return GAMES[name] || einauge;
+}
+
+/** Load every game's card catalogue (small; the table page does not know its game until
+ *  the welcome). Resolves when all are in; a failed one leaves its cards unlabelled. */
+export function loadCatalogues() {
+  return Promise.all(Object.values(GAMES).map((g) => g.loadCatalogue().catch(() => null)));
+}
