@@ -2,10 +2,12 @@
 server processes (``einauge balance``), on a private 3+3 cluster (tests/cluster.py), with
 ``EINAUGE_REDIS_WAIT=1`` as a deployment with replicas runs.
 
-Per run: accepted actions/s, action latency p50/p99, delivery latency to spectators (which
-the balancer spreads over the processes, as it does players), CPU ms per accepted action
-of each process and of all of them, and Redis commands per action (summed over the
-masters). Prints one JSON line per run, then a Markdown table for docs/benchmarks.md.
+Per run: accepted actions/s, action latency p50/p99, delivery latency to spectators, CPU
+ms per accepted action of each process and of all of them (and of all less what each
+process spends idle, measured for 5 s before the load: a fixed cost per process), and
+Redis commands per action (summed over the masters). The balancer keeps each table's
+sockets on one process (``einauge balance``'s default); ``--leastconn`` spreads them.
+Prints one JSON line per run, then a Markdown table for docs/benchmarks.md.
 
     .venv/bin/python bench/scale.py --tables 12 --duration 10
 """
@@ -26,6 +28,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -36,7 +39,7 @@ from tests.cluster import LocalCluster
 REPO = Path(__file__).resolve().parents[1]
 
 
-def start_balanced(n: int, redis_url: str, log: Path, wait: int = 1, by_table: bool = False
+def start_balanced(n: int, redis_url: str, log: Path, wait: int = 1, leastconn: bool = False
                    ) -> tuple[subprocess.Popen, str, list[int]]:
     """``einauge balance -n n`` (``EINAUGE_REDIS_WAIT=wait``); returns it, its URL and the
     pids of its processes."""
@@ -47,7 +50,7 @@ def start_balanced(n: int, redis_url: str, log: Path, wait: int = 1, by_table: b
     out = log.open("wb")
     proc = subprocess.Popen([sys.executable, "-m", "cli", "balance", "-n", str(n), "--port",
                              str(port), "--ports", ",".join(map(str, backends_ports)),
-                             "--redis-url", redis_url, *(["--by-table"] if by_table else [])],
+                             "--redis-url", redis_url, *(["--leastconn"] if leastconn else [])],
                             cwd=REPO, env=env, stdout=out, stderr=out)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -81,10 +84,24 @@ def redis_cpu(url: str) -> dict[str, float]:
     return out
 
 
+def idle_cpu(pids: list[int], seconds: float = 5.0) -> list[float]:
+    """CPU ms per second of each process while nothing is asked of it (HAProxy's health
+    checks, the event-loop monitor, the pub/sub readers, the periodic tasks)."""
+    procs = [psutil.Process(p) for p in pids]
+    before = [sum(p.cpu_times()[:2]) for p in procs]
+    t0 = time.perf_counter()
+    time.sleep(seconds)
+    wall = time.perf_counter() - t0
+    after = [sum(p.cpu_times()[:2]) for p in procs]
+    return [round(1000 * (a - b) / wall, 2) for a, b in zip(after, before, strict=True)]
+
+
 async def one_run(n: int, cluster: LocalCluster, args: argparse.Namespace, log: Path) -> dict:
     proc, url, pids = start_balanced(n, cluster.url, log, args.redis_wait,
-                                     args.by_table)
+                                     args.leastconn)
     try:
+        time.sleep(1.0)  # past the start-up work
+        idle = idle_cpu(pids)
         cfg = LoadConfig(url=url, tables=args.tables, players=args.players,
                          spectators=args.spectators, rate=args.rate, duration=args.duration,
                          warmup=2.0, redis_url=cluster.url, server_pids=tuple(pids),
@@ -99,7 +116,8 @@ async def one_run(n: int, cluster: LocalCluster, args: argparse.Namespace, log: 
     cpu = [s["cpu_s"] for s in r["servers"]]
     redis = r["redis"] or {}
     return {
-        "processes": n, "redis_wait": args.redis_wait, "by_table": args.by_table,
+        "processes": n, "redis_wait": args.redis_wait,
+        "balance": "leastconn" if args.leastconn else "table",
         "window_s": r["window_s"],
         "accepted": r["accepted_actions"],
         "actions_per_s": r["actions_per_s"], "errors": r["errors"], "gaps": r["gaps"],
@@ -109,6 +127,10 @@ async def one_run(n: int, cluster: LocalCluster, args: argparse.Namespace, log: 
         "deliveries_per_s": r["deliveries_per_s"],
         "cpu_ms_per_action_total": round(1000 * sum(cpu) / accepted, 3),
         "cpu_ms_per_action_each": [round(1000 * c / accepted, 3) for c in cpu],
+        "idle_cpu_ms_per_s_each": idle,
+        # less what each process spends when idle (a fixed cost per process, not per action)
+        "cpu_ms_per_action_net": round(
+            (1000 * sum(cpu) - sum(idle) * r["window_s"]) / accepted, 3),
         "core_share_each": [s["core_share"] for s in r["servers"]],
         # over the whole run (set-up, warm-up and the window): an upper bound per action
         "redis_cpu_ms_per_action": {k: round(1000 * (cpu1[k] - cpu0[k]) / accepted, 3)
@@ -126,8 +148,9 @@ async def main() -> None:
     p.add_argument("--rate", type=float, default=2.0, help="actions/s per table")
     p.add_argument("--duration", type=float, default=10.0)
     p.add_argument("--processes", default="1,2,3")
-    p.add_argument("--by-table", action="store_true",
-                   help="einauge balance --by-table: a table's sockets on one process")
+    p.add_argument("--leastconn", action="store_true",
+                   help="einauge balance --leastconn: a table's sockets spread over the "
+                        "processes (the default keeps them on one)")
     p.add_argument("--redis-wait", type=int, default=1,
                    help="EINAUGE_REDIS_WAIT of the servers (0: ack once the master has it)")
     args = p.parse_args()
@@ -146,13 +169,15 @@ async def main() -> None:
           f" + {args.spectators} spectators), {args.rate} actions/s per table, "
           f"{args.duration} s windows\n")
     print("| processes | actions/s | action p50 / p99 ms | spectator p50 / p99 ms | "
-          "CPU ms per action, all / each | Redis commands per action |")
-    print("|---|---|---|---|---|---|")
+          "CPU ms per action, all / each | idle CPU ms/s each | CPU ms per action less "
+          "idle | Redis commands per action |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         a, s = r["action_ms"], r["spectator_ms"]
         print(f"| {r['processes']} | {r['actions_per_s']} | {a['p50']} / {a['p99']} | "
               f"{s['p50']} / {s['p99']} | {r['cpu_ms_per_action_total']} / "
-              f"{r['cpu_ms_per_action_each']} | {r['redis_commands_per_action']} |")
+              f"{r['cpu_ms_per_action_each']} | {r['idle_cpu_ms_per_s_each']} | "
+              f"{r['cpu_ms_per_action_net']} | {r['redis_commands_per_action']} |")
 
 
 if __name__ == "__main__":

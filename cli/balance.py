@@ -1,13 +1,15 @@
 """``einauge balance``: N ``einauge serve`` processes behind HAProxy on one port.
 
 HAProxy (Debian's ``haproxy`` package; scripts/setup.sh installs it) listens on ``--port``
-and spreads HTTP requests and websockets over the processes (``leastconn``: websockets are
-long-lived), checks each one's ``/healthz`` twice a second, and sends a connection whose
-process is down to another one (``retries`` + ``option redispatch``). The processes share
-one Redis (``--redis-url`` / ``REDIS_URL``, a single node or any node of a cluster; unset:
-one embedded redis-server started here for all of them). A process that exits is started
-again after a second. Clients whose process died reconnect through the same port with
-their ``last_seq`` and land on a live process (docs/protocol.md §6).
+and sends every request and websocket of one table (``/ws/tables/<id>``,
+``/api/tables/<id>/…``) to one process, picked by a consistent hash of the table id, and
+everything else to the least busy process (``leastconn``); it checks each process's
+``/healthz`` twice a second, and sends a connection whose process is down to another one
+(``retries`` + ``option redispatch``; the hash moves only that process's tables). The
+processes share one Redis (``--redis-url`` / ``REDIS_URL``, a single node or any node of
+a cluster; unset: one embedded redis-server started here for all of them). A process that
+exits is started again after a second. Clients whose process died reconnect through the
+same port with their ``last_seq`` and land on a live process (docs/protocol.md §6).
 
 Each started process is announced on stderr as ``einauge balance: serve <port> pid <pid>``;
 SIGTERM/SIGINT stop HAProxy first (no new connections), then every process (SIGTERM:
@@ -46,29 +48,45 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="port of the first process, the others follow (default port+1)")
     p.add_argument("--ports", help="comma-separated ports of the processes (instead of "
                                    "--first-port and the ones after it)")
-    p.add_argument("--by-table", action="store_true",
-                   help="send every socket of a table to one process (a consistent hash of "
-                        "the URL path) instead of the least busy one")
+    p.add_argument("--leastconn", action="store_true",
+                   help="spread a table's sockets over the processes too (each process "
+                        "then follows every table: more CPU per action; for comparison)")
     p.add_argument("--redis-url", help="shared Redis (default: REDIS_URL, else embedded)")
     p.add_argument("--redis-dir", default="var/redis",
                    help="data directory of the embedded Redis (var/redis)")
     p.set_defaults(func=run)
 
 
+TABLE_PATH = r"^/(ws|api)/tables/[^/]+"
+"""The paths that name a table: its websocket and its HTTP API (``/api/tables/<id>/…``)."""
+
+
 def haproxy_config(host: str, port: int, backends: list[int], maxconn: int = 10_000,
-                   by_table: bool = False) -> str:
-    """The HAProxy configuration: one HTTP frontend on ``host:port``, one backend per
+                   leastconn: bool = False) -> str:
+    """The HAProxy configuration: one HTTP frontend on ``host:port``, one server per
     process port on 127.0.0.1, websockets tunnelled for up to an hour of silence, at most
-    ``maxconn`` client connections (each costs HAProxy two file descriptors). ``by_table``:
-    a consistent hash of the path's first three segments (``/ws/tables/<id>``) picks the
-    process, so a table's sockets share one process and each of its deltas crosses Redis
-    to one process; otherwise ``leastconn``."""
-    balance = ("balance uri path-only depth 3\n    hash-type consistent" if by_table
-               else "balance leastconn")
-    servers = "\n".join(
-        f"    server serve{i} 127.0.0.1:{p} check inter 500 fall 2 rise 2 "
-        f"on-marked-down shutdown-sessions"
-        for i, p in enumerate(backends))
+    ``maxconn`` client connections (each costs HAProxy two file descriptors).
+
+    A request whose path names a table (``TABLE_PATH``) goes to the backend ``tables``,
+    which picks the process by a consistent hash of the table id (the path's 4th
+    ``/``-field, the same for ``/ws/tables/<id>`` and ``/api/tables/<id>/…``): all sockets
+    and requests of a table share one process, so each delta crosses Redis to one process
+    and is folded, diffed and encoded once (docs/benchmarks.md, "Cluster"). Its servers
+    track the health checks of the backend ``serve`` (``leastconn``), which takes every
+    other request. ``leastconn``: every request to ``serve``."""
+    def servers(extra: str) -> str:  # ``{name}`` in ``extra``: the server's name
+        return "\n".join(f"    server serve{i} 127.0.0.1:{p} " + extra.format(name=f"serve{i}")
+                         for i, p in enumerate(backends))
+
+    tables = "" if leastconn else f"""
+backend tables
+    balance hash path,field(4,/)
+    hash-type consistent
+{servers("track serve/{name} on-marked-down shutdown-sessions")}
+"""
+    route = "" if leastconn else f"""    acl table_path path_reg {TABLE_PATH}
+    use_backend tables if table_path
+"""
     return f"""global
     maxconn {maxconn}
     log stderr format short local0 warning
@@ -88,13 +106,13 @@ defaults
 
 frontend einauge
     bind {host}:{port}
-    default_backend serve
-
+{route}    default_backend serve
+{tables}
 backend serve
-    {balance}
+    balance leastconn
     option httpchk GET /healthz
     http-check expect status 200
-{servers}
+{servers("check inter 500 fall 2 rise 2 on-marked-down shutdown-sessions")}
 """
 
 
@@ -132,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     folder = Path(tempfile.mkdtemp(prefix="einauge-balance-"))
     config = folder / "haproxy.cfg"
-    config.write_text(haproxy_config(args.host, args.port, ports, _maxconn(), args.by_table))
+    config.write_text(haproxy_config(args.host, args.port, ports, _maxconn(), args.leastconn))
     procs: dict[int, subprocess.Popen[bytes]] = {}
     proxy: subprocess.Popen[bytes] | None = None
     try:

@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from cli.balance import find_haproxy, haproxy_config
+from cli.balance import TABLE_PATH, find_haproxy, haproxy_config
 from server import roles
 from server import store as st
 from server.redis_client import connect_sync
@@ -59,15 +59,30 @@ def free_run(n: int) -> int:
     raise RuntimeError("no run of free ports")
 
 
-def test_the_config_checks_every_process_and_tunnels_websockets(tmp_path: Path) -> None:
-    text = haproxy_config("127.0.0.1", 8000, [8001, 8002])
+@pytest.mark.parametrize("leastconn", [False, True])
+def test_the_config_checks_every_process_and_tunnels_websockets(tmp_path: Path,
+                                                                leastconn: bool) -> None:
+    text = haproxy_config("127.0.0.1", 8000, [8001, 8002], leastconn=leastconn)
     assert text.count("check inter 500") == 2 and "timeout tunnel 1h" in text
     assert "option httpchk GET /healthz" in text and "option redispatch" in text
+    # by table (the default): the table's servers follow the checked ones, none of their own
+    assert text.count("track serve/serve") == (0 if leastconn else 2)
+    assert ("balance hash path,field(4,/)" in text) is not leastconn
     path = tmp_path / "haproxy.cfg"
     path.write_text(text)
     checked = subprocess.run([str(find_haproxy()), "-c", "-f", str(path)], capture_output=True,
                              text=True, check=False)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_table_paths_are_the_ones_that_name_a_table() -> None:
+    named = ["/ws/tables/abc", "/api/tables/abc", "/api/tables/abc/join",
+             "/api/tables/abc/seats/1/bot"]
+    others = ["/api/tables", "/api/tables/", "/api/me/tables/abc", "/table/abc", "/healthz"]
+    assert all(re.match(TABLE_PATH, p) for p in named)
+    assert not any(re.match(TABLE_PATH, p) for p in others)
+    # the 4th /-field (HAProxy's field(4,/)) is the id in both kinds of path
+    assert {p.split("/")[3] for p in named} == {"abc"}
 
 
 class Balanced:
@@ -131,6 +146,12 @@ def balanced(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
         b.stop()
 
 
+def processes_of(r, table_id: str) -> set[str]:
+    """The processes that vouch for a socket of the table (its presence hash's claims)."""
+    fields = [f.decode() for f in r.hgetall(st.presence_key(table_id))]
+    return {f.rsplit(":", 1)[1] for f in fields if f.startswith(("on:", "spec:"))}
+
+
 def sockets_of(port: int) -> int:
     text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
     match = re.search(r"^einauge_sockets (\S+)$", text, re.M)
@@ -157,6 +178,19 @@ async def test_clients_of_a_killed_process_continue_through_the_balancer(
     running = [asyncio.create_task(p.run(timeout=180)) for _, _, p in players]
     while sum(len(p.acks) for _, _, p in players) < 3 * TABLES:
         await asyncio.sleep(0.02)
+
+    # Every socket of a table is on one process (HAProxy hashes the table id), whichever
+    # process its lobby requests went to.
+    r = connect_sync(redis_url)
+    try:
+        for s in spectators:
+            deadline = time.monotonic() + 10
+            while len(r.hgetall(st.presence_key(s.table_id))) < 5:  # on:0, on:1, spec, seen×2
+                assert time.monotonic() < deadline, r.hgetall(st.presence_key(s.table_id))
+                await asyncio.sleep(0.05)
+            assert len(processes_of(r, s.table_id)) == 1, r.hgetall(st.presence_key(s.table_id))
+    finally:
+        r.close()
 
     pids = balanced.pids()
     load = {port: await asyncio.to_thread(sockets_of, port) for port in pids}
