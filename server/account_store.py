@@ -19,6 +19,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from server.meta import expand
 from server.store import meta_key
 
 APPLY_RATING_LUA = """
@@ -291,7 +292,7 @@ class AccountStore:
         pipe = self.redis.pipeline(transaction=False)
         for t in table_ids:
             pipe.hgetall(meta_key(t))
-        return [_fields(r) for r in await pipe.execute()]
+        return [expand(r) for r in await pipe.execute()]
 
     # ---- ratings -----------------------------------------------------------------------
 

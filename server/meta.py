@@ -1,7 +1,10 @@
 """A table's lobby record (the ``meta`` hash): seats, options, commitment, status.
 
 Stored as flat string fields; lists and dicts as JSON. ``summary()`` is the public form
-of docs/protocol.md §1 and never holds the server seed or a token hash.
+of docs/protocol.md §1 and never holds the server seed or a token hash. An archived game's
+meta is compacted (``compact``/``expand``): every field but ``PLAIN`` in one compressed
+field, so what a finished game costs in Redis is mostly gone (docs/benchmarks.md,
+"Archived games").
 """
 
 from __future__ import annotations
@@ -9,10 +12,48 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
+import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
+
 from server import clock
+
+PLAIN = ("status", "seq", "head", "version")
+"""The fields the store's scripts read by name (server/store.py): a compacted meta keeps
+them as they are."""
+
+PACKED = "z"
+"""The field of a compacted meta that holds all the others."""
+
+_HEX = re.compile(r"(?:[0-9a-f]{2})+")
+
+
+def compact(fields: Mapping[str, str]) -> bytes:
+    """The ``PACKED`` value for a meta hash's ``fields`` (all but ``PLAIN``): msgpack,
+    with every lowercase hex string of even length (hashes, seeds, token hashes) as its
+    bytes, zlib-compressed. ``expand`` gives back exactly the same strings."""
+    packed = {k: bytes.fromhex(v) if _HEX.fullmatch(v) else v
+              for k, v in fields.items() if k not in PLAIN and k != PACKED}
+    return zlib.compress(msgpack.packb(packed, use_bin_type=True), 9)
+
+
+def expand(raw: Mapping[bytes, bytes]) -> dict[str, str]:
+    """A meta hash as read from Redis (``HGETALL``) as ``str → str``; a compacted one's
+    ``PACKED`` field unpacked into the fields it holds. A field stored plainly beside it
+    wins: it was written after the compaction (e.g. a rematch of an archived game).
+    Raises ``zlib.error``/``ValueError`` for a damaged ``PACKED`` value."""
+    fields = {k.decode(): v.decode() for k, v in raw.items() if k != PACKED.encode()}
+    blob = raw.get(PACKED.encode())
+    if blob is None:
+        return fields
+    packed = msgpack.unpackb(zlib.decompress(blob), raw=False)
+    out = {k: v.hex() if isinstance(v, bytes) else v for k, v in packed.items()}
+    out.update(fields)
+    return out
 
 
 def token_hash(token: str) -> str:

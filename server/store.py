@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,6 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import metrics, redis_client
 from server.lobby_index import LobbyIndex
+from server.meta import PLAIN, compact, expand
 
 APPEND_LUA = """
 local meta, events, acts, chan = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -63,6 +64,12 @@ if tonumber(redis.call('HGET', meta, 'seq') or '-1') ~= tonumber(ARGV[1]) then r
 if redis.call('LLEN', events) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('SET', archive, ARGV[2])
 redis.call('DEL', events, acts)
+-- the meta's fields move into the packed one, unless written since they were read (a
+-- field stored plainly wins over the packed one: server/meta.py expand)
+for i = 4, #ARGV, 2 do
+  if redis.call('HGET', meta, ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', meta, ARGV[i]) end
+end
+redis.call('HSET', meta, 'z', ARGV[3])
 return 1
 """
 
@@ -297,9 +304,9 @@ class Store:
 
     @bounded
     async def load_meta(self, table_id: str) -> dict[str, str]:
-        """The meta hash as ``str → str`` (empty when the table does not exist)."""
-        raw = await self.redis.hgetall(meta_key(table_id))
-        return {k.decode(): v.decode() for k, v in raw.items()}
+        """The meta hash as ``str → str`` (empty when the table does not exist; an
+        archived game's expanded: ``server.meta.expand``)."""
+        return expand(await self.redis.hgetall(meta_key(table_id)))
 
     @bounded
     async def load_entries(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
@@ -318,13 +325,18 @@ class Store:
         return await self.redis.get(archive_key(table_id))
 
     @bounded
-    async def archive(self, table_id: str, seq: int, blob: bytes) -> bool:
+    async def archive(self, table_id: str, seq: int, blob: bytes,
+                      meta_fields: Mapping[str, str]) -> bool:
         """Replace an ended game's events (exactly ``seq`` of them) and action ids with
-        ``blob`` in one script; False (nothing changed) when the table is not ended, has
-        another seq, or is archived already."""
+        ``blob``, and compact its meta hash (``meta_fields``: as loaded; every field but
+        ``server.meta.PLAIN`` goes into one compressed field, unless it changed since it
+        was loaded), in one script; False (nothing changed) when the table is not ended,
+        has another seq, or is archived already."""
         keys = [meta_key(table_id), events_key(table_id), acts_key(table_id),
                 archive_key(table_id)]
-        return bool(await self._archive(keys=keys, args=[seq, blob]))
+        moved = [x for k, v in meta_fields.items() if k not in PLAIN for x in (k, v)]
+        return bool(await self._archive(keys=keys,
+                                        args=[seq, blob, compact(meta_fields), *moved]))
 
     @bounded
     async def append(self, table_id: str, expected_seq: int, entries: list[dict[str, Any]],
@@ -457,7 +469,7 @@ class Store:
         for t in table_ids:
             pipe.hgetall(meta_key(t))
         rows = await pipe.execute()
-        return [{k.decode(): v.decode() for k, v in r.items()} for r in rows]
+        return [expand(r) for r in rows]
 
 
     @bounded

@@ -556,9 +556,10 @@ class Tables:
             raw = await self.store.load_raw(table.id)
             if len(raw) != table.seq or table.meta.seq != table.seq:
                 return  # archived already, or this process is behind
+            fields = await self.store.load_meta(table.id)
             entries = [unpack_entry(b) for b in raw]
             blob = archive.pack(table.meta, entries, raw)
-            if await self.store.archive(table.id, table.seq, blob):
+            if await self.store.archive(table.id, table.seq, blob, fields):
                 log.info("game archived", table=table.id, seq=table.seq,
                          bytes_before=sum(map(len, raw)), bytes_after=len(blob))
         except archive.ArchiveError as e:

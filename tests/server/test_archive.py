@@ -12,8 +12,9 @@ import pytest
 
 from server import archive
 from server import store as st
-from server.meta import TableMeta
+from server.meta import PACKED, PLAIN, TableMeta, compact, expand
 from server.redis_client import connect_sync
+from server.store import Store
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended
 
@@ -62,6 +63,8 @@ async def test_an_unwatched_finished_game_is_archived_and_answers_the_same(
         before = await answers(server.url, tid)
         live = [st.events_key(tid), st.acts_key(tid)]
         size_before = memory(r, live)
+        meta_before = memory(r, [st.meta_key(tid)])
+        fields_before = r.hgetall(st.meta_key(tid))
         assert r.exists(st.archive_key(tid)) == 0  # watched: still live
 
         await watcher.close()
@@ -72,6 +75,13 @@ async def test_an_unwatched_finished_game_is_archived_and_answers_the_same(
         assert r.exists(*live) == 0
         size_after = memory(r, [st.archive_key(tid)])
         assert size_after < size_before
+        # The meta is compacted: the scripts' fields stay, the rest is packed, and it
+        # expands to exactly the fields it had.
+        fields_after = r.hgetall(st.meta_key(tid))
+        assert {k.decode() for k in fields_after} == {*PLAIN, PACKED}
+        assert expand(fields_after) == expand(fields_before)
+        meta_after = memory(r, [st.meta_key(tid)])
+        assert meta_after < meta_before
         assert await answers(server.url, tid) == before
         # A process that never had the game rebuilds it from the archive alone.
         fresh = ServerProcess(redis_url).start()
@@ -80,11 +90,11 @@ async def test_an_unwatched_finished_game_is_archived_and_answers_the_same(
         finally:
             fresh.stop()
         seq = int(r.hget(st.meta_key(tid), "seq"))
-        meta = memory(r, [st.meta_key(tid)])
+        whole_before, whole_after = size_before + meta_before, size_after + meta_after
         print(f"\narchive: {seq} events; events+acts {size_before} B -> archive "
-              f"{size_after} B ({size_before / size_after:.1f}x); with the meta hash "
-              f"{size_before + meta} B -> {size_after + meta} B "
-              f"({(size_before + meta) / (size_after + meta):.1f}x)")
+              f"{size_after} B ({size_before / size_after:.1f}x); meta {meta_before} B -> "
+              f"{meta_after} B; all keys {whole_before} B -> {whole_after} B "
+              f"({whole_before / whole_after:.1f}x)")
     finally:
         r.close()
         await lobby.close()
@@ -123,3 +133,41 @@ def test_an_archive_that_does_not_end_on_the_meta_head_is_refused() -> None:
     meta.head = head
     with pytest.raises(archive.ArchiveError):
         archive.pack(meta, tampered)
+
+
+def test_a_compacted_meta_expands_to_exactly_its_fields() -> None:
+    fields = {"status": "ended", "seq": "12", "head": "ab" * 32, "version": "7",
+              "server_seed": "0f" * 32, "tok:0": "", "tok:1": "AB" * 32, "odd": "abc",
+              "short": "10", "created_at": "1764578400.25", "name": "Zoë's table 🂡",
+              "seats": '[{"name": "A", "kind": "human"}]', "rated": "1"}
+    packed = compact(fields)
+    assert len(packed) < sum(len(k) + len(v) for k, v in fields.items() if k not in PLAIN)
+    raw = {k.encode(): v.encode() for k, v in fields.items() if k in PLAIN}
+    raw[PACKED.encode()] = packed
+    assert expand(raw) == fields
+    # A field stored plainly after the compaction wins over the packed one.
+    assert expand({**raw, b"rematch": b"xyz", b"name": b"new"}) == {
+        **fields, "rematch": "xyz", "name": "new"}
+    assert expand({k.encode(): v.encode() for k, v in fields.items()}) == fields
+
+
+async def test_archiving_compacts_the_meta_but_keeps_a_field_written_since(redis_url) -> None:
+    store = Store.from_url(redis_url)
+    try:
+        tid = "cm" + str(time.monotonic_ns())
+        fields = {"game": "einauge", "status": "ended", "seq": "1", "head": "ab" * 32,
+                  "version": "3", "name": "t", "server_seed": "cd" * 32, "tok:0": "ef" * 32}
+        await store.redis.hset(st.meta_key(tid), mapping=fields)
+        await store.redis.rpush(st.events_key(tid), st.pack({"e": {}, "h": "ab" * 32}))
+        loaded = await store.load_meta(tid)
+        assert loaded == fields
+        # another process renames the table between the load and the archive
+        await store.redis.hset(st.meta_key(tid), "name", "renamed")
+        assert await store.archive(tid, 1, b"blob", loaded)
+        stored = await store.redis.hgetall(st.meta_key(tid))
+        assert {k.decode() for k in stored} == {*PLAIN, PACKED, "name"}
+        assert await store.load_meta(tid) == {**fields, "name": "renamed"}
+        assert (await store.metas([tid]))[0] == {**fields, "name": "renamed"}
+        assert not await store.archive(tid, 1, b"blob", loaded)  # once only
+    finally:
+        await store.close()
