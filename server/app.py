@@ -25,7 +25,18 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from server import account_api, chat, lobby, metrics, profiles, ratings, rematch, takeover, ws
+from server import (
+    account_api,
+    chat,
+    lobby,
+    lobby_migration,
+    metrics,
+    profiles,
+    ratings,
+    rematch,
+    takeover,
+    ws,
+)
 from server.account_store import AccountStore
 from server.accounts import Accounts
 from server.attendance import Attendance
@@ -191,6 +202,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         # Running games with bots play on although nobody watches them (in the background:
         # the service answers meanwhile).
         svc.tables.spawn(svc.tables.resume_bots())
+        # Tables an older version listed in its lobby lists join the read model.
+        svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
         kind = ("cluster" if svc.store.cluster else
                 "embedded" if "redis.sock" in (settings.redis_url or "") else "external")
