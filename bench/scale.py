@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -40,9 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def start_balanced(n: int, redis_url: str, log: Path, wait: int = 1, leastconn: bool = False
-                   ) -> tuple[subprocess.Popen, str, list[int]]:
-    """``einauge balance -n n`` (``EINAUGE_REDIS_WAIT=wait``); returns it, its URL and the
-    pids of its processes."""
+                   ) -> tuple[subprocess.Popen, str, list[int], list[int]]:
+    """``einauge balance -n n`` (``EINAUGE_REDIS_WAIT=wait``); returns it, its URL, the
+    pids of its processes and their ports."""
     port, *backends_ports = free_ports(n + 1)
     env = {**os.environ, **BENCH_ENV, "EINAUGE_REDIS_WAIT": str(wait),
            "EINAUGE_LOG_LEVEL": "warning"}
@@ -66,7 +67,7 @@ def start_balanced(n: int, redis_url: str, log: Path, wait: int = 1, leastconn: 
     else:
         raise RuntimeError("balanced service did not start: " + log.read_text()[-2000:])
     pids = [int(p) for _, p in re.findall(r"serve (\d+) pid (\d+)", log.read_text())]
-    return proc, url, pids
+    return proc, url, pids, backends_ports
 
 
 def redis_cpu(url: str) -> dict[str, float]:
@@ -96,9 +97,28 @@ def idle_cpu(pids: list[int], seconds: float = 5.0) -> list[float]:
     return [round(1000 * (a - b) / wall, 2) for a, b in zip(after, before, strict=True)]
 
 
+async def followed(ports: list[int], peak: list[int], stop: asyncio.Event) -> None:
+    """Until ``stop``: the most tables each process held (``einauge_tables_cached``: the
+    tables it follows, each folding every event and computing its deltas once) into
+    ``peak``, sampled every second."""
+    async with httpx.AsyncClient(timeout=5) as http:
+        while not stop.is_set():
+            for i, port in enumerate(ports):
+                try:
+                    text = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
+                except httpx.HTTPError:
+                    continue
+                found = re.search(r"^einauge_tables_cached (\S+)$", text, re.M)
+                if found:
+                    peak[i] = max(peak[i], int(float(found.group(1))))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1.0)
+
+
 async def one_run(n: int, cluster: LocalCluster, args: argparse.Namespace, log: Path) -> dict:
-    proc, url, pids = start_balanced(n, cluster.url, log, args.redis_wait,
-                                     args.leastconn)
+    proc, url, pids, ports = start_balanced(n, cluster.url, log, args.redis_wait,
+                                            args.leastconn)
+    peak = [0] * n
     try:
         time.sleep(1.0)  # past the start-up work
         idle = idle_cpu(pids)
@@ -107,7 +127,11 @@ async def one_run(n: int, cluster: LocalCluster, args: argparse.Namespace, log: 
                          warmup=2.0, redis_url=cluster.url, server_pids=tuple(pids),
                          sources=8)
         cpu0 = redis_cpu(cluster.url)
+        stop = asyncio.Event()
+        sampler = asyncio.create_task(followed(ports, peak, stop))
         r = await run_load(cfg)
+        stop.set()
+        await sampler
         cpu1 = redis_cpu(cluster.url)
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -128,6 +152,7 @@ async def one_run(n: int, cluster: LocalCluster, args: argparse.Namespace, log: 
         "cpu_ms_per_action_total": round(1000 * sum(cpu) / accepted, 3),
         "cpu_ms_per_action_each": [round(1000 * c / accepted, 3) for c in cpu],
         "idle_cpu_ms_per_s_each": idle,
+        "tables_followed_each": peak,
         # less what each process spends when idle (a fixed cost per process, not per action)
         "cpu_ms_per_action_net": round(
             (1000 * sum(cpu) - sum(idle) * r["window_s"]) / accepted, 3),
@@ -170,14 +195,15 @@ async def main() -> None:
           f"{args.duration} s windows\n")
     print("| processes | actions/s | action p50 / p99 ms | spectator p50 / p99 ms | "
           "CPU ms per action, all / each | idle CPU ms/s each | CPU ms per action less "
-          "idle | Redis commands per action |")
-    print("|---|---|---|---|---|---|---|---|")
+          "idle | tables followed each | Redis commands per action |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         a, s = r["action_ms"], r["spectator_ms"]
         print(f"| {r['processes']} | {r['actions_per_s']} | {a['p50']} / {a['p99']} | "
               f"{s['p50']} / {s['p99']} | {r['cpu_ms_per_action_total']} / "
               f"{r['cpu_ms_per_action_each']} | {r['idle_cpu_ms_per_s_each']} | "
-              f"{r['cpu_ms_per_action_net']} | {r['redis_commands_per_action']} |")
+              f"{r['cpu_ms_per_action_net']} | {r['tables_followed_each']} | "
+              f"{r['redis_commands_per_action']} |")
 
 
 if __name__ == "__main__":
