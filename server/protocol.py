@@ -45,14 +45,18 @@ class _Model(BaseModel):
 
 
 Scalar = StrictStr | StrictInt | StrictBool | None
-ActionValue = Scalar | Annotated[list[Annotated[Scalar, Field()]], Field(max_length=8)]
-"""A field of an action: a scalar, or a short list of them (Keltis's ``stone`` names two
-cards); what the fields mean is the game's to check."""
+ActionValue = (Scalar | Annotated[list[Annotated[Scalar, Field()]], Field(max_length=100)]
+               | Annotated[dict[Annotated[str, Field(max_length=32)], Scalar],
+                           Field(max_length=8)])
+"""A field of an action: a scalar, a list of them (Keltis's ``stone`` names two cards; a
+Loot Island ``discard`` names any cards of a hand, which has no limit but the 88 map
+cards), or a small flat object of them (a Loot Island ``play`` names each joker's value:
+``{"map-red-star-a": 9}``); what the fields mean is the game's to check."""
 
 
 def _scalar_type(action: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(action.get("type"), list):
-        raise ValueError("type must be a string, not a list")
+    if isinstance(action.get("type"), list | dict):
+        raise ValueError("type must be a string")
     return action
 
 

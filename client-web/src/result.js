@@ -13,7 +13,9 @@ export function renderResult(view, ctx) {
   if (!res) return null;
   const names = (view.players || []).map((p) => p.name);
   const winners = res.winners || [];
-  const ranked = [...res.scores].sort((a, b) => b.total - a.total || a.seat - b.seat);
+  // A player without a total (eliminated, Loot Island) is ranked last and shown with a dash.
+  const total = (s) => (typeof s.total === "number" ? s.total : -Infinity);
+  const ranked = [...res.scores].sort((a, b) => total(b) - total(a) || a.seat - b.seat);
   const w = winners.map((s) => names[s] ?? `#${s + 1}`);
   const offered = ctx.summary && ctx.summary.rematch;
   let action = null;
@@ -28,7 +30,7 @@ export function renderResult(view, ctx) {
     h("ol", { class: "result-list" }, ranked.map((s) => h("li", {
       class: winners.includes(s.seat) ? "winner" : "", testid: `result-${s.seat}`, dataset: { total: s.total },
     }, h("span", { class: "result-name" }, winners.includes(s.seat) ? "♛ " : "", names[s.seat] ?? `#${s.seat + 1}`),
-    h("b", { class: "result-total", testid: `result-total-${s.seat}` }, s.total),
+    h("b", { class: "result-total", testid: `result-total-${s.seat}` }, s.total ?? "–"),
     h("span", { class: "result-unit" }, t("total_unit"))))),
     h("div", { class: "result-actions" },
       offered ? h("span", { class: "hint", testid: "rematch-offer" }, t("rematch_offered")) : null,

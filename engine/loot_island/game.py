@@ -81,12 +81,20 @@ class LootIsland:
         return {"random": RandomBot, "greedy": GreedyBot}
 
     def catalogue(self) -> dict[str, Any]:
-        """Map cards (colour, value, action), loot cards (deck, kind, gold, curse, …) and
-        healers (cost terms), from ``data``."""
+        """Map cards (colour, value, action), loot cards (deck, kind, gold, curse, …),
+        healers (cost terms), each event's modifiers while in force (the data file's
+        ``[events]``: what a client shows an event changes), the islets in canonical
+        order with their numbers (cubes shed, cards drawn, cards paid) and the landings
+        in clockwise order, from ``data``: public component facts, nothing of a game."""
         return {"map": {k: c._asdict() for k, c in data.MAP.items()},
                 "loot": {k: c._asdict() for k, c in data.LOOT.items()},
                 "healers": {k: c._asdict() for k, c in data.HEALERS.items()},
-                "colours": list(data.COLOURS)}
+                "colours": list(data.COLOURS),
+                "events": {k: dict(v) for k, v in data.EVENTS.items()},
+                "islets": list(data.ISLETS),
+                "islet_numbers": {"cost": data.ISLET_COST, "spring_shed": data.SPRING_SHED,
+                                  "lookout_draw": data.LOOKOUT_DRAW},
+                "landings": list(data.LANDINGS)}
 
     def start(self, players: Sequence[str], options: Mapping[str, Any] | None,
               seed: str | None, orders: Mapping[str, Any] | None = None) -> list[Message]:

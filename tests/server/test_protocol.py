@@ -35,6 +35,13 @@ def test_undecodable_frames(frame):
     {"t": "action", "id": "a", "action": {"type": 1.5}},
     {"t": "action", "id": "a", "action": {str(i): i for i in range(9)}},
     {"t": "action", "id": "a", "action": {"type": "pass"}, "seq": -1},
+    # An object field is flat and small; a list is bounded.
+    {"t": "action", "id": "a", "action": {"type": "play", "values": {"x": {"y": 1}}}},
+    {"t": "action", "id": "a", "action": {"type": "play", "values": {"x": [1]}}},
+    {"t": "action", "id": "a", "action": {"type": "play", "values": {"x": 1.5}}},
+    {"t": "action", "id": "a", "action": {"type": "play",
+                                          "values": {str(i): i for i in range(9)}}},
+    {"t": "action", "id": "a", "action": {"type": "discard", "cards": ["c"] * 101}},
     {"t": "sync", "x": 1}, {"t": ["hello"]},
 ])
 def test_invalid_messages_are_bad_messages(message):
@@ -47,6 +54,14 @@ def test_valid_action_and_encode():
                            "action": {"type": "buy", "card": "blue-3", "row": None}})
     assert isinstance(msg, p.ActionMsg) and msg.seq == 3
     assert msg.action == {"type": "buy", "card": "blue-3", "row": None}
+    # Loot Island: a play names each joker's value (a flat object); a discard may name
+    # more cards than any other game's action (no hand limit).
+    play = {"type": "play", "seat": 0, "landing": "north-2",
+            "cards": ["map-blue-6b", "map-blue-star-b", "map-blue-8a"],
+            "values": {"map-blue-star-b": 8}}
+    assert p.parse_message({"t": "action", "id": "a2", "action": play}).action == play
+    discard = {"type": "discard", "seat": 1, "cards": [f"map-red-{v}a" for v in range(1, 11)]}
+    assert p.parse_message({"t": "action", "id": "a3", "action": discard}).action == discard
     out = {"t": "ack", "id": "a1", "seq": 3}
     assert msgpack.unpackb(p.encode(out, True)) == out
     assert json.loads(p.encode(out, False)) == out

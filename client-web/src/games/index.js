@@ -2,8 +2,9 @@
 // texts and action buttons) plus its package under engine/ on the server.
 import { einauge } from "./einauge.js";
 import { keltis } from "./keltis.js";
+import { lootIsland } from "./loot_island.js";
 
-const GAMES = { einauge, keltis };
+const GAMES = { einauge, keltis, "loot-island": lootIsland };
 
 /** True when this client can show game `name` (the lobby offers only those). */
 export const hasGameModule = (name) => Object.hasOwn(GAMES, name);

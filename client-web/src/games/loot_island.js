@@ -1,0 +1,417 @@
+// Loot Island's board module: the island's four coasts with their eight landings (cards
+// bottom to top, discs in arrival order), the ship, islets, the event in force, the loot
+// offer, the healers, every player's cubes, loot and discs, the own hand, and the score
+// breakdown: all from the view (CONTRACT-loot-island §3) and the catalogue
+// (GET /api/games/loot-island/cards). The seat's choices are exactly the prompt's legal
+// actions: a card is selectable only while some legal play, islet or discard holds the
+// cards chosen so far plus it; a landing, an islet, a joker value or a copy is offered only
+// where a legal action has exactly that; the action sent is the listed one. Nothing here
+// computes a rule, a cost or a score.
+import { api } from "../api.js";
+import { flipRender } from "../board.js";
+import { h, mount } from "../dom.js";
+import { listWords, t } from "../i18n.js";
+import { COLOR_GLYPH, icons } from "../icons.js";
+import "./loot_island_texts.js";
+
+const GAME = "loot-island";
+let CAT = null;
+let loading = null;
+
+function loadCatalogue() {
+  if (CAT) return Promise.resolve(CAT);
+  loading ||= api.cards(GAME).then((d) => (CAT = d));
+  return loading;
+}
+
+const COASTS = ["north", "east", "south", "west"];
+const tt = (key) => t(key) || {};
+const coastName = (c) => tt("li_coasts")[c] || c;
+/** "North 1" for `north-1`. */
+const landingName = (id) => { const [c, n] = String(id).split("-"); return t("li_landing", { coast: coastName(c), n }); };
+const colourName = (c) => tt("li_colours")[c] || c;
+const isletName = (id) => tt("li_islet_names")[id] || id;
+const mapInfo = (id) => (CAT && CAT.map[id]) || null;
+const lootInfo = (id) => (CAT && CAT.loot[id]) || null;
+const healerInfo = (id) => (CAT && CAT.healers[id]) || null;
+const seatName = (view, seat) => (view.players[seat] ? view.players[seat].name : `#${seat + 1}`);
+
+// ---- card faces ----------------------------------------------------------------------
+
+/** "red 7" / "blue ★" (a joker; with its named value `v` on the board: "blue ★9"). */
+function mapText(id, v = null) {
+  const c = mapInfo(id);
+  if (!c) return id;
+  return `${colourName(c.colour)} ${c.value === 0 ? `★${v ?? ""}` : c.value}`;
+}
+
+/** A map card: its colour (class and name), value (★ and the named value for a joker)
+ *  and its action. */
+function mapCard(id, { value = null, testid = null, small = false, selected = false, selectable = null, onclick = null, order = null } = {}) {
+  const c = mapInfo(id);
+  const joker = c && c.value === 0;
+  const action = c ? c.action : "none";
+  const title = [mapText(id, value), joker ? (value ? t("li_joker_named", { v: value }) : t("li_joker")) : "", tt("li_actions_long")[action] || ""].filter(Boolean).join(" · ");
+  const cls = `lcard l-${c ? c.colour : "unknown"}${small ? " small" : ""}${joker ? " joker" : ""}${selected ? " selected" : ""}${selectable === false ? " unselectable" : ""}`;
+  const body = [
+    h("span", { class: "lval" }, c ? (joker ? `★${value ?? ""}` : c.value) : "?"),
+    h("span", { class: "lcol" }, c ? h("span", { class: "lglyph", "aria-hidden": "true" }, COLOR_GLYPH[c.colour] || "") : null, c ? h("span", { class: "lcname" }, colourName(c.colour)) : ""),
+    action !== "none" ? h("span", { class: `lact a-${action}` }, tt("li_actions_short")[action] || action) : null,
+    order ? h("span", { class: "lorder" }, order) : null,
+  ];
+  const attrs = { class: cls, title, testid, dataset: { card: id, value: value ?? (c ? c.value : "") } };
+  if (onclick) return h("button", { ...attrs, type: "button", "aria-pressed": selected ? "true" : "false", disabled: selectable === false, onclick }, body);
+  return h("span", attrs, body);
+}
+
+/** A loot card: kind, gold, curse, crosses / book multiplier / skull variant. */
+function lootCard(id, { testid = null, small = true } = {}) {
+  const c = lootInfo(id);
+  if (!c) return h("span", { class: "loot", testid, dataset: { card: id } }, id);
+  const kind = tt("li_kinds")[c.kind] || c.kind;
+  const extra = c.kind === "crown" ? ` ✝${c.crosses}` : c.kind === "book" ? ` ×${c.multiplier}` : c.kind === "skull" ? ` ${c.variant}` : "";
+  return h("span", { class: `loot lk-${c.kind}${small ? " small" : ""}`, testid, dataset: { card: id },
+    title: t("li_loot_title", { kind, gold: c.gold, curse: c.curse, extra }) },
+  h("span", { class: "lkind" }, kind, extra),
+  h("span", { class: "lnums" }, c.kind !== "book" ? h("span", { class: "lgold" }, `${c.gold}◉`) : null, h("span", { class: "lcurse" }, `${c.curse}☠`)));
+}
+
+const disc = (seat, names, i) => h("span", { class: `ldisc s${seat}`, title: `${i + 1}. ${names[seat] || `#${seat + 1}`}`, testid: "disc", dataset: { seat } }, seat + 1);
+
+// ---- texts ---------------------------------------------------------------------------
+
+function turnText(view, mySeat) {
+  if (!view) return "";
+  if (view.phase === "ended") return t("phase_ended");
+  const seat = view.current_seat;
+  const who = seat === null || seat === undefined ? "" : seat === mySeat ? t("your_turn") : t("turn_of", { name: seatName(view, seat) });
+  return [t("li_round", { r: view.round }), tt("li_phase")[view.phase] || view.phase, who].filter(Boolean).join(" · ");
+}
+
+function winnersText(view) {
+  if (!view || view.phase !== "ended" || !view.result) return "";
+  const names = (view.result.winners || []).map((i) => seatName(view, i));
+  return names.length ? t("winners_are", { names: listWords(names), n: names.length }) : t("li_none");
+}
+
+const turnHint = (v) => tt("li_step")[v.step] || "";
+
+/** What event `id` changes while in force, from the catalogue's modifiers. */
+function eventEffect(id) {
+  const mods = (CAT && CAT.events && CAT.events[id]) || null;
+  if (!mods) return "";
+  const parts = Object.entries(mods).map(([k, v]) => { const f = tt("li_mod")[k]; return f ? f({ v }) : `${k} ${v}`; });
+  return parts.length ? parts.join("; ") : t("li_mod_nothing");
+}
+const eventName = (id) => `${t("li_event")} ${String(id).replace("event-", "").toUpperCase()}`;
+
+function isletEffect(id) {
+  const f = tt("li_islet_effects")[id];
+  return f ? f((CAT && CAT.islet_numbers) || {}) : "";
+}
+
+function describeEvent(e, names = []) {
+  const f = tt("li_ev")[e.type];
+  const who = typeof e.seat === "number" ? names[e.seat] || `#${e.seat + 1}` : "";
+  if (!f) return `${who ? `${who}: ` : ""}${e.type.replace(/_/g, " ")}`;
+  const cards = (list, values = {}) => (list || []).map((c) => (c.startsWith("loot-") ? lootText(c) : mapText(c, values[c]))).join(", ");
+  return f({
+    who, round: e.round, n: e.cubes ?? e.count ?? (e.cards ? e.cards.length : 0), card: e.card ? (e.card.startsWith("loot-") ? lootText(e.card) : mapText(e.card)) : "",
+    cards: cards(e.cards, e.values || {}), landing: e.landing ? landingName(e.landing) : "", coast: coastName(e.ship || e.coast), event: e.event ? `${eventName(e.event)} (${eventEffect(e.event)})` : "",
+    islet: e.islet ? isletName(e.islet) : "", skip: e.skip, under: e.under, copy: e.copy ? tt("li_actions_short")[e.copy] : "", forced: e.forced, marker: e.start_marker,
+    size: e.size, healer: e.healer ? healerText(e.healer) : "", healers: (e.healers || []).map(healerText).join(", "),
+  });
+}
+function lootText(id) {
+  const c = lootInfo(id);
+  if (!c) return id;
+  const extra = c.kind === "crown" ? ` ✝${c.crosses}` : c.kind === "book" ? ` ×${c.multiplier}` : c.kind === "skull" ? ` ${c.variant}` : "";
+  return `${tt("li_kinds")[c.kind] || c.kind}${extra} (${c.gold}/${c.curse})`;
+}
+function healerText(id) {
+  const c = healerInfo(id);
+  return c ? t("li_healer_cost", { m: c.multiplier, f: c.fixed }) : id;
+}
+
+// ---- the prompt ----------------------------------------------------------------------
+
+const setKey = (cards) => [...cards].sort().join("+");
+const index = new WeakMap();
+
+/** The prompt's legal actions indexed for the board (memoized per prompt): plays and islet
+ *  uses by their card set, discards by card set, picks by loot card, healers, pass. */
+function groupActions(legal) {
+  if (!legal) return { any: false, legal: null };
+  let g = index.get(legal);
+  if (g) return g;
+  g = { any: legal.length > 0, legal, plays: new Map(), islets: new Map(), discards: new Map(), take: new Map(), drop: new Map(), healers: new Map(), pass: null, multi: [] };
+  for (const a of legal) {
+    switch (a.type) {
+      case "play": case "islet": {
+        const k = setKey(a.cards);
+        const m = a.type === "play" ? g.plays : g.islets;
+        if (!m.has(k)) { m.set(k, []); g.multi.push({ cards: a.cards, key: k }); }
+        m.get(k).push(a);
+        break;
+      }
+      case "discard": g.discards.set(setKey(a.cards), a); break;
+      case "take_loot": g.take.set(a.card, a); break;
+      case "discard_loot": g.drop.set(a.card, a); break;
+      case "choose_healer": g.healers.set(a.healer, a); break;
+      case "pass": g.pass = a; break;
+      default: break;
+    }
+  }
+  // Card sets of the discard phase take part in the selection like plays do.
+  for (const a of g.discards.values()) g.multi.push({ cards: a.cards, key: setKey(a.cards) });
+  index.set(legal, g);
+  return g;
+}
+
+// The choice being put together on this page: the cards chosen (in the order clicked), and
+// once a landing or islet is chosen, that target and the joker values / option chosen.
+// Kept per prompt: a new prompt starts afresh.
+let sel = { legal: null, cards: [], target: null, values: {}, copy: undefined };
+function selection(acts) {
+  if (!acts || sel.legal !== acts.legal) sel = { legal: acts ? acts.legal : null, cards: [], target: null, values: {}, copy: undefined };
+  return sel;
+}
+
+/** Cards that may join the selection: each is in some legal set holding all chosen cards. */
+function selectable(acts, chosen) {
+  const out = new Set();
+  for (const s of acts.multi) {
+    if (s.cards.length <= chosen.length || !chosen.every((c) => s.cards.includes(c))) continue;
+    for (const c of s.cards) if (!chosen.includes(c)) out.add(c);
+  }
+  return out;
+}
+
+// ---- the board -----------------------------------------------------------------------
+
+function renderBoard(view, ctx = {}) {
+  const wrap = h("div", { class: "board loot-island", testid: "board", dataset: { game: GAME, seq: view.seq } });
+  const redraw = () => mount(wrap, boardParts(view, ctx, redraw));
+  redraw();
+  return wrap;
+}
+
+function boardParts(view, ctx, redraw) {
+  const acts = ctx.actions && ctx.actions.legal ? ctx.actions : null;
+  const s = selection(acts);
+  const names = view.players.map((p) => p.name);
+  const me = ctx.mySeat;
+  const mine = me !== null && me !== undefined ? view.players[me] : null;
+  const disabled = !!ctx.pending;
+  const send = (a) => { sel = { legal: null, cards: [], target: null, values: {}, copy: undefined }; ctx.onAction(a); };
+  const key = setKey(s.cards);
+  return [
+    renderIsland(view, names, acts, s, key, disabled, send, redraw),
+    view.offer ? renderOffer(view, names, acts, disabled, send) : null,
+    view.healers ? renderHealers(view, names, acts, disabled, send) : null,
+    renderIslets(view, acts, s, key, disabled, send, redraw),
+    mine && mine.hand && view.phase !== "ended" ? renderHand(view, mine, acts, s, key, disabled, send, redraw) : null,
+    h("section", { class: "lplayers", testid: "players" }, view.players.map((p) => renderPlayer(view, p, me))),
+  ];
+}
+
+function renderIsland(view, names, acts, s, key, disabled, send, redraw) {
+  const plays = acts ? acts.plays.get(key) || [] : [];
+  const at = new Set(plays.map((a) => a.landing));
+  const landing = (id) => {
+    const x = view.landings[id];
+    const explored = id.startsWith(`${view.ship}-`);
+    const choosing = s.target && s.target.kind === "play" && s.target.id === id;
+    return h("div", { class: `landing${x.colour ? ` l-${x.colour}-edge` : ""}${explored ? " explored" : ""}`, testid: `landing-${id}`, dataset: { colour: x.colour || "", count: x.count, chests: x.chests } },
+      h("header", {}, h("b", {}, landingName(id)), x.colour ? h("span", { class: "hint" }, ` · ${colourName(x.colour)}`) : null,
+        h("span", { class: "lstat", title: t("li_count_title", { count: x.count, chests: x.chests }), testid: `count-${id}` }, `${x.count} · ${x.chests}`, h("span", { html: icons.chest(t("li_chests")) }))),
+      h("div", { class: "lrow", dataset: { zone: `landing-${id}` } }, x.cards.length
+        ? x.cards.map((c) => mapCard(c.card, { value: mapInfo(c.card) && mapInfo(c.card).value === 0 ? c.value : null, small: true }))
+        : h("span", { class: "hint" }, t("li_no_cards"))),
+      h("div", { class: "ldiscs", testid: `discs-${id}`, title: t("li_discs") }, x.discs.map((seat, i) => disc(seat, names, i))),
+      at.has(id) && s.cards.length ? h("button", { type: "button", class: "act primary", testid: `play-${id}`, disabled,
+        onclick: () => choose(plays.filter((a) => a.landing === id), { kind: "play", id }, s, send, redraw) }, t("li_play_here")) : null,
+      choosing ? renderChooser(s, disabled, send, redraw) : null);
+  };
+  const coast = (c) => h("div", { class: `coast coast-${c}${view.ship === c ? " explored" : ""}`, testid: `coast-${c}` },
+    h("h3", {}, coastName(c), view.ship === c ? h("span", { class: "ship-badge", testid: "ship", title: t("li_ship_at", { coast: coastName(c) }) }, " ", h("span", { html: icons.ship(t("li_ship")) }), ` ${t("li_explored")}`) : null),
+    h("div", { class: "landings" }, [`${c}-1`, `${c}-2`].map(landing)));
+  const corner = (c) => h("div", { class: `ship-space ship-${c}${view.ship === c ? " here" : ""}`, testid: `ship-space-${c}`, title: t("li_ship") }, view.ship === c ? h("span", { html: icons.ship(t("li_ship")) }) : "·");
+  const ev = view.event;
+  return h("section", { class: "panel island", testid: "island", "aria-label": t("li_island") },
+    COASTS.map(coast), COASTS.map(corner),
+    h("div", { class: "island-centre" },
+      h("div", { class: "lround", testid: "round" }, t("li_round", { r: view.round })),
+      h("div", { class: "lship", testid: "ship-at", dataset: { ship: view.ship } }, h("span", { html: icons.ship(t("li_ship")) }), ` ${t("li_ship_at", { coast: coastName(view.ship) })}`),
+      h("div", { class: "lmin", testid: "minimum", dataset: { value: view.min_cards } }, t("li_minimum", { n: view.min_cards })),
+      h("div", { class: "levent", testid: "event", dataset: { event: ev || "" } },
+        ev ? [h("b", {}, eventName(ev)), ": ", h("span", { testid: "event-effect" }, eventEffect(ev))]
+          : (view.events_seen || []).length || view.event_deck_count ? t("li_event_none") : t("li_events_off")),
+      (view.events_seen || []).length > 1 ? h("div", { class: "hint", testid: "events-seen" }, `${t("li_events_seen")}: `, view.events_seen.map((e) => e.replace("event-", "").toUpperCase()).join(", ")) : null,
+      view.event_deck_count ? h("div", { class: "hint", testid: "event-deck" }, t("li_event_deck", { n: view.event_deck_count })) : null,
+      h("div", { class: "ldecks" },
+        h("span", { testid: "map-deck", dataset: { value: view.map_deck_count } }, t("li_map_deck", { n: view.map_deck_count })),
+        h("span", { testid: "map-discard" }, t("li_map_discard", { n: view.map_discard.length }), view.map_reshuffles ? ` · ${t("li_reshuffles", { n: view.map_reshuffles })}` : ""),
+        h("span", { testid: "loot-deck", dataset: { value: view.loot_deck_count } }, t("li_loot_deck", { n: view.loot_deck_count }),
+          ` (${Object.entries(view.loot_deck_counts || {}).map(([d, n]) => `${d}: ${n}`).join(", ")})`),
+        h("span", { testid: "loot-discard" }, t("li_loot_discard", { n: view.loot_discard.length })))));
+}
+
+/** Choose among the legal actions `cands` for the chosen cards at one target: one is
+ *  sent at once; several (joker values, a copy, islet parameters) open the chooser. */
+function choose(cands, target, s, send, redraw) {
+  if (cands.length === 1) { send(cands[0]); return; }
+  s.target = { ...target, cands };
+  s.values = {};
+  s.copy = undefined;
+  redraw();
+}
+
+/** The chooser of a play's joker values and copy, or an islet's parameters: every button
+ *  is one of the values or options that some remaining legal action has. */
+function renderChooser(s, disabled, send, redraw) {
+  const { cands, kind } = s.target;
+  const cancel = h("button", { type: "button", class: "ghost small", testid: "chooser-cancel", onclick: () => { s.target = null; redraw(); } }, t("li_cancel"));
+  if (kind === "islet") {
+    const label = (a) => (a.skip ? t("li_skip") : a.from ? t("li_from_to", { from: landingName(a.from), to: landingName(a.to) }) : a.landing ? t("li_at", { landing: landingName(a.landing) }) : t("li_use"));
+    const optKey = (a) => (a.skip ? "skip" : a.from ? `${a.from}-${a.to}` : a.landing || "use");
+    return h("div", { class: "chooser", testid: "chooser" }, h("b", {}, t("li_islet_for", { islet: isletName(s.target.id) })),
+      h("div", { class: "opts" }, cands.map((a) => h("button", { type: "button", class: "act", testid: `islet-opt-${optKey(a)}`, disabled, onclick: () => send(a) }, label(a)))), cancel);
+  }
+  // Jokers in the order of the chosen cards; each one's values are those of the legal
+  // plays that agree with the values chosen before it.
+  const jokers = s.cards.filter((c) => cands.some((a) => a.values && c in a.values));
+  let left = cands;
+  const rows = [];
+  for (const j of jokers) {
+    const values = [...new Set(left.map((a) => a.values[j]))].sort((x, y) => x - y);
+    if (values.length === 1 && s.values[j] === undefined) s.values[j] = values[0];
+    rows.push(h("div", { class: "joker-row", testid: `joker-${j}` }, h("span", {}, t("li_joker_value", { card: mapText(j) }), " "),
+      values.map((v) => h("button", { type: "button", class: `jv${s.values[j] === v ? " on" : ""}`, testid: `joker-${j}-${v}`, "aria-pressed": s.values[j] === v ? "true" : "false",
+        onclick: () => { s.values = { ...s.values, [j]: v }; for (const k of jokers.slice(jokers.indexOf(j) + 1)) delete s.values[k]; redraw(); } }, v))));
+    if (s.values[j] === undefined) { left = []; break; }
+    left = left.filter((a) => a.values[j] === s.values[j]);
+  }
+  const copies = [...new Set(left.map((a) => a.copy || "none"))];
+  if (copies.length > 1) {
+    rows.push(h("div", { class: "copy-row", testid: "copy-row" }, h("span", {}, t("li_copy"), " "),
+      copies.map((c) => h("button", { type: "button", class: `jv${s.copy === c ? " on" : ""}`, testid: `copy-${c}`, onclick: () => { s.copy = c; redraw(); } }, t(`li_copy_${c}`)))));
+    left = s.copy === undefined ? [] : left.filter((a) => (a.copy || "none") === s.copy);
+  }
+  return h("div", { class: "chooser", testid: "chooser" }, h("b", {}, t("li_choose_for", { landing: landingName(s.target.id) })), rows,
+    h("div", { class: "opts" }, h("button", { type: "button", class: "act primary", testid: "chooser-play", disabled: disabled || left.length !== 1, onclick: () => send(left[0]) }, t("li_play")), cancel));
+}
+
+function renderIslets(view, acts, s, key, disabled, send, redraw) {
+  const uses = acts ? acts.islets.get(key) || [] : [];
+  const nums = (CAT && CAT.islet_numbers) || {};
+  const ids = (CAT && CAT.islets) || Object.keys(view.islets);
+  return h("section", { class: "panel lislets", testid: "islets", "aria-label": t("li_islets") },
+    h("h2", {}, t("li_islets"), nums.cost ? h("span", { class: "hint" }, ` · ${t("li_islet_cost", { n: nums.cost })}`) : null),
+    h("ul", {}, ids.map((id) => {
+      const state = view.islets[id];
+      const mineHere = uses.filter((a) => a.islet === id);
+      const params = tt("li_islet_params")[id];
+      const choosing = s.target && s.target.kind === "islet" && s.target.id === id;
+      return h("li", { class: `islet ${state}`, testid: `islet-${id}`, dataset: { state } },
+        h("b", {}, isletName(id)), " ", h("span", { class: `badge ${state}` }, state === "open" ? t("li_open") : t("li_used")),
+        h("div", { class: "hint" }, isletEffect(id), params ? ` (${params})` : ""),
+        mineHere.length && s.cards.length ? h("button", { type: "button", class: "act", testid: `use-${id}`, disabled,
+          onclick: () => choose(mineHere, { kind: "islet", id }, s, send, redraw) }, t("li_use")) : null,
+        choosing ? renderChooser(s, disabled, send, redraw) : null);
+    })));
+}
+
+function renderHand(view, p, acts, s, key, disabled, send, redraw) {
+  const turn = acts && acts.any;
+  const can = turn ? selectable(acts, s.cards) : new Set();
+  const toggle = (c) => {
+    const i = s.cards.indexOf(c);
+    s.cards = i >= 0 ? s.cards.filter((x) => x !== c) : [...s.cards, c];
+    s.target = null;
+    redraw();
+  };
+  const discard = acts ? acts.discards.get(key) : null;
+  const hint = turn && view.step === "act" ? t("li_hand_hint_act") : turn && view.step === "discard" ? t("li_hand_hint_discard") : "";
+  return h("section", { class: "panel lhand", testid: "my-hand" },
+    h("h2", {}, t("li_your_hand"), h("span", { class: "hint" }, ` · ${t("li_cards_n", { n: p.hand.length })}`)),
+    hint ? h("p", { class: "hint" }, hint) : null,
+    h("div", { class: "lhand-cards", dataset: { zone: "hand" } }, p.hand.map((c) => {
+      const on = s.cards.includes(c);
+      return mapCard(c, { testid: `hand-${c}`, selected: on, selectable: turn ? on || can.has(c) : null,
+        order: on ? s.cards.indexOf(c) + 1 : null, onclick: turn && !disabled ? () => toggle(c) : null });
+    })),
+    turn ? h("div", { class: "lhand-acts" },
+      s.cards.length ? h("button", { type: "button", class: "ghost small", testid: "clear-selection", onclick: () => { s.cards = []; s.target = null; redraw(); } }, t("li_clear")) : null,
+      discard ? h("button", { type: "button", class: "act primary", testid: "discard", disabled, onclick: () => send(discard) },
+        s.cards.length ? t("li_discard_n", { n: s.cards.length }) : t("li_keep_all")) : null,
+      acts.pass ? h("button", { type: "button", class: "act", testid: "pass", disabled, onclick: () => send(acts.pass) }, t("li_pass")) : null) : null);
+}
+
+function renderOffer(view, names, acts, disabled, send) {
+  const o = view.offer;
+  return h("section", { class: "panel loffer", testid: "offer", dataset: { landing: o.landing, size: o.size } },
+    h("h2", {}, t("li_offer", { size: o.size, landing: landingName(o.landing) })),
+    h("div", { class: "hint", testid: "pick-order" }, `${t("li_pick_order")}: `, o.order.map((seat, i) => h("span", { class: `pick${seat === view.current_seat ? " next" : ""}` }, i ? " → " : "", names[seat] || `#${seat + 1}`))),
+    h("div", { class: "offer-cards" }, o.cards.map((c) => h("div", { class: "offer-card", testid: `offer-${c}` }, lootCard(c, { small: false }),
+      acts && acts.take.has(c) ? h("button", { type: "button", class: "act primary", testid: `take-${c}`, disabled, onclick: () => send(acts.take.get(c)) }, t("li_keep")) : null,
+      acts && acts.drop.has(c) ? h("button", { type: "button", class: "act", testid: `drop-${c}`, disabled, onclick: () => send(acts.drop.get(c)) }, t("li_discard_loot")) : null))));
+}
+
+function renderHealers(view, names, acts, disabled, send) {
+  return h("section", { class: "panel lhealers", testid: "healers" },
+    h("h2", {}, t("li_healers")),
+    h("ul", {}, view.healers.map((x) => h("li", { class: `healer${x.seat !== null ? " taken" : ""}`, testid: `healer-${x.healer}` },
+      h("b", {}, t("li_healer_cost", { m: x.multiplier, f: x.fixed })), " ",
+      x.seat !== null ? h("span", { class: "hint" }, t("li_healer_taken", { name: names[x.seat] || `#${x.seat + 1}` })) : null,
+      acts && acts.healers.has(x.healer) ? h("button", { type: "button", class: "act primary", testid: `choose-${x.healer}`, disabled, onclick: () => send(acts.healers.get(x.healer)) }, t("li_choose")) : null))));
+}
+
+function renderPlayer(view, p, me) {
+  const ended = view.phase === "ended";
+  const winners = (view.result && view.result.winners) || [];
+  return h("div", { class: `panel lplayer s${p.seat}${p.seat === view.current_seat && !ended ? " current" : ""}${p.seat === me ? " mine" : ""}${p.eliminated ? " out" : ""}`, testid: `player-${p.seat}` },
+    h("h3", {}, h("span", { class: `ldisc s${p.seat}` }, p.seat + 1), " ", winners.includes(p.seat) ? "♛ " : "", p.name, p.seat === me ? h("small", {}, ` (${t("you")})`) : null,
+      view.start_seat === p.seat ? h("span", { class: "badge marker", testid: `start-marker-${p.seat}` }, t("li_start_marker")) : null,
+      p.passed ? h("span", { class: "badge", testid: `passed-${p.seat}` }, t("li_passed")) : null),
+    h("div", { class: "lstats" },
+      h("span", { class: "lcubes", testid: `cubes-${p.seat}`, dataset: { value: p.cubes }, title: t("li_cubes") }, `${p.cubes} ☠ ${t("li_cubes")}`),
+      h("span", { testid: `hand-count-${p.seat}` }, t("li_cards_n", { n: p.hand_count })),
+      h("span", { testid: `discs-free-${p.seat}` }, t("li_discs_free", { n: p.discs_free }))),
+    p.eliminated ? h("div", { class: "bad", testid: `eliminated-${p.seat}` }, tt("li_eliminated")[p.eliminated] || p.eliminated) : null,
+    p.healer ? h("div", { testid: `healer-of-${p.seat}` }, `${t("li_healer")}: `, healerText(p.healer)) : null,
+    h("div", { class: "lloot", testid: `loot-${p.seat}` }, `${t("li_loot_kept")}: `, p.loot.length ? p.loot.map((c) => lootCard(c)) : t("li_none")),
+    ended && p.hand ? h("div", { class: "lfinal-hand", testid: `final-hand-${p.seat}` }, p.hand.map((c) => mapCard(c, { small: true }))) : null);
+}
+
+function renderScore(view) {
+  const r = view.result;
+  if (!r) return null;
+  const cols = ["gold", "jewels", "crowns", "skulls", "books", "amulets", "start_marker", "subtotal", "healer_cost", "total"];
+  const names = tt("li_score_cols");
+  const cell = (s, k) => {
+    const v = s[k];
+    const extra = k === "crowns" && s.crosses ? ` (${s.crosses}✝)` : k === "healer_cost" && s.healer ? ` (${healerText(s.healer)})` : "";
+    const title = k === "books" && s.book_pairs && s.book_pairs.length ? s.book_pairs.map(([b, p]) => `${lootText(b)} + ${lootText(p)}`).join("; ") : null;
+    return h("td", { class: k === "total" ? "total" : "", testid: `score-${k}-${s.seat}`, title }, v === null || v === undefined ? "–" : k === "total" ? h("b", {}, v) : v, extra ? h("small", { class: "held" }, extra) : null);
+  };
+  return h("section", { class: "panel score-panel", testid: "score" },
+    h("h2", {}, t("li_scoring")),
+    h("div", { class: "table-scroll" }, h("table", { class: "score-table", testid: "score-table" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("player")), h("th", { scope: "col" }, names.cubes), cols.map((k) => h("th", { scope: "col" }, names[k] || k)))),
+      h("tbody", {}, r.scores.map((s) => h("tr", { class: r.winners.includes(s.seat) ? "winner" : "", testid: `score-row-${s.seat}` },
+        h("th", { scope: "row" }, r.winners.includes(s.seat) ? "♛ " : "", seatName(view, s.seat),
+          s.eliminated ? h("div", { class: "bad small" }, tt("li_eliminated")[s.eliminated] || s.eliminated) : null),
+        h("td", {}, s.cubes), cols.map((k) => cell(s, k))))))));
+}
+
+export const lootIsland = {
+  name: GAME,
+  loadCatalogue,
+  renderBoard, flipRender, turnText, winnersText, renderScore, describeEvent,
+  eventSeat: (e) => (typeof e.seat === "number" ? e.seat : null),
+  isMajor: (e) => ["game_started", "round_started", "event_revealed", "coast_explored", "final_exploration_started", "healers_revealed", "game_ended"].includes(e.type),
+  groupActions,
+  turnHint,
+  isMove: (e) => ["map_cards_discarded", "map_cards_played", "islet_used", "passed", "loot_taken", "loot_discarded", "healer_chosen"].includes(e.type),
+};

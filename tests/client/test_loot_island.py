@@ -1,0 +1,318 @@
+"""Loot Island in the browser, only by clicking: a person creates a Loot Island table in
+the lobby, a second person takes a seat through the link, a greedy bot fills the third
+seat, both people play the whole game with the cards, landings, islets, joker values,
+loot picks and healers their prompts offer, a spectator watches without ever seeing a hand
+(on the page and in every frame its websocket received), and the replay viewer shows the
+finished game. A phone (390 px) shows the island, the hand and the players without
+anything sticking out sideways, in English and German."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+import msgpack
+from playwright.sync_api import Browser, Page, expect
+
+from tests.client.conftest import api, fold, shot
+from tests.conftest import ServerProcess
+
+ON = ":not([disabled])"
+HAND = f"[data-testid^=hand-map-]{ON}"
+HAND_PATH = re.compile(r"^/players/\d+/hand$")
+# Every element of the board wider than the window (right edge past it), with its testid.
+STICKING_OUT = """() => [...document.querySelectorAll('[data-testid=board] *')]
+    .filter((e) => e.offsetParent !== null
+                   && e.getBoundingClientRect().right > window.innerWidth + 1)
+    .map((e) => (e.dataset.testid || e.className || e.tagName) + ' '
+                + Math.round(e.getBoundingClientRect().right))"""
+
+
+def ended(page: Page) -> bool:
+    return page.get_by_test_id("turn-banner").get_attribute("data-phase") == "ended"
+
+
+def my_turn(page: Page) -> bool:
+    return page.get_by_test_id("turn-banner").get_attribute("data-my-turn") == "1"
+
+
+def recorder(page: Page) -> list[dict[str, Any]]:
+    """Every message the page's websockets receive, decoded (msgpack, or JSON text)."""
+    frames: list[dict[str, Any]] = []
+
+    def on_ws(ws: Any) -> None:
+        ws.on("framereceived", lambda payload: frames.append(
+            json.loads(payload) if isinstance(payload, str) else msgpack.unpackb(payload)))
+    page.on("websocket", on_ws)
+    return frames
+
+
+def first(page: Page, selector: str) -> bool:
+    """Click the first enabled element matching ``selector``; False when there is none."""
+    loc = page.locator(selector)
+    if not loc.count():
+        return False
+    loc.first.click()
+    return True
+
+
+def click_turn(page: Page, rng: random.Random, seen: dict[str, int]) -> bool:
+    """Take one decision of ``page``'s seat by clicking what its board offers; returns
+    False when nothing is offered (not this seat's turn, or the prompt not shown yet)."""
+    if ended(page) or not my_turn(page):
+        return False
+    chooser = page.get_by_test_id("chooser")
+    if chooser.count():
+        # Joker values and copies from left to right, then play (or an islet option).
+        # (each click redraws the chooser: the rows are looked up afresh every time).
+        for group in (".joker-row", ".copy-row"):
+            for i in range(page.locator(f"[data-testid=chooser] {group}").count()):
+                row = page.locator(f"[data-testid=chooser] {group}").nth(i)
+                if not row.locator("button.on").count():
+                    rng.choice(row.locator("button").all()).click()
+                    seen["joker" if "joker" in group else "copy"] += 1
+        if (first(page, f"[data-testid=chooser-play]{ON}")
+                or first(page, f"[data-testid^=islet-opt-]{ON}")):
+            seen["chosen"] += 1
+            return True
+        return first(page, "[data-testid=chooser-cancel]")
+    drops = "[data-testid^=drop-loot-]" + ON
+    for kind, selector in (("take", "[data-testid^=take-loot-]"), ("drop", drops[:-len(ON)]),
+                           ("healer", "[data-testid^=choose-healer-]")):
+        loc = page.locator(selector + ON)
+        if loc.count():
+            if kind == "take" and rng.random() < 0.35 and page.locator(drops).count():
+                continue
+            rng.choice(loc.all()).click()
+            seen[kind] += 1
+            return True
+    step = page.get_by_test_id("turn-banner").get_attribute("data-step")
+    if step == "discard":
+        cards = page.locator(HAND)
+        if cards.count() and rng.random() < 0.5:
+            cards.first.click()
+        if first(page, f"[data-testid=discard]{ON}"):
+            seen["discard"] += 1
+            return True
+        return False
+    if step != "act":
+        return False
+    if page.locator("[data-testid=pass]" + ON).count() == 0:
+        return False
+    if rng.random() < 0.12:
+        page.get_by_test_id("pass").click()
+        seen["pass"] += 1
+        return True
+    # Jokers first (their value picker), then up to two more cards that stay selectable.
+    jokers = page.locator(f"[data-testid^=hand-map-][data-testid*=-star-]{ON}")
+    picked = 0
+    if jokers.count() and rng.random() < 0.7:
+        jokers.first.click()
+        picked += 1
+    while picked < rng.choice((1, 2, 3)) and page.locator(HAND + ":not(.selected)").count():
+        rng.choice(page.locator(HAND + ":not(.selected)").all()).click()
+        picked += 1
+    if picked >= 2:
+        seen["multi_selected"] += 1
+    for kind, selector in (("play", "[data-testid^=play-]"), ("islet", "[data-testid^=use-]")):
+        loc = page.locator(selector + ON)
+        if loc.count():
+            rng.choice(loc.all()).click()
+            seen[kind] += 1
+            return True
+    page.get_by_test_id("clear-selection").click()
+    page.get_by_test_id("pass").click()
+    seen["pass"] += 1
+    return True
+
+
+def check_spectator_frames(frames: list[dict[str, Any]]) -> int:
+    """No frame a spectator received before the end carries a hand or a drawn card, and it
+    gets no prompt; returns how many draws it was told of (without the card)."""
+    draws = 0
+    for m in frames:
+        assert m.get("t") != "prompt", m
+        view = m.get("view") if m.get("t") == "welcome" else None
+        if view and view.get("players") and view["phase"] != "ended":
+            assert all(p["hand"] is None for p in view["players"])
+        if m.get("t") != "delta":
+            continue
+        e = m["event"]
+        if e["type"] == "game_ended":
+            break
+        if e["type"] == "game_started":
+            assert e["hand"] is None
+        if e["type"] == "map_card_drawn":
+            assert "card" not in e, e
+            draws += 1
+        for op in m["patch"]:
+            if HAND_PATH.match(op["path"]) or op["path"] == "/players":
+                value = op.get("value")
+                hands = [p["hand"] for p in value] if op["path"] == "/players" else [value]
+                assert all(x is None for x in hands), op
+    return draws
+
+
+def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
+    contexts = [browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+                for _ in range(3)]
+    anna, ben, spec = (c.new_page() for c in contexts)
+    anna_frames = recorder(anna)
+    ben_frames = recorder(ben)
+    anna.goto(web.url + "/")
+    anna.get_by_test_id("game-select").select_option("loot-island")
+    # The seat choice is Loot Island's range (2-5) and its options are offered.
+    expect(anna.get_by_test_id("seats-select").locator("option")).to_have_count(4)
+    expect(anna.get_by_test_id("events")).to_be_checked()
+    anna.get_by_test_id("seats-select").select_option("3")
+    anna.get_by_test_id("table-name").fill("Loot Island in the browser")
+    anna.get_by_test_id("create-table").click()
+    anna.wait_for_url("**/table/*")
+    table_id = anna.url.rstrip("/").rsplit("/", 1)[1]
+    anna.get_by_test_id("name-input").fill("Anna")
+    anna.get_by_test_id("take-seat-0").click()
+    expect(anna.get_by_test_id("leave-seat")).to_be_visible()
+    anna.get_by_test_id("bot-kind-2").select_option("greedy")
+    anna.get_by_test_id("add-bot-2").click()
+    expect(anna.get_by_test_id("remove-bot-2")).to_be_visible()
+
+    ben.goto(f"{web.url}/table/{table_id}")
+    ben.get_by_test_id("name-input").fill("Ben")
+    ben.get_by_test_id("take-seat-1").click()
+    expect(ben.get_by_test_id("leave-seat")).to_be_visible()
+
+    spec_frames = recorder(spec)
+    spec.goto(f"{web.url}/table/{table_id}")
+    expect(spec.get_by_test_id("seating")).to_be_visible()
+    expect(anna.get_by_test_id("start")).to_be_enabled()
+    anna.get_by_test_id("start").click()
+    for p in (anna, ben):
+        expect(p.get_by_test_id("board")).to_have_attribute("data-game", "loot-island")
+        expect(p.get_by_test_id("my-hand").locator(".lcard")).to_have_count(7)
+    expect(spec.get_by_test_id("spectator-badge")).to_be_visible()
+    expect(spec.get_by_test_id("island")).to_be_visible()
+    expect(spec.locator("[data-testid^=landing-]")).to_have_count(8)
+    expect(spec.locator("[data-testid^=islet-islet-]")).to_have_count(7)
+    expect(spec.get_by_test_id("ship")).to_have_count(1)
+    expect(spec.get_by_test_id("coast-north")).to_have_class(re.compile(r"\bexplored\b"))
+    # Round 1's event is face up from the start, with what it changes.
+    expect(spec.get_by_test_id("event")).not_to_have_attribute("data-event", "")
+    assert spec.get_by_test_id("event-effect").inner_text().strip()
+
+    rng = random.Random(20)
+    seen: dict[str, int] = dict.fromkeys(
+        ("take", "drop", "healer", "discard", "pass", "play", "islet", "joker", "copy",
+         "chosen", "multi_selected"), 0)
+    clicks = checks = 0
+    shot_taken = False
+    while not (ended(anna) and ended(ben)):
+        acted = False
+        for p in (anna, ben):
+            if click_turn(p, rng, seen):
+                clicks += 1
+                acted = True
+        if not acted:
+            anna.wait_for_timeout(30)
+        if not shot_taken and seen["play"] >= 6 and my_turn(anna):
+            anna.evaluate("() => window.scrollTo(0, 0)")
+            shot(anna, "loot-island-table", full_page=False)
+            shot_taken = True
+        if clicks % 15 == 0:
+            v = spec.evaluate("() => window.__einauge.view()")
+            if v and v.get("players") and v["phase"] != "ended":
+                assert all(p["hand"] is None for p in v["players"])
+                assert spec.get_by_test_id("my-hand").count() == 0
+                assert spec.locator("[data-testid^=hand-map-]").count() == 0
+                checks += 1
+        assert clicks < 3000
+    assert clicks > 40 and checks > 0, (clicks, checks)
+    # Every kind of decision was taken by clicking at least once.
+    assert seen["play"] > 5 and seen["take"] + seen["drop"] > 3 and seen["discard"] > 0, seen
+    assert seen["joker"] > 0 and seen["multi_selected"] > 0, seen
+
+    expect(spec.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
+    expect(spec.get_by_test_id("score-table")).to_be_visible()
+    expect(spec.locator("[data-testid^=score-row-]")).to_have_count(3)
+    expect(spec.locator("[data-testid^=final-hand-]")).to_have_count(3)  # revealed at the end
+    server_view = api(web, "GET", f"/api/tables/{table_id}/view")
+    assert spec.evaluate("() => window.__einauge.view()") == server_view
+    result = server_view["result"]
+    for s in result["scores"]:
+        total = spec.get_by_test_id(f"score-total-{s['seat']}").inner_text()
+        assert total == ("–" if s["total"] is None else str(s["total"]))
+    deltas = api(web, "GET", f"/api/tables/{table_id}/deltas")["deltas"]
+    assert fold(deltas, deltas[-1]["seq"]) == server_view
+
+    # The spectator's frames: no hand, no drawn card, no prompt, before the end; Anna's
+    # own frames name the cards she drew (the check above could fail).
+    assert check_spectator_frames(spec_frames) > 0
+    assert any(m.get("t") == "delta" and m["event"]["type"] == "map_card_drawn"
+               and m["event"]["seat"] == 0 and "card" in m["event"] for m in anna_frames)
+    assert any(m.get("t") == "prompt" for m in anna_frames)
+    # Every click sent a listed action the server took: no error came back to either.
+    assert [m for m in anna_frames + ben_frames if m.get("t") == "error"] == []
+    acks = [m for m in anna_frames + ben_frames if m.get("t") == "ack"]
+    assert len(acks) >= seen["play"] + seen["discard"], (len(acks), seen)
+    assert shot_taken
+
+    spec.get_by_test_id("open-replay").click()
+    spec.wait_for_url(f"**/replay/{table_id}")
+    expect(spec.get_by_test_id("board")).to_have_attribute("data-game", "loot-island")
+    spec.get_by_test_id("replay-last").click()
+    expect(spec.get_by_test_id("replay-winners")).to_be_visible()
+    expect(spec.get_by_test_id("score-table")).to_be_visible()
+    assert spec.evaluate("() => window.__einauge.view()") == server_view
+    # An earlier moment: the board as it was then (a folded view, drawn the same way).
+    spec.evaluate("() => window.__einauge.seek(3)")
+    v = spec.evaluate("() => window.__einauge.view()")
+    assert v["phase"] != "ended"
+    expect(spec.locator("[data-testid^=landing-]")).to_have_count(8)
+    expect(spec.get_by_test_id("my-hand")).to_have_count(0)
+    for c in contexts:
+        c.close()
+
+
+def test_loot_island_on_a_phone(browser: Browser, web: ServerProcess) -> None:
+    table = api(web, "POST", "/api/tables", json={"seats": 4, "name": "Phone island",
+                                                  "game": "loot-island"})
+    tid = table["id"]
+    anna = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    for seat in (1, 2, 3):
+        api(web, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "greedy"},
+            headers=owner)
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
+                              is_mobile=True, has_touch=True)
+    seat = json.dumps({**anna, "name": "Anna"})
+    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
+    page = ctx.new_page()
+    page.goto(f"{web.url}/table/{tid}")
+    expect(page.get_by_test_id("island")).to_be_visible()
+    expect(page.get_by_test_id("my-hand").locator(".lcard")).to_have_count(7)
+    # The coasts are stacked, the corners' ship spaces give way to the coast's badge.
+    north = page.get_by_test_id("coast-north").bounding_box()
+    east = page.get_by_test_id("coast-east").bounding_box()
+    assert north and east and east["y"] >= north["y"] + north["height"] - 1
+    expect(page.get_by_test_id("ship")).to_be_visible()
+    for lang in ("en", "de"):
+        page.get_by_test_id(f"lang-{lang}").click()
+        expect(page.get_by_test_id("island")).to_be_visible()
+        assert page.evaluate(STICKING_OUT) == [], lang
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390, lang
+    # A card chosen on the phone opens a landing's play button that fits the screen.
+    expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-my-turn", "1")
+    for card in page.locator(HAND).all():
+        card.click()
+        if page.locator(f"[data-testid^=play-]{ON}").count():
+            break
+        page.get_by_test_id("clear-selection").click()
+    play = page.locator(f"[data-testid^=play-]{ON}").first
+    expect(play).to_be_visible()
+    box = play.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert page.evaluate(STICKING_OUT) == []
+    shot(page, "loot-island-phone")
+    ctx.close()
