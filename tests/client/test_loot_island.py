@@ -58,6 +58,29 @@ def first(page: Page, selector: str) -> bool:
     return True
 
 
+# From the prompt itself (not the board): the landings where a legal play holds exactly
+# the selected cards, and the values a legal play there names for the first joker row.
+PROMPT_OPTIONS = """() => {
+  const legal = window.__einauge.conn.prompt.legal_actions;
+  const chosen = [...document.querySelectorAll('[data-testid=my-hand] button.selected')]
+    .map((b) => b.dataset.card).sort().join('+');
+  const plays = legal.filter((a) => a.type === 'play' && [...a.cards].sort().join('+') === chosen);
+  const chooser = document.querySelector('[data-testid=chooser]');
+  const landing = chooser && chooser.closest('[data-testid^=landing-]');
+  const row = chooser && chooser.querySelector('.joker-row');
+  let values = null;
+  if (landing && row) {
+    const j = row.dataset.testid.slice('joker-'.length);
+    values = [...new Set(plays.filter((a) => 'landing-' + a.landing === landing.dataset.testid)
+      .map((a) => a.values[j]))].sort((x, y) => x - y);
+  }
+  return {landings: [...new Set(plays.map((a) => a.landing))].sort(), values,
+          shown: row ? [...row.querySelectorAll('button')].map((b) => Number(b.textContent)) : null,
+          buttons: [...document.querySelectorAll('[data-testid^=play-]')]
+            .map((b) => b.dataset.testid.slice('play-'.length)).sort()};
+}"""
+
+
 def click_turn(page: Page, rng: random.Random, seen: dict[str, int]) -> bool:
     """Take one decision of ``page``'s seat by clicking what its board offers; returns
     False when nothing is offered (not this seat's turn, or the prompt not shown yet)."""
@@ -65,6 +88,10 @@ def click_turn(page: Page, rng: random.Random, seen: dict[str, int]) -> bool:
         return False
     chooser = page.get_by_test_id("chooser")
     if chooser.count():
+        opts = page.evaluate(PROMPT_OPTIONS)
+        if opts["values"] is not None:  # the first joker's values are the prompt's
+            assert opts["shown"] == opts["values"], opts
+            seen["values_checked"] += 1
         # Joker values and copies from left to right, then play (or an islet option).
         # (each click redraws the chooser: the rows are looked up afresh every time).
         for group in (".joker-row", ".copy-row"):
@@ -108,16 +135,25 @@ def click_turn(page: Page, rng: random.Random, seen: dict[str, int]) -> bool:
     # Jokers first (their value picker), then up to two more cards that stay selectable.
     jokers = page.locator(f"[data-testid^=hand-map-][data-testid*=-star-]{ON}")
     picked = 0
-    if jokers.count() and rng.random() < 0.7:
+    if jokers.count():
         jokers.first.click()
         picked += 1
+        seen["joker_held"] += 1
     while picked < rng.choice((1, 2, 3)) and page.locator(HAND + ":not(.selected)").count():
         rng.choice(page.locator(HAND + ":not(.selected)").all()).click()
         picked += 1
     if picked >= 2:
         seen["multi_selected"] += 1
-    for kind, selector in (("play", "[data-testid^=play-]"), ("islet", "[data-testid^=use-]")):
+    # "Play here" appears exactly at the landings where the prompt has that card set.
+    opts = page.evaluate(PROMPT_OPTIONS)
+    assert opts["buttons"] == opts["landings"], opts
+    # Plays go mostly to the coast the ship explores this round, so that loot is found.
+    ship = page.get_by_test_id("ship-at").get_attribute("data-ship")
+    for kind, selector in (("play", f"[data-testid^=play-{ship}-]"),
+                           ("play", "[data-testid^=play-]"), ("islet", "[data-testid^=use-]")):
         loc = page.locator(selector + ON)
+        if kind == "play" and ship in selector and rng.random() < 0.2:
+            continue
         if loc.count():
             rng.choice(loc.all()).click()
             seen[kind] += 1
@@ -204,7 +240,7 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
     rng = random.Random(20)
     seen: dict[str, int] = dict.fromkeys(
         ("take", "drop", "healer", "discard", "pass", "play", "islet", "joker", "copy",
-         "chosen", "multi_selected"), 0)
+         "chosen", "multi_selected", "joker_held", "values_checked"), 0)
     clicks = checks = 0
     shot_taken = False
     while not (ended(anna) and ended(ben)):
@@ -215,9 +251,14 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
                 acted = True
         if not acted:
             anna.wait_for_timeout(30)
-        if not shot_taken and seen["play"] >= 6 and my_turn(anna):
+        if (not shot_taken and seen["play"] >= 6 and my_turn(anna)
+                and anna.get_by_test_id("turn-banner").get_attribute("data-step") == "act"
+                and anna.locator(HAND).count()):
+            # Mid-game with a card chosen: the landings that take it offer "Play here".
+            anna.locator(HAND).first.click()
             anna.evaluate("() => window.scrollTo(0, 0)")
-            shot(anna, "loot-island-table", full_page=False)
+            shot(anna, "loot-island-table")
+            anna.get_by_test_id("clear-selection").click()
             shot_taken = True
         if clicks % 15 == 0:
             v = spec.evaluate("() => window.__einauge.view()")
@@ -229,8 +270,12 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
         assert clicks < 3000
     assert clicks > 40 and checks > 0, (clicks, checks)
     # Every kind of decision was taken by clicking at least once.
-    assert seen["play"] > 5 and seen["take"] + seen["drop"] > 3 and seen["discard"] > 0, seen
-    assert seen["joker"] > 0 and seen["multi_selected"] > 0, seen
+    assert seen["play"] > 5 and seen["take"] + seen["drop"] > 0 and seen["discard"] > 0, seen
+    assert seen["multi_selected"] > 0, seen
+    # A joker held is always chosen first: its value picker opens unless the legal plays
+    # leave it one value (the shuffle is the table's, so a hand without jokers can happen).
+    assert seen["joker"] > 0 or seen["joker_held"] < 2, seen
+    print("decisions clicked:", seen)
 
     expect(spec.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
     expect(spec.get_by_test_id("score-table")).to_be_visible()
@@ -244,6 +289,7 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
         assert total == ("–" if s["total"] is None else str(s["total"]))
     deltas = api(web, "GET", f"/api/tables/{table_id}/deltas")["deltas"]
     assert fold(deltas, deltas[-1]["seq"]) == server_view
+    shot(anna, "loot-island-ended")
 
     # The spectator's frames: no hand, no drawn card, no prompt, before the end; Anna's
     # own frames name the cards she drew (the check above could fail).
@@ -314,5 +360,7 @@ def test_loot_island_on_a_phone(browser: Browser, web: ServerProcess) -> None:
     box = play.bounding_box()
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
     assert page.evaluate(STICKING_OUT) == []
-    shot(page, "loot-island-phone")
+    page.get_by_test_id("lang-en").click()
+    page.evaluate("() => window.scrollTo(0, 0)")
+    shot(page, "loot-island-phone", full_page=False)
     ctx.close()
