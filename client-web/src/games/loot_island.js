@@ -47,12 +47,12 @@ function mapText(id, v = null) {
 
 /** A map card: its colour (class and name), value (★ and the named value for a joker)
  *  and its action. */
-function mapCard(id, { value = null, testid = null, small = false, selected = false, selectable = null, onclick = null, order = null } = {}) {
+function mapCard(id, { value = null, testid = null, small = false, selected = false, selectable = null, onclick = null, order = null, last = false } = {}) {
   const c = mapInfo(id);
   const joker = c && c.value === 0;
   const action = c ? c.action : "none";
   const title = [mapText(id, value), joker ? (value ? t("li_joker_named", { v: value }) : t("li_joker")) : "", tt("li_actions_long")[action] || ""].filter(Boolean).join(" · ");
-  const cls = `lcard l-${c ? c.colour : "unknown"}${small ? " small" : ""}${joker ? " joker" : ""}${selected ? " selected" : ""}${selectable === false ? " unselectable" : ""}`;
+  const cls = `lcard l-${c ? c.colour : "unknown"}${small ? " small" : ""}${joker ? " joker" : ""}${selected ? " selected" : ""}${selectable === false ? " unselectable" : ""}${last ? " last-move" : ""}`;
   const body = [
     h("span", { class: "lval" }, c ? (joker ? `★${value ?? ""}` : c.value) : "?"),
     h("span", { class: "lcol" }, c ? h("span", { class: "lglyph", "aria-hidden": "true" }, COLOR_GLYPH[c.colour] || "") : null, c ? h("span", { class: "lcname" }, colourName(c.colour)) : ""),
@@ -206,18 +206,21 @@ function boardParts(view, ctx, redraw) {
   const send = (a) => { sel = { legal: null, cards: [], target: null, values: {}, copy: undefined }; ctx.onAction(a); };
   const key = setKey(s.cards);
   return [
-    renderIsland(view, names, acts, s, key, disabled, send, redraw),
+    renderIsland(view, ctx, names, acts, s, key, disabled, send, redraw),
     view.offer ? renderOffer(view, names, acts, disabled, send) : null,
     view.healers ? renderHealers(view, names, acts, disabled, send) : null,
     renderIslets(view, acts, s, key, disabled, send, redraw),
     mine && mine.hand && view.phase !== "ended" ? renderHand(view, mine, acts, s, key, disabled, send, redraw) : null,
-    h("section", { class: "lplayers", testid: "players" }, view.players.map((p) => renderPlayer(view, p, me))),
+    h("section", { class: "lplayers", testid: "players" }, view.players.map((p) => renderPlayer(view, p, me, ctx.lastEvent))),
   ];
 }
 
-function renderIsland(view, names, acts, s, key, disabled, send, redraw) {
+function renderIsland(view, ctx, names, acts, s, key, disabled, send, redraw) {
   const plays = acts ? acts.plays.get(key) || [] : [];
   const at = new Set(plays.map((a) => a.landing));
+  // The cards of the last shown play are marked where they now lie.
+  const e = ctx.lastEvent;
+  const lastLaid = e && e.type === "map_cards_played" ? new Set(e.cards.map((c) => `${e.landing}/${c}`)) : new Set();
   const landing = (id) => {
     const x = view.landings[id];
     const explored = id.startsWith(`${view.ship}-`);
@@ -226,7 +229,7 @@ function renderIsland(view, names, acts, s, key, disabled, send, redraw) {
       h("header", {}, h("b", {}, landingName(id)), x.colour ? h("span", { class: "hint" }, ` · ${colourName(x.colour)}`) : null,
         h("span", { class: "lstat", title: t("li_count_title", { count: x.count, chests: x.chests }), testid: `count-${id}` }, `${x.count} · ${x.chests}`, h("span", { html: icons.chest(t("li_chests")) }))),
       h("div", { class: "lrow", dataset: { zone: `landing-${id}` } }, x.cards.length
-        ? x.cards.map((c) => mapCard(c.card, { value: mapInfo(c.card) && mapInfo(c.card).value === 0 ? c.value : null, small: true }))
+        ? x.cards.map((c) => mapCard(c.card, { value: mapInfo(c.card) && mapInfo(c.card).value === 0 ? c.value : null, small: true, last: lastLaid.has(`${id}/${c.card}`) }))
         : h("span", { class: "hint" }, t("li_no_cards"))),
       h("div", { class: "ldiscs", testid: `discs-${id}`, title: t("li_discs") }, x.discs.map((seat, i) => disc(seat, names, i))),
       at.has(id) && s.cards.length ? h("button", { type: "button", class: "act primary", testid: `play-${id}`, disabled,
@@ -367,10 +370,10 @@ function renderHealers(view, names, acts, disabled, send) {
       acts && acts.healers.has(x.healer) ? h("button", { type: "button", class: "act primary", testid: `choose-${x.healer}`, disabled, onclick: () => send(acts.healers.get(x.healer)) }, t("li_choose")) : null))));
 }
 
-function renderPlayer(view, p, me) {
+function renderPlayer(view, p, me, last) {
   const ended = view.phase === "ended";
   const winners = (view.result && view.result.winners) || [];
-  return h("div", { class: `panel lplayer s${p.seat}${p.seat === view.current_seat && !ended ? " current" : ""}${p.seat === me ? " mine" : ""}${p.eliminated ? " out" : ""}`, testid: `player-${p.seat}` },
+  return h("div", { class: `panel lplayer s${p.seat}${p.seat === view.current_seat && !ended ? " current" : ""}${p.seat === me ? " mine" : ""}${p.eliminated ? " out" : ""}${last && last.seat === p.seat ? " last-actor" : ""}`, testid: `player-${p.seat}` },
     h("h3", {}, h("span", { class: `ldisc s${p.seat}` }, p.seat + 1), " ", winners.includes(p.seat) ? "♛ " : "", p.name, p.seat === me ? h("small", {}, ` (${t("you")})`) : null,
       view.start_seat === p.seat ? h("span", { class: "badge marker", testid: `start-marker-${p.seat}` }, t("li_start_marker")) : null,
       p.passed ? h("span", { class: "badge", testid: `passed-${p.seat}` }, t("li_passed")) : null),

@@ -139,7 +139,8 @@ const en = {
 const de = {
   li_colours: { red: "rot", blue: "blau", green: "grün", yellow: "gelb" },
   li_coasts: { north: "Nord", east: "Ost", south: "Süd", west: "West" },
-  li_actions_short: { one: "1!", chest: "Truhe", draw: "ziehen", shed: "abwerfen", plus1: "+1", none: "" },
+  // Short enough for a phone's card: "−Fluch" (wirft 1 Fluchwürfel ab), the long text in the title.
+  li_actions_short: { one: "1!", chest: "Kiste", draw: "ziehen", shed: "−Fluch", plus1: "+1", none: "" },
   li_actions_long: {
     one: "Eins: erste Karte an einer leeren Anlegestelle (alle anderen nehmen 1 Fluchwürfel) oder allein unter eine Reihe ihrer Farbe",
     chest: "Schatzkiste: 1 Beutekarte mehr in Phase 3", draw: "ziehen: jeder mit Scheibe hier zieht 1 Schatzkarte",
