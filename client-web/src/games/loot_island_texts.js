@@ -18,7 +18,6 @@ const en = {
   li_joker: "joker",
   li_joker_named: (p) => `joker, named ${p.v}`,
   li_kinds: { bag: "Gold bag", jewel: "Jewel", crown: "Crown", skull: "Skull", book: "Book", amulet: "Amulet" },
-  li_gold: "gold", li_curse: "curse",
   li_loot_title: (p) => `${p.kind} · gold ${p.gold} · curse ${p.curse}${p.extra}`,
   li_phase: { preparation: "Preparation", actions: "Actions", loot: "Finding loot", final_exploration: "Final exploration", healers: "Healers", ended: "Game over" },
   li_step: { discard: "discard and refill", act: "use an islet, play or pass", pick: "pick loot", choose: "choose a healer" },
@@ -27,7 +26,7 @@ const en = {
   li_ship: "Ship",
   li_ship_at: (p) => `The ship is at ${p.coast}: this round explores the ${p.coast} coast`,
   li_explored: "explored",
-  li_count: "count", li_chests: "chests", li_discs: "discs",
+  li_chests: "chests", li_discs: "discs",
   li_count_title: (p) => `${p.count} counted (cards + plus-ones), ${p.chests} chests; discs in arrival order, first at the bottom`,
   li_no_cards: "no cards",
   li_minimum: (p) => `Minimum: ${p.n} cards`,
@@ -96,7 +95,6 @@ const en = {
   li_healer_taken: (p) => `taken by ${p.name}`,
   li_choose: "Choose",
   li_cubes: "curse cubes",
-  li_cubes_n: (p) => `${p.n} ☠`,
   li_cards_n: (p) => plural(p.n, "card", "cards"),
   li_discs_free: (p) => `${plural(p.n, "free disc", "free discs")}`,
   li_passed: "passed",
@@ -106,7 +104,6 @@ const en = {
   li_none: "none",
   li_healer: "Healer",
   li_score_cols: { gold: "gold", jewels: "jewels", crowns: "crowns", skulls: "skulls", books: "books", amulets: "amulets", start_marker: "start marker", subtotal: "subtotal", healer_cost: "healer", total: "total", cubes: "cubes" },
-  li_crosses: (p) => `${p.n} ✝`,
   li_scoring: "Scoring",
   li_ev: {
     game_started: () => "The game started",
@@ -139,6 +136,7 @@ const en = {
 const de = {
   li_colours: { red: "rot", blue: "blau", green: "grün", yellow: "gelb" },
   li_coasts: { north: "Nord", east: "Ost", south: "Süd", west: "West" },
+  li_landing: (p) => `${p.coast} ${p.n}`,
   // Short enough for a phone's card: "−Fluch" (wirft 1 Fluchwürfel ab), the long text in the title.
   li_actions_short: { one: "1!", chest: "Kiste", draw: "ziehen", shed: "−Fluch", plus1: "+1", none: "" },
   li_actions_long: {
@@ -149,7 +147,6 @@ const de = {
   li_joker: "Joker",
   li_joker_named: (p) => `Joker, Wert ${p.v}`,
   li_kinds: { bag: "Goldsack", jewel: "Juwel", crown: "Krone", skull: "Totenschädel", book: "Buch", amulet: "Amulett" },
-  li_gold: "Gold", li_curse: "Fluch",
   li_loot_title: (p) => `${p.kind} · Gold ${p.gold} · Fluch ${p.curse}${p.extra}`,
   li_phase: { preparation: "Vorbereitung", actions: "Schatzkarten spielen", loot: "Beute bergen", final_exploration: "Letzte Erkundung", healers: "Heiler", ended: "Spielende" },
   li_step: { discard: "abwerfen und nachziehen", act: "Eiland nutzen, ausspielen oder passen", pick: "Beute wählen", choose: "Heiler wählen" },
@@ -158,7 +155,7 @@ const de = {
   li_ship: "Schiff",
   li_ship_at: (p) => `Das Schiff liegt vor ${p.coast}: diese Runde wird die Küste ${p.coast} erkundet`,
   li_explored: "wird erkundet",
-  li_count: "Anzahl", li_chests: "Kisten", li_discs: "Scheiben",
+  li_chests: "Kisten", li_discs: "Scheiben",
   li_count_title: (p) => `${p.count} gezählt (Karten + Plus-eins), ${p.chests} Kisten; Scheiben in Ankunftsreihenfolge, die erste unten`,
   li_no_cards: "keine Karten",
   li_minimum: (p) => `Mindestens ${p.n} Karten`,
