@@ -8,14 +8,18 @@ the game's (``Game.bots`` through ``engine.bots.make_bot``), so a new game or ki
 no server change.
 
 ``random`` decides inline (microseconds). ``greedy`` and ``mcts`` search in the process
-pool of ``server.bot_pool`` on the seat's observation (``Game.observation``), with a
-fresh bot seeded ``<table id>:<seat>:<seq>`` per move (reproducible, and the same in every process).
+pool of ``server.bot_pool`` on the seat's observation (``Game.observation``). Every move
+is made by a fresh bot seeded ``bot_seed``, derived from the table's secret server seed:
+every process picks the same move, and anyone can check the moves once the record
+publishes that seed, but nobody can before (a seed made of the table id and seat alone
+let a spectator rerun a random bot and read its hidden hand off the index of each pick).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -54,14 +58,25 @@ def replacement(game: str, kind: str) -> str:
     return "greedy" if "greedy" in offered else "random"
 
 
-def make(game: str, kind: str, table_id: str, seat: int, level: int | None) -> Any:
-    """A ``game`` bot of ``kind`` seeded from the table id and seat; raises ``ValueError``."""
-    return make_bot(kind, f"{table_id}:{seat}", game=game, level=level)
+def bot_seed(server_seed: str, table_id: str, seat: int, seq: int) -> str:
+    """The seed of the bot that makes ``seat``'s move at ``seq`` (the table's seq when it
+    decides) at table ``table_id``: hex SHA-256 of
+    ``"bot:<server seed>:<table id>:<seat>:<seq>"``.
+    The server seed is secret until the end (docs/fairness.md), so before it nobody can
+    rerun a bot and infer its hidden hand from which of its legal actions it picked; the
+    same in every process, and checkable from the record afterwards."""
+    text = f"bot:{server_seed}:{table_id}:{seat}:{seq}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def make(game: str, kind: str, seed: str, level: int | None) -> Any:
+    """A ``game`` bot of ``kind`` with ``seed`` (``bot_seed``); raises ``ValueError``."""
+    return make_bot(kind, seed, game=game, level=level)
 
 
 def check_kind(game: str, kind: str, level: int | None) -> None:
     """Raise ``ValueError`` (with the reason) for a kind/level the game's bots refuse."""
-    make(game, kind, "check", 0, level)
+    make(game, kind, "check", level)
 
 
 DEFAULT_LEVELS = {"mcts": 3}
@@ -98,7 +113,6 @@ class BotDriver:
     async def _play(self, table: LiveTable, seat: int) -> None:
         kind, level = table.bot_of(seat)
         game = table.game
-        inline = make(game.name, kind, table.id, seat, level) if kind in INLINE_KINDS else None
         with contextlib.suppress(Unavailable):
             await self.tables.get(table.id, watch=True)
         turn = table.turn[seat]
@@ -114,8 +128,11 @@ class BotDriver:
                     or not table.by_bot(seat)):
                 continue
             try:
-                if inline is not None:
-                    action = inline.choose(game, table.state, seat).to_dict()
+                if kind in INLINE_KINDS:
+                    # A fresh bot per move, as in the pool: every process picks the same.
+                    seed = bot_seed(table.meta.server_seed, table.id, seat, seq)
+                    action = make(game.name, kind, seed, level).choose(
+                        game, table.state, seat).to_dict()
                 else:
                     action = await self._search(kind, level, table, seat)
             except (BrokenProcessPool, ValueError, RuntimeError) as e:
@@ -140,8 +157,8 @@ class BotDriver:
                       seat: int) -> dict[str, Any]:
         # The worker gets a snapshot of what the seat may know, never the live state.
         observation = table.game.observation(table.state, seat)
-        return await self.pool.think(table.game.name, kind, f"{table.id}:{seat}:{table.seq}",
-                                     level, observation)
+        seed = bot_seed(table.meta.server_seed, table.id, seat, table.seq)
+        return await self.pool.think(table.game.name, kind, seed, level, observation)
 
 
 QUICK_KINDS = frozenset({"random", "greedy"})
@@ -150,12 +167,13 @@ QUICK_KINDS = frozenset({"random", "greedy"})
 
 def timeout_move(table: LiveTable, seat: int, kind: str) -> dict[str, Any]:
     """The move a bot makes for ``seat`` whose time ran out, from what the seat may know
-    (``Bot.choose`` observes first), seeded ``<table id>:<seat>:<seq>`` so that every
+    (``Bot.choose`` observes first), seeded ``bot_seed(…, seat, seq)`` so that every
     process picks the same one. ``kind`` beyond ``QUICK_KINDS`` (or one the game lacks)
     decides as the game's ``greedy``, else ``random`` (a deadline must not wait for a
     search). Raises ``ValueError`` when the seat cannot act."""
     offered = kinds(table.game)
     if kind not in QUICK_KINDS or kind not in offered:
         kind = "greedy" if "greedy" in offered else "random"
-    bot = make_bot(kind, f"{table.id}:{seat}:{table.seq}", game=table.game)
+    bot = make_bot(kind, bot_seed(table.meta.server_seed, table.id, seat, table.seq),
+                   game=table.game)
     return bot.choose(table.game, table.state, seat).to_dict()
