@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine import seat_control
 from engine.game import IllegalAction, Message, RecordError
 from engine.keltis.actions import ACTIONS
 from engine.keltis.game import KELTIS
@@ -22,8 +23,11 @@ from engine.keltis.view import public_view
 def replay_record(record: Mapping[str, Any]) -> tuple[State, list[Message]]:
     """Set the game up from ``record`` and apply its actions in order.
 
-    Returns the final state and every event. Raises ``RecordError``: ``index=None`` for a
-    malformed record (not Keltis, bad players, options, seed or deck), otherwise the index
+    ``seat_changes`` (optional, engine/seat_control.py) are placed before the action
+    their ``before_action`` names, as Einauge's are. Returns the final state and every
+    event (the seat-control ones included, in stream order). Raises ``RecordError``:
+    ``index=None`` for a malformed record (not Keltis, bad players, options, seed, deck or
+    seat_changes), otherwise the index
     of the first action that is malformed (``bad_message``/``bad_action``: an unknown key,
     a wrong type) or illegal, with the engine's code and message.
     """
@@ -42,13 +46,23 @@ def replay_record(record: Mapping[str, Any]) -> tuple[State, list[Message]]:
     except ValueError as e:
         raise RecordError(None, str(e)) from None
     state = KELTIS.replay(events)
-    for i, data in enumerate(actions):
+    try:
+        changes = seat_control.parse_changes(record.get("seat_changes"), len(actions),
+                                             len(record.get("players") or ()))
+    except ValueError as e:
+        raise RecordError(None, str(e)) from None
+
+    def play(i: int) -> list[Message]:
         try:
-            events.extend(KELTIS.play(state, ACTIONS.decode(data)))
+            return KELTIS.play(state, ACTIONS.decode(actions[i]))
         except IllegalAction as e:
             raise RecordError(i, f"{e.code}: {e.message}") from None
         except (TypeError, ValueError) as e:
             raise RecordError(i, f"bad_action: {e}") from None
+
+    # The service's seat changes sit among the game's events as stored: they change no
+    # game state, but the chain covers them (docs/fairness.md).
+    events.extend(seat_control.interleave(changes, len(actions), play))
     return state, events
 
 

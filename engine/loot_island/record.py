@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine import seat_control
 from engine.game import IllegalAction, Message, RecordError
 from engine.loot_island.actions import ACTIONS
 from engine.loot_island.game import LOOT_ISLAND
@@ -19,9 +20,12 @@ from engine.loot_island.state import State
 def replay_record(record: Any) -> tuple[State, list[Message]]:
     """Set the game up from ``record`` and apply its actions in order.
 
-    Returns the final state and every event. Raises ``RecordError``: ``index=None`` for a
-    malformed record (not an object, wrong ``game``, bad ``players``, ``options``,
-    ``seed``, ``orders`` or ``actions``), else the index of the first illegal action.
+    ``seat_changes`` (optional, engine/seat_control.py) are placed before the action
+    their ``before_action`` names, as Einauge's are. Returns the final state and every
+    event (the seat-control ones included, in stream order). Raises ``RecordError``:
+    ``index=None`` for a malformed record (not an object, wrong ``game``, bad ``players``,
+    ``options``, ``seed``, ``orders``, ``actions`` or ``seat_changes``), else the index of
+    the first illegal action.
     """
     if not isinstance(record, Mapping):
         raise RecordError(None, "a record is a JSON object")
@@ -36,12 +40,21 @@ def replay_record(record: Any) -> tuple[State, list[Message]]:
     except ValueError as e:
         raise RecordError(None, str(e)) from None
     state = LOOT_ISLAND.replay(events)
-    for i, data in enumerate(actions):
+    try:
+        changes = seat_control.parse_changes(record.get("seat_changes"), len(actions),
+                                             len(record.get("players") or ()))
+    except ValueError as e:
+        raise RecordError(None, str(e)) from None
+
+    def play(i: int) -> list[Message]:
         try:
-            action = ACTIONS.decode(data)
-            events.extend(LOOT_ISLAND.play(state, action))
+            return LOOT_ISLAND.play(state, ACTIONS.decode(actions[i]))
         except IllegalAction as e:
             raise RecordError(i, f"{e.code}: {e.message}") from None
+
+    # The service's seat changes sit among the game's events as stored: they change no
+    # game state, but the chain covers them (docs/fairness.md).
+    events.extend(seat_control.interleave(changes, len(actions), play))
     return state, events
 
 
