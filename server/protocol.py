@@ -143,26 +143,28 @@ def parse_message(obj: dict[str, Any]) -> Message:
         raise BadMessage(_reason(e.errors())) from None
 
 
-FIELD_KINDS = "a string, a whole number, true/false, null or a list of at most 8 of them"
+FIELD_KINDS = ("a string, a whole number, true/false, null, a list of at most 100 of them "
+               "or an object of at most 8 of them")
 
 
 def _reason(errors: list[Any]) -> str:
     """The clearest sentence for a refused frame. A field of an action is a union
     (``ActionValue``): pydantic reports one error per member, the first being "Input
-    should be a valid string" even for a list of 9 cards; name the field and what it may
-    hold instead (the list's own error for a list)."""
+    should be a valid string" even for a list too long; name the field and what it may
+    hold instead (for a list or an object, its own error)."""
     first = errors[0]
     loc = first["loc"]
     if (len(loc) >= 4 and loc[:2] == ("action", "action")
-            and (loc[3] in ("str", "int", "bool") or str(loc[3]).startswith("list"))):
+            and (loc[3] in ("str", "int", "bool") or str(loc[3]).startswith(("list", "dict")))):
         field = f"action.{loc[2]}"
-        if isinstance(first.get("input"), list):
-            for err in errors:
-                if len(err["loc"]) > 4 and str(err["loc"][3]).startswith("list"):
-                    return (f"{field}[{err['loc'][4]}]: a list in an action holds strings, "
-                            f"whole numbers, true/false or null")
-                if len(err["loc"]) == 4 and str(err["loc"][3]).startswith("list"):
-                    return f"{field}: {err['msg']}"
+        value = first.get("input")
+        member = "list" if isinstance(value, list) else "dict" if isinstance(value, dict) else ""
+        for err in errors if member else ():
+            if str(err["loc"][3]).startswith(member):
+                if len(err["loc"]) > 4:
+                    return (f"{field}[{err['loc'][4]!r}]: an entry holds a string, a whole "
+                            f"number, true/false or null")
+                return f"{field}: {err['msg']}"
         return f"{field}: must be {FIELD_KINDS}"
     where = ".".join(str(p) for p in loc) or "message"
     return f"{where}: {first['msg']}"

@@ -2,8 +2,9 @@
 and an illegal action tells a seat nothing about where a card it does not hold lies.
 
 Found: a field of the wrong shape got pydantic's first union error, e.g. a ``stone`` with
-nine cards got "action.action.cards.str: Input should be a valid string" and ``seat: 0.0``
-the same: it names neither the problem nor the limit. Fixed (server/protocol.py
+too many cards for the protocol (then 9, now 101) got "action.action.cards.str: Input
+should be a valid string" and ``seat: 0.0`` the same: it names neither the problem nor
+the limit. Fixed (server/protocol.py
 ``_reason``): the field, and what it may hold (or the list's own error). Held: the
 engine's ``card_not_in_hand`` is the same code and message (its own wording, the card
 named as sent) for a card in another player's hand and one in the deck.
@@ -40,9 +41,13 @@ async def test_bad_keltis_actions_are_refused_clearly_and_change_nothing(server)
         assert reply["t"] == "error", (action, reply)
         return reply
 
-    nine = await refused({"type": "stone", "cards": [mine[0]] * 9})
-    assert nine["code"] == "bad_message" and "at most 8" in nine["message"], nine
-    assert "cards" in nine["message"] and "valid string" not in nine["message"], nine
+    huge = await refused({"type": "stone", "cards": [mine[0]] * 101})
+    assert huge["code"] == "bad_message" and "at most 100" in huge["message"], huge
+    assert "cards" in huge["message"] and "valid string" not in huge["message"], huge
+    nine = await refused({"type": "stone", "cards": mine[:2] * 4 + mine[:1]})
+    assert nine["code"] == "bad_action" and "two" in nine["message"], nine
+    odd = await refused({"type": "lay", "card": {"green-5a": 1}, "row": "green"})
+    assert odd["code"] == "bad_action", odd
     real = await refused({"type": "lay", "card": mine[0], "row": "green", "seat": 0.0})
     assert real["code"] == "bad_message" and "seat" in real["message"], real
     assert "valid string" not in real["message"], real
