@@ -1,7 +1,8 @@
 """Bot seats: one asyncio task per bot seat, acting through the same path as people.
 
-A bot waits until its seat is to move, thinks for ``bot_delay`` seconds (so people can
-follow), picks an action from what its seat may know, and submits it through
+A bot waits until its seat is to move, picks an action from what its seat may know, and,
+once ``bot_delay`` seconds have passed since it began (so people can follow, and so the
+time to its move does not tell how long it searched), submits it through
 ``Tables.act`` with the action id ``bot:<seq>``: two processes driving the same bot at
 the same seq store it at most once (the append script's idempotency check). Bot kinds are
 the game's (``Game.bots`` through ``engine.bots.make_bot``), so a new game or kind needs
@@ -123,10 +124,7 @@ class BotDriver:
                 await turn.wait()
                 continue
             seq = table.seq
-            await asyncio.sleep(self.delay)
-            if (table.seq != seq or seat not in game.to_move(table.state)
-                    or not table.by_bot(seat)):
-                continue
+            started = asyncio.get_running_loop().time()
             try:
                 if kind in INLINE_KINDS:
                     # A fresh bot per move, as in the pool: every process picks the same.
@@ -141,8 +139,14 @@ class BotDriver:
                             error=repr(e))
                 await asyncio.sleep(0.5)
                 continue
-            if table.seq != seq:
-                continue  # another process stored this move while the bot thought
+            # The delay is served after the search, not before: how long a bot takes to move
+            # must not tell how long it thought, which grows with its legal actions, i.e. its
+            # hidden hand (docs/fairness.md).
+            spent = asyncio.get_running_loop().time() - started
+            await asyncio.sleep(max(0.0, self.delay - spent))
+            if (table.seq != seq or seat not in game.to_move(table.state)
+                    or not table.by_bot(seat)):
+                continue  # another process stored this move meanwhile, or the seat changed
             try:
                 await self.tables.act(table, seat, f"bot:{seq}", action, seq, by_bot=True)
             except IllegalAction as e:
