@@ -207,7 +207,8 @@ class TableMeta:
             "seats": [{"seat": i, "name": s.name, "kind": s.kind,
                        **({"bot": s.bot, "level": s.level} if s.kind == "bot" else {}),
                        **({"resigned": True} if s.resigned else {}),
-                       **({"account": True} if s.account and s.account != "-" else {}),
+                       **({"account": True} if s.kind == "human" and s.account
+                          and s.account != "-" else {}),
                        "seeded": bool(self.contributions[i]),
                        **({"waiting": True} if self.waiting(i) else {})}
                       for i, s in enumerate(self.seats)],

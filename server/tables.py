@@ -817,10 +817,14 @@ class Tables:
             for e in changes:
                 old = seats[e.seat]
                 resigned = old.resigned or e.reason == "resigned"
+                # The seat stays its person's account's while a bot plays it (my games,
+                # a second device, deletion); the summary shows it as a bot's
+                # (``TableMeta.summary``).
                 seats[e.seat] = (Seat(name=old.name, kind="bot", bot=e.bot, level=e.level,
-                                      since=old.since, resigned=resigned) if e.by == "bot"
+                                      since=old.since, resigned=resigned, account=old.account)
+                                 if e.by == "bot"
                                  else Seat(name=old.name, kind="human", since=old.since,
-                                           resigned=resigned))
+                                           resigned=resigned, account=old.account))
             extra = {"expected_version": table.meta.version, "meta_changed": True,
                      "meta_fields": {"seats": json.dumps([s.to_dict() for s in seats])}}
         if table.tc.clocked and table.clock is not None and entries:
