@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import get_game, seat_control
-from engine.chain import genesis, link
+from engine.chain import chained_form, genesis, link
 from engine.game import Game, Message
 from engine.shuffle import combine_seed
 from server.meta import TableMeta
@@ -59,8 +59,11 @@ class _Replay:
               clock: Any = None) -> list[dict[str, Any]]:
         """The entries of ``events`` after the current head (nothing applied yet)."""
         head, out = self.head, []
-        for event in events:
-            head = link(head, _public(self.game, event))
+        for i, event in enumerate(events):
+            public = _public(self.game, event)
+            if not self.entries and i == 0:  # the first event: names as commitments
+                public = chained_form(public, self.meta.name_commitments or None)
+            head = link(head, public)
             out.append({"e": event.to_dict(), "h": head.hex()})
         if action is not None and out:
             out[0]["a"] = action

@@ -127,6 +127,12 @@ class TableMeta:
     """Of a rated table, from the start: the rated account of each seat."""
     scores: list[Any] | None = None
     """Once ended: each seat's final total (``server.ratings.ranks`` reads the result)."""
+    name_salts: list[str | None] = field(default_factory=list)
+    """From the start: each seat's name salt (64 hex), ``None`` once its account was
+    deleted; secret until the record (docs/fairness.md §5, "Names")."""
+    name_commitments: list[str] = field(default_factory=list)
+    """From the start: each seat's ``engine.chain.name_commitment``, linked by the chain
+    instead of the names (empty: a table started before, whose chain links the names)."""
 
     @classmethod
     def from_fields(cls, table_id: str, f: dict[str, str]) -> TableMeta:
@@ -145,7 +151,9 @@ class TableMeta:
             started_at=float(f.get("started_at") or 0),
             rematch=f.get("rematch", ""), rematch_of=f.get("rematch_of", ""),
             rated=f.get("rated") == "1", accounts=json.loads(f.get("accounts") or "[]"),
-            scores=json.loads(f["scores"]) if f.get("scores") else None)
+            scores=json.loads(f["scores"]) if f.get("scores") else None,
+            name_salts=json.loads(f.get("name_salts") or "[]"),
+            name_commitments=json.loads(f.get("name_commitments") or "[]"))
 
     def to_fields(self) -> dict[str, str]:
         """Every field as stored (including the secrets: only for Redis)."""

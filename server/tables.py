@@ -26,7 +26,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from engine import get_game, seat_control
-from engine.chain import genesis, link
+from engine.chain import REDACTED, chained_form, genesis, link, name_commitment
 from engine.game import Game, IllegalAction, Message
 from engine.shuffle import combine_seed, commitment
 from server import archive, continuity, metrics, roles
@@ -359,8 +359,11 @@ class LiveTable:
         ``first``, the action's first event, also with the action) and the new head."""
         head = self.head
         entries = []
-        for e in events:
-            head = link(head, project(self.game, e, None))  # the public form: fairness.md §5
+        for i, e in enumerate(events):
+            public = project(self.game, e, None)  # the public form: fairness.md §5
+            if self.seq == 0 and i == 0:  # the first event: names as commitments
+                public = chained_form(public, self.meta.name_commitments or None)
+            head = link(head, public)
             entries.append({"e": e.to_dict(), "h": head.hex()})
         if action is not None and len(entries) > first:
             entries[first]["a"] = action.to_dict()
@@ -1088,6 +1091,13 @@ class Tables:
             if empty:
                 raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
             started = {"status": "running", "started_at": repr(self.now() / 1000)}
+            # Names are chained as salted commitments, so a deleted account's name can
+            # leave the record while the chain still verifies (fairness.md §5, "Names").
+            meta.name_salts = [secrets.token_hex(32) for _ in meta.seats]
+            meta.name_commitments = [name_commitment(salt, name) for salt, name
+                                     in zip(meta.name_salts, meta.players(), strict=True)]
+            started["name_salts"] = json.dumps(meta.name_salts)
+            started["name_commitments"] = json.dumps(meta.name_commitments)
             if meta.rated:
                 started["accounts"] = json.dumps(rated_accounts(meta))
             game = get_game(meta.game)
@@ -1160,10 +1170,16 @@ class Tables:
         # now: a seat handed to a bot stays its player's in the replay and the chain.
         players = list(events[0].to_dict().get("players") or meta.players())
         # A deleted account's name goes from the record (docs/protocol.md, "Deleting an
-        # account"); the hash chain still links the name the game was dealt with.
+        # account"), with its salt: the record keeps the seat's name commitment, which
+        # is what the chain links (docs/fairness.md §5, "Names").
         redacted = [i for i, seat in enumerate(meta.seats) if seat.account == "-"]
         for i in redacted:
-            players[i] = "deleted player"
+            players[i] = REDACTED
+        names: dict[str, Any] = {}
+        if meta.name_commitments:
+            names = {"name_salts": [None if i in redacted else salt
+                                    for i, salt in enumerate(meta.name_salts)],
+                     "name_commitments": list(meta.name_commitments)}
         return make_record(meta.game, players, meta.options, seed, deck, actions,
                            server_seed=meta.server_seed, commitment=meta.commitment,
                            contributions=list(meta.contributions), table_id=table.id,
@@ -1171,7 +1187,7 @@ class Tables:
                            result=game.result(table.state),
                            seat_changes=seat_control.record_changes(entries),
                            resigned=[i for i in range(len(players)) if table.control.resigned(i)],
-                           **({"redacted_seats": redacted} if redacted else {}))
+                           **names, **({"redacted_seats": redacted} if redacted else {}))
 
 
 def rated_accounts(meta: TableMeta) -> list[str]:
