@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import secrets
 from typing import Any
 
@@ -16,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import csrf, sessions
+from server import chat, csrf, sessions
 from server.accounts import DELETED, DELETED_NAME, Account
 from server.errors import LobbyError
 from server.lobby import body, guarded, svc_of
@@ -259,19 +260,48 @@ async def held(request: Request) -> Response:
 async def delete_account(request: Request) -> Response:
     """``DELETE /api/me {password}``: the account's personal data goes (name, password
     hash, e-mail, settings, sessions, seat tokens, ratings); its game records stay, each
-    seat it held renamed ``deleted player``."""
+    seat it held (also one a bot plays now, and a seat kept for it at a rematch) renamed
+    ``deleted player`` everywhere the table stored the name: the seats, the game's first
+    event (or archive), its chat messages; the seat's name salt goes, so the record
+    keeps only the name's commitment, which the chain links (docs/fairness.md §5)."""
     session = need_session(request)
     svc = svc_of(request)
     data = await body(request)
     account = session.account
     await svc.accounts.check_password_of(account, data.get("password")
                                          if isinstance(data, dict) else None)
-    for table_id in await from_store(svc.account_store.game_ids(account.uid, 10_000)):
+    queue = list(await from_store(svc.account_store.game_ids(account.uid, 10_000)))
+    seen: set[str] = set()
+    while queue:
+        table_id = queue.pop()
+        if table_id in seen:
+            continue
+        seen.add(table_id)
+        fields = (await from_store(svc.account_store.table_metas([table_id])))[0]
+        if not fields:
+            continue  # an open table that expired
+        meta = TableMeta.from_fields(table_id, fields)
+        if meta.rematch:
+            queue.append(meta.rematch)  # a seat may wait for the account there
+        mine = {i: DELETED_NAME for i, s in enumerate(meta.seats) if s.account == account.uid}
+        if not mine:
+            continue
+        if meta.status != "open":  # the stored game first: the meta change rebuilds caches
+            await svc.tables.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
+        old_names = {meta.seats[i].name or "" for i in mine}
+        for other in set(meta.accounts) - {account.uid}:  # the others' rating histories
+            await from_store(svc.account_store.rename_opponent(other, table_id, old_names,
+                                                               DELETED_NAME))
+
         def change(meta: TableMeta) -> dict[str, str]:
+            out: dict[str, str] = {}
             for i, s in enumerate(meta.seats):
                 if s.account == account.uid:
                     meta.seats[i] = dataclasses.replace(s, name=DELETED_NAME, account=DELETED)
-            return {"seats": meta.seats_json()}
+                    if i < len(meta.name_salts):
+                        meta.name_salts[i] = None
+                        out["name_salts"] = json.dumps(meta.name_salts)
+            return {**out, "seats": meta.seats_json()}
 
         with contextlib.suppress(LobbyError):  # an expired open table
             await svc.tables.lobby_change(table_id, change,

@@ -447,6 +447,18 @@ class AccountStore:
                                        json.dumps(note)])
         return bool(int(done))
 
+    async def rename_opponent(self, uid: str, table_id: str, old: set[str], new: str) -> None:
+        """In the rating note ``table_id`` left ``uid``, name the opponents in ``old``
+        ``new`` (a deleted account's name leaves the others' histories too)."""
+        raw = await self.redis.hget(rated_key(uid), table_id)
+        if raw is None:
+            return
+        note = json.loads(raw)
+        names = note.get("opponents")
+        if isinstance(names, list) and old & set(names):
+            note["opponents"] = [new if n in old else n for n in names]
+            await self.redis.hset(rated_key(uid), table_id, json.dumps(note))
+
     async def set_leaderboard(self, game: str, uid: str, score: float) -> None:
         """Place the account on ``game``'s leaderboard (repeatable)."""
         await self.redis.zadd(leaderboard_key(game), {uid: score})

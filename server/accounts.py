@@ -24,13 +24,14 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from engine.chain import REDACTED
 from server.account_store import AccountStore
 from server.errors import LobbyError
+from server.meta import DELETED  # noqa: F401  (re-exported: callers import it here)
 
 USERNAME = re.compile(r"^[A-Za-z0-9_-]{3,20}$")
-DELETED_NAME = "deleted player"
-DELETED = "-"
-"""``Seat.account`` of a seat whose account was deleted."""
+DELETED_NAME = REDACTED
+"""The name a deleted account's seats get (``engine.chain.REDACTED``)."""
 
 _hasher = PasswordHasher()  # argon2id with the library's (RFC 9106 low-memory) parameters
 

@@ -56,6 +56,10 @@ def expand(raw: Mapping[bytes, bytes]) -> dict[str, str]:
     return out
 
 
+DELETED = "-"
+"""``Seat.account`` of a seat whose account was deleted."""
+
+
 def token_hash(token: str) -> str:
     """SHA-256 of a seat token (hex): the only form a token is stored in."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -75,7 +79,8 @@ class Seat:
     resigned: bool = False
     """The seat's player resigned (a bot plays it to the end; engine/seat_control.py)."""
     account: str | None = None
-    """The uid of the account a person sits for (``None``: a guest; ``server.accounts``)."""
+    """The uid of the account a person sits for (``None``: a guest; ``DELETED`` once the
+    account was deleted; ``server.accounts``), kept while a bot plays the seat."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form."""
@@ -216,7 +221,7 @@ class TableMeta:
                        **({"bot": s.bot, "level": s.level} if s.kind == "bot" else {}),
                        **({"resigned": True} if s.resigned else {}),
                        **({"account": True} if s.kind == "human" and s.account
-                          and s.account != "-" else {}),
+                          and s.account != DELETED else {}),
                        "seeded": bool(self.contributions[i]),
                        **({"waiting": True} if self.waiting(i) else {})}
                       for i, s in enumerate(self.seats)],

@@ -122,6 +122,25 @@ redis.call('EXPIRE', meta, tonumber(ARGV[1]))
 return 1
 """
 
+LSET_IF_LUA = """
+local missed = 0
+for i = 1, #ARGV, 3 do
+  local at = tonumber(ARGV[i])
+  if redis.call('LINDEX', KEYS[1], at) == ARGV[i + 1] then
+    redis.call('LSET', KEYS[1], at, ARGV[i + 2])
+  else
+    missed = missed + 1
+  end
+end
+return missed
+"""
+
+SET_IF_LUA = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+"""
+
 BOT_TABLES = "tables:bots"
 """Set of the running tables that have a bot seat: a process resumes their bots when it
 starts (an index, like the lobby lists: a gone id is dropped when found)."""
@@ -233,6 +252,8 @@ class Store:
         self._create_new = client.register_script(CREATE_NEW_LUA)
         self._create = client.register_script(CREATE_LUA)
         self._archive = client.register_script(ARCHIVE_LUA)
+        self._lset_if = client.register_script(LSET_IF_LUA)
+        self._set_if = client.register_script(SET_IF_LUA)
         self.lobby = LobbyIndex(client)
 
     @classmethod
@@ -301,6 +322,42 @@ class Store:
             pipe.lrange(chat_key(table_id, ch), 0, -1)
         rows = await pipe.execute()
         return [[unpack(b) for b in row] for row in rows]
+
+    async def rewrite_list(self, key: str, change: Callable[[int, Any], Any | None]) -> None:
+        """Rewrite entries of the msgpack list ``key`` in place: ``change(index, value)``
+        returns the new value or ``None`` (kept). Compare-and-set per entry in one script,
+        read again while another writer moved them (bounded: 5 rounds)."""
+        for _ in range(5):
+            raw = await self.redis.lrange(key, 0, -1)
+            args: list[Any] = []
+            for i, b in enumerate(raw):
+                new = change(i, unpack(b))
+                if new is not None:
+                    args += [i, b, pack(new)]
+            if not args or int(await self._lset_if(keys=[key], args=args)) == 0:
+                return
+        raise RedisError(f"{key} kept changing while it was rewritten")
+
+    async def rewrite_first_entry(self, table_id: str,
+                                  change: Callable[[dict[str, Any]], dict[str, Any] | None],
+                                  change_archive: Callable[[bytes], bytes]) -> None:
+        """Rewrite the first stored entry of a table (``change(entry)``), or, once the
+        game is archived, its archive (``change_archive(blob)``), compare-and-set."""
+        await self.rewrite_list(events_key(table_id),
+                                lambda i, entry: change(entry) if i == 0 else None)
+        for _ in range(5):
+            blob = await self.redis.get(archive_key(table_id))
+            if blob is None:
+                return
+            new = change_archive(blob)
+            if new == blob or int(await self._set_if(keys=[archive_key(table_id)],
+                                                     args=[blob, new])):
+                return
+        raise RedisError(f"the archive of {table_id} kept changing while it was rewritten")
+
+    def chat_keys(self, table_id: str, chat_channels: tuple[str, ...]) -> list[str]:
+        """The chat list keys of a table's channels."""
+        return [chat_key(table_id, ch) for ch in chat_channels]
 
     @bounded
     async def load_meta(self, table_id: str) -> dict[str, str]:

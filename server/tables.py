@@ -35,7 +35,7 @@ from server.config import Settings
 from server.errors import LobbyError
 from server.fanout import Delta, Room
 from server.logging import get_logger
-from server.meta import Seat, TableMeta, token_hash
+from server.meta import DELETED, Seat, TableMeta, token_hash
 from server.patch import diff
 from server.ratings import bot_uid
 from server.records import make_record
@@ -660,6 +660,9 @@ class Tables:
         table.meta = meta
         meta.seq, meta.head = max(meta.seq, table.seq), meta.head or table.head.hex()
         if (old.version, old.status) != (meta.version, meta.status):
+            if table.seq and any(s.account == DELETED and o.account != DELETED
+                                 for s, o in zip(meta.seats, old.seats, strict=False)):
+                self.spawn(self._renamed(table))  # its name left the stored game too
             # A seat given to someone else drops the sockets of the old token.
             for seat, conns in tuple(table.room.players.items()):
                 for conn in tuple(conns):
@@ -1076,6 +1079,40 @@ class Tables:
                 return meta
         raise LobbyError(409, "stale", "the table changed meanwhile; try again")
 
+    async def rename_seats(self, table_id: str, names: dict[int, str],
+                           chat_channels: tuple[str, ...]) -> None:
+        """Rename seats (seat → name) in what the table stored of the game: the players
+        of its first event (or archive) and the ``from`` of their chat messages. The chain
+        links names as commitments, so every stored head stays valid (fairness.md §5,
+        "Names"). Cached copies rebuild once the meta says so (``_set_meta``). Raises
+        ``Unavailable``."""
+        def chat(_: int, msg: Any) -> Any:
+            sender = msg.get("from") if isinstance(msg, dict) else None
+            if isinstance(sender, dict) and sender.get("role") == "player" \
+                    and sender.get("seat") in names:
+                return {**msg, "from": {**sender, "name": names[sender["seat"]]}}
+            return None
+
+        await self._redis(self.store.rewrite_first_entry(
+            table_id, lambda entry: archive.rename_start(entry, names),
+            lambda blob: archive.renamed(blob, names)))
+        for key in self.store.chat_keys(table_id, chat_channels):
+            await self._redis(self.store.rewrite_list(key, chat))
+
+    async def _renamed(self, table: LiveTable) -> None:
+        """A seat of a started table was renamed in the store (an account deleted): fold
+        the stored entries again, so views carry the new name, and resend welcomes."""
+        async with table.lock:
+            try:
+                entries = await self.entries(table.id, table.meta)
+            except (RedisError, archive.ArchiveError) as e:
+                log.warning("renamed table not rebuilt", table=table.id, error=repr(e))
+                return
+            if len(entries) == table.seq:
+                table.reset(table.meta, entries)
+                if self.on_resync is not None:
+                    self.on_resync(table)
+
     async def start_game(self, table_id: str, token: str | None,
                          key: str | None = None) -> TableMeta:
         """Start (the host only, ``server.roles``): every seat filled; seed =
@@ -1172,7 +1209,7 @@ class Tables:
         # A deleted account's name goes from the record (docs/protocol.md, "Deleting an
         # account"), with its salt: the record keeps the seat's name commitment, which
         # is what the chain links (docs/fairness.md §5, "Names").
-        redacted = [i for i, seat in enumerate(meta.seats) if seat.account == "-"]
+        redacted = [i for i, seat in enumerate(meta.seats) if seat.account == DELETED]
         for i in redacted:
             players[i] = REDACTED
         names: dict[str, Any] = {}
@@ -1198,7 +1235,7 @@ def rated_accounts(meta: TableMeta) -> list[str]:
     for i, s in enumerate(meta.seats):
         if s.kind == "bot":
             out.append(bot_uid(s.bot or "random", s.level))
-        elif s.account and s.account != "-":
+        elif s.account and s.account != DELETED:
             out.append(s.account)
         else:
             raise LobbyError(409, "account_needed",

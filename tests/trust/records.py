@@ -2,8 +2,8 @@
 
 docs/protocol.md §1 (``GET /api/tables/{id}/record``): the CONTRACT §1 record with ``seed``
 and ``deck``, plus ``server_seed``, ``commitment``, ``contributions``, ``table_id``,
-``head``, ``result``, ``name_salts`` and ``name_commitments``. Everything is derived from a seeded bot game, so a test gets the
-same record every run.
+``head``, ``result``, ``name_salts`` and ``name_commitments``. Everything is derived from a
+seeded bot game, so a test gets the same record every run.
 """
 
 from __future__ import annotations
