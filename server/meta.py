@@ -133,7 +133,7 @@ class TableMeta:
     scores: list[Any] | None = None
     """Once ended: each seat's final total (``server.ratings.ranks`` reads the result)."""
     name_salts: list[str | None] = field(default_factory=list)
-    """From the start: each seat's name salt (64 hex), ``None`` once its account was
+    """Drawn at creation: each seat's name salt (64 hex), ``None`` once its account was
     deleted; secret until the record (docs/fairness.md §5, "Names")."""
     name_commitments: list[str] = field(default_factory=list)
     """From the start: each seat's ``engine.chain.name_commitment``, linked by the chain
@@ -174,6 +174,8 @@ class TableMeta:
         out.update({k: v for k, v in (("rematch", self.rematch),
                                       ("rematch_of", self.rematch_of)) if v})
         out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
+        if self.name_salts:
+            out["name_salts"] = json.dumps(self.name_salts)
         return out
 
     def seats_json(self) -> str:
@@ -236,6 +238,8 @@ class TableMeta:
                                       ("rematch_of", self.rematch_of)) if v})
         if self.scores is not None:
             out["scores"] = self.scores
+        if self.name_commitments:  # what the chain links for the names (fairness.md §5)
+            out["name_commitments"] = list(self.name_commitments)
         return out
 
     def waiting(self, seat: int) -> bool:

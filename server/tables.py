@@ -1016,6 +1016,7 @@ class Tables:
             options=options, seats=[Seat() for _ in range(seats)],
             contributions=[""] * seats, commitment=commitment(server_seed),
             server_seed=server_seed, created_at=time.time(), tokens=[""] * seats,
+            name_salts=new_name_salts(seats),
             owner=token_hash(owner), invite=token_hash(invite) if invite else "",
             time_control=dict(time_control or {}), rated=rated)
         meta.head = genesis(meta.id, meta.commitment).hex()
@@ -1130,7 +1131,8 @@ class Tables:
             started = {"status": "running", "started_at": repr(self.now() / 1000)}
             # Names are chained as salted commitments, so a deleted account's name can
             # leave the record while the chain still verifies (fairness.md §5, "Names").
-            meta.name_salts = [secrets.token_hex(32) for _ in meta.seats]
+            if len(meta.name_salts) != len(meta.seats):  # a table created before salts
+                meta.name_salts = new_name_salts(len(meta.seats))
             meta.name_commitments = [name_commitment(salt, name) for salt, name
                                      in zip(meta.name_salts, meta.players(), strict=True)]
             started["name_salts"] = json.dumps(meta.name_salts)
@@ -1192,7 +1194,9 @@ class Tables:
     async def record(self, table: LiveTable) -> dict[str, Any]:
         """The game record (CONTRACT §1 with ``seed`` and ``deck``) plus ``server_seed``,
         ``commitment``, ``contributions``, ``table_id``, the final ``head`` and the
-        ``result`` (CONTRACT §3, as the replay must end). Raises
+        ``result`` (CONTRACT §3, as the replay must end), the seats' ``name_salts`` and
+        ``name_commitments`` (a deleted account's salt ``None``, its name ``REDACTED``;
+        docs/fairness.md §5). Raises
         ``LobbyError`` (409) before the end."""
         if not self.game_over(table):
             raise LobbyError(409, "not_ended", "the record is published when the game has ended")
@@ -1225,6 +1229,13 @@ class Tables:
                            seat_changes=seat_control.record_changes(entries),
                            resigned=[i for i in range(len(players)) if table.control.resigned(i)],
                            **names, **({"redacted_seats": redacted} if redacted else {}))
+
+
+def new_name_salts(seats: int) -> list[str | None]:
+    """One secret name salt per seat (32 random bytes, hex), drawn with the server seed
+    when a table is created (a copy of the meta is the same table: the leak tests' twin
+    tables); the chain links each name salted (docs/fairness.md §5, "Names")."""
+    return [secrets.token_hex(32) for _ in range(seats)]
 
 
 def rated_accounts(meta: TableMeta) -> list[str]:
