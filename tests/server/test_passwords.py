@@ -41,9 +41,18 @@ def _mail_env(port: int) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def mailing(redis_url, smtp) -> Iterator[ServerProcess]:
-    s = ServerProcess(redis_url, env={**_mail_env(smtp[1]),
-                                      "EINAUGE_PASSWORD_RESETS_PER_HOUR": "100000"}).start()
+def mail_redis(tmp_path_factory) -> Iterator[str]:
+    # Its own Redis: the per-address failure count of the shared one holds the other
+    # tests' failed logins (every test client is 127.0.0.1).
+    r = RedisProcess(tmp_path_factory.mktemp("mail-redis"))
+    yield r.start()
+    r.stop()
+
+
+@pytest.fixture(scope="module")
+def mailing(mail_redis, smtp) -> Iterator[ServerProcess]:
+    s = ServerProcess(mail_redis, env={**_mail_env(smtp[1]),
+                                       "EINAUGE_PASSWORD_RESETS_PER_HOUR": "100000"}).start()
     yield s
     s.stop()
 
@@ -75,7 +84,8 @@ async def _change(m: Member, current: str, new: str) -> httpx.Response:
 
 
 async def test_a_password_change_needs_the_current_password_and_ends_the_other_sessions(
-        server):
+        mailing):
+    server = mailing  # its own Redis: no other test's failed logins count for 127.0.0.1
     a = Member(server.url)
     name = unique("pw")
     await a.sign_up(name)
@@ -109,7 +119,8 @@ async def test_a_password_change_needs_the_current_password_and_ends_the_other_s
     await b.close()
 
 
-async def test_wrong_current_passwords_lock_the_change_out(server, redis_url):
+async def test_wrong_current_passwords_lock_the_change_out(mailing, mail_redis):
+    server, redis_url = mailing, mail_redis
     a = Member(server.url)
     name = unique("pwl")
     await a.sign_up(name)
@@ -137,7 +148,7 @@ async def test_a_service_without_smtp_sends_no_reset(server):
     await m.close()
 
 
-async def test_a_reset_link_works_once_and_ends_every_session(mailing, smtp, redis_url):
+async def test_a_reset_link_works_once_and_ends_every_session(mailing, smtp, mail_redis):
     inbox, _ = smtp
     a = Member(mailing.url)
     name, address = unique("rs"), f"{unique('rs')}@example.org"
@@ -157,7 +168,7 @@ async def test_a_reset_link_works_once_and_ends_every_session(mailing, smtp, red
     [token] = await _reset_arrives(inbox, address)
     # Redis holds the token's hash only, with an expiry of EINAUGE_PASSWORD_RESET_TTL.
     uid = a.account["id"]
-    client = aioredis.from_url(redis_url)
+    client = aioredis.from_url(mail_redis)
     stored = await client.get(reset_key(uid))
     assert stored.decode() == secret_hash(token.partition(".")[2])
     assert 0 < await client.ttl(reset_key(uid)) <= 3600
