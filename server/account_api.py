@@ -306,6 +306,8 @@ async def delete_account(request: Request) -> Response:
         with contextlib.suppress(LobbyError):  # an expired open table
             await svc.tables.lobby_change(table_id, change,
                                           statuses=("open", "running", "ended"))
+        # An archived game's compacted meta still packs the old seats and salts.
+        await from_store(svc.store.repack_meta(table_id))
     await from_store(svc.account_store.delete_account(account.uid, account.username))
     response = JSONResponse({"deleted": True})
     sessions.clear_cookie(response, request)

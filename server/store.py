@@ -23,7 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import metrics, redis_client
 from server.lobby_index import LobbyIndex
-from server.meta import PLAIN, compact, expand
+from server.meta import PACKED, PLAIN, compact, expand
 
 APPEND_LUA = """
 local meta, events, acts, chan = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -141,6 +141,16 @@ redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 """
 
+REPACK_LUA = """
+local meta = KEYS[1]
+if redis.call('HGET', meta, 'z') ~= ARGV[1] then return 0 end
+redis.call('HSET', meta, 'z', ARGV[2])
+for i = 3, #ARGV, 2 do
+  if redis.call('HGET', meta, ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', meta, ARGV[i]) end
+end
+return 1
+"""
+
 BOT_TABLES = "tables:bots"
 """Set of the running tables that have a bot seat: a process resumes their bots when it
 starts (an index, like the lobby lists: a gone id is dropped when found)."""
@@ -254,6 +264,7 @@ class Store:
         self._archive = client.register_script(ARCHIVE_LUA)
         self._lset_if = client.register_script(LSET_IF_LUA)
         self._set_if = client.register_script(SET_IF_LUA)
+        self._repack = client.register_script(REPACK_LUA)
         self.lobby = LobbyIndex(client)
 
     @classmethod
@@ -354,6 +365,27 @@ class Store:
                                                      args=[blob, new])):
                 return
         raise RedisError(f"the archive of {table_id} kept changing while it was rewritten")
+
+    @bounded
+    async def repack_meta(self, table_id: str) -> None:
+        """Fold the fields written plainly beside a compacted meta's packed one
+        (``server.meta.expand``: they win) into it, so the packed one no longer holds
+        their old values (a deleted account's name). Nothing for a meta that is not
+        compacted; compare-and-set (bounded: 5 rounds)."""
+        for _ in range(5):
+            raw = await self.redis.hgetall(meta_key(table_id))
+            old = raw.get(PACKED.encode())
+            if old is None:
+                return
+            fields = expand(raw)
+            plain = [x for k, v in raw.items() if k.decode() not in PLAIN
+                     and k != PACKED.encode() for x in (k, v)]
+            if not plain:
+                return
+            if int(await self._repack(keys=[meta_key(table_id)],
+                                      args=[old, compact(fields), *plain])):
+                return
+        raise RedisError(f"the meta of {table_id} kept changing while it was repacked")
 
     def chat_keys(self, table_id: str, chat_channels: tuple[str, ...]) -> list[str]:
         """The chat list keys of a table's channels."""

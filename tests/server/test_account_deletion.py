@@ -33,8 +33,11 @@ async def _everything(client: aioredis.Redis) -> list[tuple[bytes, list[bytes]]]
             values = [raw or b""]
             with contextlib.suppress(zlib.error):
                 values.append(zlib.decompress(raw or b""))
-        elif kind == "hash":
+        elif kind == "hash":  # an archived game's meta packs its fields (zlib)
             values = [b for kv in (await client.hgetall(key)).items() for b in kv]
+            for v in list(values):
+                with contextlib.suppress(zlib.error):
+                    values.append(zlib.decompress(v))
         elif kind == "list":
             values = await client.lrange(key, 0, -1)
         elif kind == "set":
