@@ -306,6 +306,10 @@ async def delete_account(request: Request) -> Response:
         with contextlib.suppress(LobbyError):  # an expired open table
             await svc.tables.lobby_change(table_id, change,
                                           statuses=("open", "running", "ended"))
+        if meta.status != "open":
+            # Again (a no-op unless needed): an archive packed from entries read before
+            # the first pass may have been stored since.
+            await svc.tables.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
         # An archived game's compacted meta still packs the old seats and salts.
         await from_store(svc.store.repack_meta(table_id))
     await from_store(svc.account_store.delete_account(account.uid, account.username))

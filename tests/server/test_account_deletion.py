@@ -55,6 +55,7 @@ async def test_a_deleted_account_leaves_no_name_and_its_record_still_verifies(
         redis_url, tmp_path: Path, archived: bool, capsys: pytest.CaptureFixture) -> None:
     env = {"EINAUGE_ARCHIVE_AFTER": "0"} if archived else {"EINAUGE_ARCHIVE_AFTER": "3600"}
     server = ServerProcess(redis_url, env=env).start()
+    other = ServerProcess(redis_url, env=env).start() if not archived else None
     client = aioredis.from_url(redis_url)
     try:
         m = Member(server.url)
@@ -87,6 +88,10 @@ async def test_a_deleted_account_leaves_no_name_and_its_record_still_verifies(
         found = [k for k, vals in await _everything(client)
                  if any(name.encode() in v for v in vals)]
         assert found  # the scan below can see the name: it is there before
+        if other is not None:  # a spectator on another process, which caches the table
+            far = await Socket(other.ws_url, tid).connect()
+            first = await far.wait(lambda f: f["t"] == "welcome")
+            assert first["view"]["players"][0]["name"] == name
 
         r = await m.http.request("DELETE", "/api/me", json={"password": "correct horse 1"})
         assert r.status_code == 200, r.text
@@ -115,6 +120,11 @@ async def test_a_deleted_account_leaves_no_name_and_its_record_still_verifies(
         said = history["channels"]["players"]
         assert [(c["text"], c["from"]["name"]) for c in said] == [("good luck, bot", REDACTED)]
         await spectator.close()
+        if other is not None:  # the other process folded the renamed events again
+            again = await far.wait(lambda f: f["t"] == "welcome"
+                                   and f["view"]["players"][0]["name"] == REDACTED)
+            assert again["table"]["seats"][0]["name"] == REDACTED
+            await far.close()
         # No key and no value anywhere in Redis holds the name (any case) any more: not
         # the table's, not the account's, not the bot's rating history.
         needle = name.lower().encode()
@@ -126,3 +136,5 @@ async def test_a_deleted_account_leaves_no_name_and_its_record_still_verifies(
     finally:
         await client.aclose()
         server.stop()
+        if other is not None:
+            other.stop()
