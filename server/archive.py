@@ -199,9 +199,11 @@ def renamed(blob: bytes, names: dict[int, str]) -> bytes:
 
 def rename_start(entry: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
     """A stored first entry with ``players`` renamed (seat → name); ``None`` when it has
-    no players (nothing to rename)."""
+    no players or they have those names already (nothing to rename)."""
     event = entry.get("e")
     if not isinstance(event, dict) or not isinstance(event.get("players"), list):
         return None
     players = [names.get(i, p) for i, p in enumerate(event["players"])]
+    if players == event["players"]:
+        return None
     return {**entry, "e": {**event, "players": players}}

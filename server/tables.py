@@ -1090,7 +1090,8 @@ class Tables:
         def chat(_: int, msg: Any) -> Any:
             sender = msg.get("from") if isinstance(msg, dict) else None
             if isinstance(sender, dict) and sender.get("role") == "player" \
-                    and sender.get("seat") in names:
+                    and sender.get("seat") in names \
+                    and sender.get("name") != names[sender["seat"]]:
                 return {**msg, "from": {**sender, "name": names[sender["seat"]]}}
             return None
 
