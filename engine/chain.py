@@ -15,6 +15,14 @@ from the deck and the recorded actions, and every card the game reveals is in th
 form the chain hashes, so a record with another deck or another event chains to another
 head. Changing, dropping, adding or reordering any event changes every later head.
 
+Players' names are chained as commitments (docs/fairness.md §5, "Names"): in the chained
+form of the first event its ``players`` list is replaced by one ``name_commitment(salt,
+name)`` per seat (``chained_form``). The salts are revealed in the record, so the names
+are pinned as before; a seat whose account was deleted loses its name and its salt, and
+its record carries the commitment alone, so the chain still verifies with the name
+replaced (``REDACTED``). A table started before the change chained the names themselves
+(``commitments`` ``None`` below).
+
 Pure functions; nothing here knows a game: callers pass the projected dicts, or the game
 and its events to ``public_events``.
 """
@@ -23,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.game import Game, Message
@@ -41,11 +49,39 @@ def canonical(value: Mapping[str, Any] | None) -> bytes:
                       allow_nan=False).encode("utf-8")
 
 
-def public_events(game: Game, events: Iterable[Message]) -> list[dict[str, Any] | None]:
+REDACTED = "deleted player"
+"""The name a record gives a seat whose account was deleted (its salt is gone)."""
+
+
+def name_commitment(salt: str, name: str) -> str:
+    """``hex(SHA-256(utf8(salt + ":" + name)))``: what the chain links for a seat's name.
+    ``salt`` is 64 random hex characters per seat, so a name cannot be guessed back from
+    its commitment once the salt is gone."""
+    return hashlib.sha256(f"{salt}:{name}".encode()).hexdigest()
+
+
+def chained_form(public: Mapping[str, Any] | None, commitments: Sequence[str] | None
+                 ) -> Mapping[str, Any] | None:
+    """The form the chain links of a table's *first* event: its public form with
+    ``players`` replaced by ``commitments`` (one per seat); unchanged when
+    ``commitments`` is ``None`` (a table that chained names) or the event has no
+    ``players``."""
+    if commitments is None or not isinstance(public, Mapping) or "players" not in public:
+        return public
+    return {**public, "players": list(commitments)}
+
+
+def public_events(game: Game, events: Iterable[Message],
+                  commitments: Sequence[str] | None = None) -> list[Mapping[str, Any] | None]:
     """What the chain hashes of each event: its spectator projection,
     ``game.project(event, None)``, exactly the ``event`` of the ``delta`` a spectator gets;
-    a seat-control event (engine/seat_control.py) hides nothing: its wire dict."""
-    return [e.to_dict() if is_control(e) else game.project(e, None) for e in events]
+    a seat-control event (engine/seat_control.py) hides nothing: its wire dict. The first
+    event's names are replaced by ``commitments`` when given (``chained_form``)."""
+    out: list[Mapping[str, Any] | None] = [
+        e.to_dict() if is_control(e) else game.project(e, None) for e in events]
+    if out:
+        out[0] = chained_form(out[0], commitments)
+    return out
 
 
 def genesis(table_id: str, commitment: str) -> bytes:

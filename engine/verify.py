@@ -16,9 +16,14 @@ A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``com
 - ``result``: the replayed result equals the recorded ``result``, and the record's
   ``resigned`` (absent: ``[]``) lists exactly the seats its ``seat_changes`` resign (a
   resigned seat never wins, so the winners are the result's minus those seats).
+- ``names``: each seat's name with its revealed salt (``name_salts``) gives its
+  ``name_commitments`` entry; a seat without a salt (its account was deleted) is named
+  ``engine.chain.REDACTED``. Not run for a record without those fields (a table started
+  before names were committed: its chain links the names themselves).
 - ``chain``: the hash chain over the replayed events' spectator projections ends at
-  ``head`` (docs/fairness.md §5); the record's ``seat_changes`` (engine/seat_control.py)
-  are placed among the events first.
+  ``head`` (docs/fairness.md §5), the first event's names replaced by
+  ``name_commitments`` when the record has them; the record's ``seat_changes``
+  (engine/seat_control.py) are placed among the events first.
 
 A check whose fields are absent is *not run* (a plain CONTRACT record with ``seed`` or
 ``deck`` and ``actions`` can still be replay-checked); a check that needs a failed one
@@ -35,18 +40,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import DEFAULT_GAME, GAMES, record_game
-from engine.chain import heads, public_events
+from engine.chain import REDACTED, heads, name_commitment, public_events
 from engine.game import Game, RecordError
 from engine.seat_control import SeatControllerChanged
 from engine.shuffle import combine_seed
 
 PASS, FAIL, NOT_RUN = "pass", "fail", "not run"
 
-CHECKS = ("fields", "commitment", "seed", "deck", "replay", "result", "chain")
+CHECKS = ("fields", "commitment", "seed", "deck", "replay", "result", "names", "chain")
 """Every check, in the order they run and are reported."""
 
 TRUST_FIELDS = ("server_seed", "commitment", "contributions", "table_id", "head")
 """Fields only a service record carries; one of them present means all are required."""
+
+NAME_FIELDS = ("name_salts", "name_commitments")
+"""The seats' name salts (``null``: redacted) and commitments (docs/fairness.md §5): both
+or neither."""
 
 SERVICE_FIELDS = ("game", "players", "options", "seed", "deck", "actions", *TRUST_FIELDS,
                   "result")
@@ -178,7 +187,52 @@ def _fields(record: Mapping[str, Any]) -> list[str]:
             elif isinstance(players, list) and len(contributions) != len(players):
                 problems.append(f"contributions has {len(contributions)} entries for "
                                 f"{len(players)} seats (one per seat, '' for none)")
+    problems.extend(_name_field_problems(record, players))
     return problems
+
+
+def _name_field_problems(record: Mapping[str, Any], players: Any) -> list[str]:
+    present = [f for f in NAME_FIELDS if f in record]
+    if not present:
+        return []
+    if len(present) == 1:
+        return [f"{present[0]} needs {next(f for f in NAME_FIELDS if f not in record)}"]
+    salts, commitments = record["name_salts"], record["name_commitments"]
+    problems = []
+    if not isinstance(salts, list) or not all(s is None or _is_hex64(s) for s in salts):
+        problems.append("name_salts must list 64 lowercase hex characters or null per seat")
+    if not isinstance(commitments, list) or not all(_is_hex64(c) for c in commitments):
+        problems.append("name_commitments must list 64 lowercase hex characters per seat")
+    if isinstance(players, list) and any(isinstance(v, list) and len(v) != len(players)
+                                         for v in (salts, commitments)):
+        problems.append(f"name_salts and name_commitments need one entry per seat "
+                        f"({len(players)})")
+    return problems
+
+
+def _check_names(record: Mapping[str, Any], fields_ok: bool) -> Check:
+    if not all(f in record for f in NAME_FIELDS):
+        return Check("names", NOT_RUN, "needs name_salts and name_commitments (a record "
+                                       "whose chain links the names themselves)")
+    if not fields_ok:
+        return Check("names", NOT_RUN, "needs well-typed fields")
+    players = record["players"]
+    redacted = []
+    for i, (name, salt, want) in enumerate(zip(players, record["name_salts"],
+                                               record["name_commitments"], strict=True)):
+        if salt is None:
+            if name != REDACTED:
+                return Check("names", FAIL, f"seat {i} has no salt, so its name must be "
+                                            f"{REDACTED!r}, not {_short(name)}")
+            redacted.append(i)
+        elif name_commitment(salt, name) != want:
+            return Check("names", FAIL, f"seat {i}: SHA-256(salt:name) is "
+                                        f"{name_commitment(salt, name)}, the record's "
+                                        f"commitment is {want}")
+    detail = f"{len(players) - len(redacted)} name(s) match their commitments"
+    if redacted:
+        detail += f"; seat(s) {redacted} redacted (account deleted), committed only"
+    return Check("names", PASS, detail)
 
 
 def _check_commitment(record: Mapping[str, Any]) -> Check:
@@ -350,6 +404,9 @@ def verify_record(record: Any) -> Report:
     else:
         add(Check("result", PASS, _result_detail(result, _resigned_seats(events))))
 
+    add(_check_names(record, not problems))
+    committed = record.get("name_commitments") if not problems else None
+
     table_id, commitment, head = (record.get(k) for k in ("table_id", "commitment", "head"))
     if table_id is None or commitment is None or head is None:
         add(Check("chain", NOT_RUN, "needs table_id, commitment and head"))
@@ -359,7 +416,8 @@ def verify_record(record: Any) -> Report:
         add(Check("chain", NOT_RUN, "needs a successful replay"))
     else:
         try:
-            last = heads(table_id, commitment, public_events(game, events))[-1].hex()
+            last = heads(table_id, commitment,
+                         public_events(game, events, committed))[-1].hex()
         except ValueError as e:
             add(Check("chain", FAIL, f"an event has no canonical form: {e}"))
         else:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
+import secrets
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -15,11 +17,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import csrf, sessions
+from server import chat, csrf, sessions
 from server.accounts import DELETED, DELETED_NAME, Account
 from server.errors import LobbyError
 from server.lobby import body, guarded, svc_of
-from server.meta import TableMeta
+from server.meta import TableMeta, token_hash
 from server.sessions import Session
 from server.tables import Unavailable
 
@@ -204,48 +206,112 @@ async def claim_seats(request: Request, account: Account, given: Any) -> list[di
 
 @guarded
 async def held(request: Request) -> Response:
-    """``GET /api/me/tables/{id}``: ``{seat, token, owner_token}`` the session's account
-    holds at that table (to continue it on this device); 404 ``no_seat`` when none."""
+    """``GET /api/me/tables/{id}``: ``{table, seat, token, owner_token}`` to continue at
+    that table on this device: the seat the session's account holds there (also while a
+    bot plays it: the account can ``return``) and the creator's role if it has it; 404
+    ``no_seat`` when none. Tokens are kept only as hashes, so each call gives the seat
+    (and the role) a fresh token: the one used before stops working, and a socket of
+    another device is closed (1008, the client's ``seat_lost``); the seat moves to the
+    device that asked."""
     session = need_session(request)
     svc = svc_of(request)
+    uid = session.account.uid
     table_id = request.path_params["id"]
-    got = await from_store(svc.account_store.held(session.account.uid, table_id))
-    meta_f = (await from_store(svc.account_store.table_metas([table_id])))[0]
-    if not got or not meta_f:
+    got = await from_store(svc.account_store.held(uid, table_id))
+    if not got:
         raise LobbyError(404, "no_seat", "your account holds nothing at this table")
-    meta = TableMeta.from_fields(table_id, meta_f)
-    seat = got.get("seat")
-    if seat is not None and (seat >= len(meta.seats)
-                             or meta.seats[seat].account != session.account.uid):
-        seat = None  # left or removed since
-    if seat is None and not got.get("owner"):
-        raise LobbyError(404, "no_seat", "your account holds nothing at this table")
-    return JSONResponse({"table": table_id, "seat": seat,
-                         "token": got.get("token") if seat is not None else None,
-                         "owner_token": got.get("owner")})
+    out: dict[str, Any] = {"table": table_id, "seat": None, "token": None,
+                           "owner_token": None}
+
+    def change(meta: TableMeta) -> dict[str, str]:
+        seat = got.get("seat")
+        if seat is not None and (seat >= len(meta.seats) or meta.seats[seat].account != uid
+                                 or not meta.tokens[seat]):
+            seat = None  # left or removed since
+        owner = bool(got.get("owner")) and bool(meta.owner)
+        if seat is None and not owner:
+            raise LobbyError(404, "no_seat", "your account holds nothing at this table")
+        fresh: dict[str, str] = {}  # old hash -> new token (the creator may sit with its own)
+
+        def renew(old: str) -> str:
+            if old not in fresh:
+                fresh[old] = secrets.token_urlsafe(16)
+            return fresh[old]
+
+        fields: dict[str, str] = {}
+        if seat is not None:
+            out["seat"], out["token"] = seat, renew(meta.tokens[seat])
+        if owner:
+            out["owner_token"] = renew(meta.owner)
+        for i, h in enumerate(meta.tokens):
+            if h in fresh:
+                meta.tokens[i] = fields[f"tok:{i}"] = token_hash(fresh[h])
+        if meta.owner in fresh:
+            meta.owner = fields["owner"] = token_hash(fresh[meta.owner])
+        if meta.host in fresh:
+            meta.host = fields["host"] = token_hash(fresh[meta.host])
+        return fields
+
+    await svc.tables.lobby_change(table_id, change, statuses=("open", "running", "ended"))
+    return JSONResponse(out)
 
 
 @guarded
 async def delete_account(request: Request) -> Response:
     """``DELETE /api/me {password}``: the account's personal data goes (name, password
     hash, e-mail, settings, sessions, seat tokens, ratings); its game records stay, each
-    seat it held renamed ``deleted player``."""
+    seat it held (also one a bot plays now, and a seat kept for it at a rematch) renamed
+    ``deleted player`` everywhere the table stored the name: the seats, the game's first
+    event (or archive), its chat messages; the seat's name salt goes, so the record
+    keeps only the name's commitment, which the chain links (docs/fairness.md §5)."""
     session = need_session(request)
     svc = svc_of(request)
     data = await body(request)
     account = session.account
     await svc.accounts.check_password_of(account, data.get("password")
                                          if isinstance(data, dict) else None)
-    for table_id in await from_store(svc.account_store.game_ids(account.uid, 10_000)):
+    queue = list(await from_store(svc.account_store.game_ids(account.uid, 10_000)))
+    seen: set[str] = set()
+    while queue:
+        table_id = queue.pop()
+        if table_id in seen:
+            continue
+        seen.add(table_id)
+        fields = (await from_store(svc.account_store.table_metas([table_id])))[0]
+        if not fields:
+            continue  # an open table that expired
+        meta = TableMeta.from_fields(table_id, fields)
+        if meta.rematch:
+            queue.append(meta.rematch)  # a seat may wait for the account there
+        mine = {i: DELETED_NAME for i, s in enumerate(meta.seats) if s.account == account.uid}
+        if not mine:
+            continue
+        if meta.status != "open":  # the stored game first: the meta change rebuilds caches
+            await svc.tables.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
+        old_names = {meta.seats[i].name or "" for i in mine}
+        for other in set(meta.accounts) - {account.uid}:  # the others' rating histories
+            await from_store(svc.account_store.rename_opponent(other, table_id, old_names,
+                                                               DELETED_NAME))
+
         def change(meta: TableMeta) -> dict[str, str]:
+            out: dict[str, str] = {}
             for i, s in enumerate(meta.seats):
                 if s.account == account.uid:
                     meta.seats[i] = dataclasses.replace(s, name=DELETED_NAME, account=DELETED)
-            return {"seats": meta.seats_json()}
+                    if i < len(meta.name_salts):
+                        meta.name_salts[i] = None
+                        out["name_salts"] = json.dumps(meta.name_salts)
+            return {**out, "seats": meta.seats_json()}
 
         with contextlib.suppress(LobbyError):  # an expired open table
             await svc.tables.lobby_change(table_id, change,
                                           statuses=("open", "running", "ended"))
+        if meta.status != "open":
+            # Again (a no-op unless needed): an archive packed from entries read before
+            # the first pass may have been stored since.
+            await svc.tables.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
+        # An archived game's compacted meta still packs the old seats and salts.
+        await from_store(svc.store.repack_meta(table_id))
     await from_store(svc.account_store.delete_account(account.uid, account.username))
     response = JSONResponse({"deleted": True})
     sessions.clear_cookie(response, request)

@@ -11,6 +11,7 @@ Only this module knows these key names.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
@@ -46,8 +47,11 @@ def account_key(uid: str) -> str:
 
 
 def tables_key(uid: str) -> str:
-    """Hash table id → JSON ``{seat, token, owner}``: the seat and creator tokens the
-    account holds (so a session on any device can act for them)."""
+    """Hash table id → JSON ``{seat?, owner?}``: the seat the account holds there and
+    ``owner: true`` when it holds the creator's role. No token is stored: a device asks
+    ``GET /api/me/tables/{id}``, which gives the seat (and creator role) a fresh token
+    (``server.account_api.held``). Rows written before kept the clear ``token`` and
+    ``owner`` tokens; ``held``/``all_held`` drop them and rewrite the row."""
     return f"u:{{u:{uid}}}:tables"
 
 
@@ -117,8 +121,40 @@ def credential_key(credential_id: str) -> str:
 
 
 def ceremony_key(ticket: str) -> str:
-    """A WebAuthn ceremony in progress (JSON ``{challenge, uid?}``), used once; expires."""
-    return f"wa:{{c:{ticket}}}"
+    """A WebAuthn ceremony in progress (JSON ``{challenge, uid?}``), used once; expires.
+    Keyed by the SHA-256 of the ticket (``secret_hash``)."""
+    return f"wa:{{c:{secret_hash(ticket)}}}"
+
+
+def verification_key(token: str) -> str:
+    """String ``<uid> <email>``: an e-mail confirmation link's token, keyed by its
+    SHA-256 (``secret_hash``); used once; expires."""
+    return f"ev:{{{secret_hash(token)}}}"
+
+
+def reset_key(uid: str) -> str:
+    """String: the SHA-256 (``secret_hash``) of the account's one live password reset
+    token; used once; expires (a new request replaces it)."""
+    return f"u:{{u:{uid}}}:reset"
+
+
+def reset_mail_key(uid: str) -> str:
+    """Present while the account may get no further reset mail (``SET NX EX``)."""
+    return f"u:{{u:{uid}}}:resetmail"
+
+
+def secret_hash(secret: str) -> str:
+    """The only stored form of a high-entropy secret the service hands out (session id,
+    seat token, confirmation, reset and ceremony tokens): SHA-256 hex. A copy of Redis
+    then holds nothing that works as a credential."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+RESET_USE_LUA = """
+local stored = redis.call('GET', KEYS[1])
+if stored and stored == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0
+"""
 
 
 def _s(raw: Any) -> str:
@@ -127,6 +163,16 @@ def _s(raw: Any) -> str:
 
 def _fields(raw: dict[Any, Any]) -> dict[str, str]:
     return {_s(k): _s(v) for k, v in raw.items()}
+
+
+def _no_tokens(held: dict[str, Any]) -> dict[str, Any]:
+    """A held row as stored: ``seat`` and ``owner: true``, never a token."""
+    out: dict[str, Any] = {}
+    if isinstance(held.get("seat"), int):
+        out["seat"] = held["seat"]
+    if held.get("owner"):
+        out["owner"] = True
+    return out
 
 
 @dataclass(frozen=True)
@@ -143,6 +189,7 @@ class AccountStore:
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
         self._apply = client.register_script(APPLY_RATING_LUA)
+        self._reset_use = client.register_script(RESET_USE_LUA)
 
     # ---- accounts ----------------------------------------------------------------------
 
@@ -174,12 +221,12 @@ class AccountStore:
         """A one-use token (base64url) that confirms ``email`` for ``uid`` within ``ttl``
         s (``ev:{<token>}`` → ``<uid> <email>``)."""
         token = secrets.token_urlsafe(24)
-        await self.redis.set(f"ev:{{{token}}}", f"{uid} {email}", ex=ttl)
+        await self.redis.set(verification_key(token), f"{uid} {email}", ex=ttl)
         return token
 
     async def use_verification(self, token: str) -> tuple[str, str] | None:
         """``(uid, email)`` of a live token, which is spent (``GETDEL``); else None."""
-        raw = await self.redis.getdel(f"ev:{{{token}}}")
+        raw = await self.redis.getdel(verification_key(token))
         if raw is None:
             return None
         uid, _, email = raw.decode().partition(" ")
@@ -211,12 +258,62 @@ class AccountStore:
         # One slot: the account's own keys go in one command.
         await self.redis.delete(account_key(uid), tables_key(uid), games_key(uid),
                                 ratings_key(uid), rated_key(uid), sessions_of_key(uid),
-                                passkeys_key(uid))
+                                passkeys_key(uid), reset_key(uid), reset_mail_key(uid))
         if await self.uid_of(username) == uid:
             await self.redis.delete(name_key(username))
         return list(ratings)
 
+    async def set_password(self, uid: str, pw_hash: str) -> None:
+        """Store a new password hash; any live reset token goes with the old password."""
+        pipe = self.redis.pipeline(transaction=True)  # one slot: the account's keys
+        pipe.hset(account_key(uid), "pw", pw_hash)
+        pipe.delete(reset_key(uid))
+        await pipe.execute()
+
+    # ---- password reset ----------------------------------------------------------------
+
+    async def reset_mail_allowed(self, uid: str, period: int) -> bool:
+        """True (then send) unless a reset mail went to the account in the last
+        ``period`` s; starts that period."""
+        return bool(await self.redis.set(reset_mail_key(uid), "1", nx=True, ex=period))
+
+    async def new_reset(self, uid: str, ttl: int) -> str:
+        """A password reset token ``<uid>.<secret>`` valid for ``ttl`` s; replaces the
+        account's previous one. Only the secret's hash is stored, in the account's slot."""
+        secret = secrets.token_urlsafe(32)
+        await self.redis.set(reset_key(uid), secret_hash(secret), ex=ttl)
+        return f"{uid}.{secret}"
+
+    async def use_reset(self, token: str) -> str | None:
+        """The uid of a live reset token, which is spent (compare and delete in one
+        script); ``None`` for an unknown, used, replaced or expired one."""
+        uid, _, secret = token.partition(".")
+        if not uid or not secret:
+            return None
+        done = await self._reset_use(keys=[reset_key(uid)], args=[secret_hash(secret)])
+        return uid if int(done) == 1 else None
+
+    async def reset_pending(self, token: str) -> bool:
+        """True while the reset token is live (not spent)."""
+        uid, _, secret = token.partition(".")
+        if not uid or not secret:
+            return False
+        raw = await self.redis.get(reset_key(uid))
+        return raw is not None and _s(raw) == secret_hash(secret)
+
     # ---- sessions ----------------------------------------------------------------------
+
+    async def end_sessions(self, uid: str, keep: str | None = None) -> int:
+        """End every session of the account but ``keep`` (a session key hash); returns
+        how many ended."""
+        ended = 0
+        for sid_hash in [_s(s) for s in await self.redis.smembers(sessions_of_key(uid))]:
+            if sid_hash == keep:
+                continue
+            await self.redis.delete(session_key(sid_hash))
+            await self.redis.srem(sessions_of_key(uid), sid_hash)
+            ended += 1
+        return ended
 
     async def create_session(self, sid_hash: str, uid: str, csrf: str, ttl: int) -> None:
         """Store a session for ``ttl`` seconds and list it under its account."""
@@ -258,11 +355,14 @@ class AccountStore:
     # ---- seats and games ---------------------------------------------------------------
 
     async def hold(self, uid: str, table_id: str, held: dict[str, Any], at: float) -> None:
-        """Record the tokens the account holds at ``table_id`` (merged with what it held
-        there before) and list the table among its games."""
+        """Record what the account holds at ``table_id``: ``held`` is ``{seat?, token?,
+        owner?}`` as a join or claim knows it; only ``seat`` and ``owner: true`` are
+        stored, never a token (``tables_key``). Merged with what it held there before;
+        the table is listed among its games."""
         old = await self.held(uid, table_id) or {}
+        row = {**old, **_no_tokens(held)}
         pipe = self.redis.pipeline(transaction=True)  # one slot: both keys are the account's
-        pipe.hset(tables_key(uid), table_id, json.dumps({**old, **held}))
+        pipe.hset(tables_key(uid), table_id, json.dumps(row))
         pipe.zadd(games_key(uid), {table_id: at}, nx=True)
         await pipe.execute()
 
@@ -274,14 +374,25 @@ class AccountStore:
         await pipe.execute()
 
     async def held(self, uid: str, table_id: str) -> dict[str, Any] | None:
-        """``{seat?, token?, owner?}`` the account holds at ``table_id``, or ``None``."""
+        """``{seat?, owner?}`` the account holds at ``table_id``, or ``None``."""
         raw = await self.redis.hget(tables_key(uid), table_id)
-        return None if raw is None else json.loads(raw)
+        if raw is None:
+            return None
+        return await self._scrubbed(uid, table_id, json.loads(raw))
 
     async def all_held(self, uid: str) -> dict[str, dict[str, Any]]:
         """Table id → what the account holds there."""
-        return {t: json.loads(v) for t, v in
+        return {t: await self._scrubbed(uid, t, json.loads(v)) for t, v in
                 _fields(await self.redis.hgetall(tables_key(uid))).items()}
+
+    async def _scrubbed(self, uid: str, table_id: str, row: dict[str, Any]
+                        ) -> dict[str, Any]:
+        """``row`` without clear tokens; a row stored before tokens were dropped
+        (``tables_key``) is rewritten so (repeatable)."""
+        clean = _no_tokens(row)
+        if clean != row:
+            await self.redis.hset(tables_key(uid), table_id, json.dumps(clean))
+        return clean
 
     async def game_ids(self, uid: str, limit: int = 200) -> list[str]:
         """The account's tables, newest first."""
@@ -335,6 +446,18 @@ class AccountStore:
                                  args=[game, table_id, start[0], start[1], dmu, dsigma, floor,
                                        json.dumps(note)])
         return bool(int(done))
+
+    async def rename_opponent(self, uid: str, table_id: str, old: set[str], new: str) -> None:
+        """In the rating note ``table_id`` left ``uid``, name the opponents in ``old``
+        ``new`` (a deleted account's name leaves the others' histories too)."""
+        raw = await self.redis.hget(rated_key(uid), table_id)
+        if raw is None:
+            return
+        note = json.loads(raw)
+        names = note.get("opponents")
+        if isinstance(names, list) and old & set(names):
+            note["opponents"] = [new if n in old else n for n in names]
+            await self.redis.hset(rated_key(uid), table_id, json.dumps(note))
 
     async def set_leaderboard(self, game: str, uid: str, score: float) -> None:
         """Place the account on ``game``'s leaderboard (repeatable)."""

@@ -24,13 +24,14 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from engine.chain import REDACTED
 from server.account_store import AccountStore
 from server.errors import LobbyError
+from server.meta import DELETED  # noqa: F401  (re-exported: callers import it here)
 
 USERNAME = re.compile(r"^[A-Za-z0-9_-]{3,20}$")
-DELETED_NAME = "deleted player"
-DELETED = "-"
-"""``Seat.account`` of a seat whose account was deleted."""
+DELETED_NAME = REDACTED
+"""The name a deleted account's seats get (``engine.chain.REDACTED``)."""
 
 _hasher = PasswordHasher()  # argon2id with the library's (RFC 9106 low-memory) parameters
 
@@ -205,6 +206,48 @@ class Accounts:
         if not isinstance(password, str) or not fields.get("pw") \
                 or not await _verify(fields["pw"], password):
             raise LobbyError(401, "bad_login", "wrong password")
+
+    async def change_password(self, account: Account, current: Any, new: Any,
+                              address: str) -> None:
+        """Set ``new`` as the password if ``current`` is the account's; raises 400
+        ``bad_password`` (``new`` not 8-256 characters, or equal to ``current``), 401
+        ``bad_login`` (wrong current password; counted as a failed login of the account
+        from ``address``) or 429 ``locked_out`` (as ``log_in``: a stolen session cannot
+        guess the password faster than a login could). Nothing changes on a refusal."""
+        pair = f"n:{account.username.lower()}:{address}"
+        if await self.store.failures(f"ip:{address}", self.window) >= self.per_address \
+                or await self.store.failures(pair, self.window) >= self.per_account:
+            raise LobbyError(429, "locked_out", "too many wrong passwords; try again within "
+                                                f"{self.window} s")
+        pw = check_password(new)
+        fields = await self.store.account(account.uid)
+        if not isinstance(current, str) or len(current) > 256 or not fields.get("pw") \
+                or not await _verify(fields["pw"], current):
+            await self.store.fail(f"ip:{address}", self.window)
+            await self.store.fail(pair, self.window)
+            raise LobbyError(401, "bad_login", "wrong current password")
+        if pw == current:
+            raise LobbyError(400, "bad_password", "the new password is the current one")
+        await self.store.set_password(account.uid, await _hash(pw))
+
+    async def reset_password(self, token: Any, new: Any) -> Account:
+        """Set ``new`` as the password of the account a live reset token
+        (``AccountStore.new_reset``) names, spending the token; raises 400
+        ``bad_password`` (the token is kept then) or 400 ``bad_token`` (unknown, used,
+        replaced or expired)."""
+        bad = LobbyError(400, "bad_token", "this reset link is unknown, used or expired")
+        if not isinstance(token, str) or not 0 < len(token) <= 128:
+            raise bad
+        pw = check_password(new)
+        if not await self.store.reset_pending(token):
+            raise bad
+        hashed = await _hash(pw)  # before spending: a crash here leaves the link usable
+        uid = await self.store.use_reset(token)
+        account = await self.get(uid) if uid is not None else None
+        if account is None:
+            raise bad
+        await self.store.set_password(uid, hashed)  # type: ignore[arg-type]
+        return account
 
     async def update_settings(self, account: Account, given: Any) -> Account:
         """Change ``email`` and the boolean ``settings`` keys given; raises 400

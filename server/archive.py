@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import get_game, seat_control
-from engine.chain import genesis, link
+from engine.chain import chained_form, genesis, link
 from engine.game import Game, Message
 from engine.shuffle import combine_seed
 from server.meta import TableMeta
@@ -59,8 +59,11 @@ class _Replay:
               clock: Any = None) -> list[dict[str, Any]]:
         """The entries of ``events`` after the current head (nothing applied yet)."""
         head, out = self.head, []
-        for event in events:
-            head = link(head, _public(self.game, event))
+        for i, event in enumerate(events):
+            public = _public(self.game, event)
+            if not self.entries and i == 0:  # the first event: names as commitments
+                public = chained_form(public, self.meta.name_commitments or None)
+            head = link(head, public)
             out.append({"e": event.to_dict(), "h": head.hex()})
         if action is not None and out:
             out[0]["a"] = action
@@ -174,3 +177,33 @@ def rebuild(meta: TableMeta, blob: bytes) -> list[dict[str, Any]]:
                            f"{shadow.head.hex()[:12]}…, the meta says {meta.seq} ending on "
                            f"{meta.head[:12]}…")
     return shadow.entries
+
+
+def renamed(blob: bytes, names: dict[int, str]) -> bytes:
+    """The archive ``blob`` with the players of its start renamed (seat → name), as
+    ``rename_start`` does to a stored first entry; the chain links the names as
+    commitments, so the rebuild ends on the same head (docs/fairness.md §5, "Names")."""
+    data = unpack_entry(zlib.decompress(blob))
+    first = data["steps"][0] if data.get("steps") else None
+    if first is None:
+        return blob
+    if "s" in first:
+        first["s"] = [names.get(i, p) for i, p in enumerate(first["s"])]
+    elif "x" in first:
+        entry = rename_start(unpack_entry(first["x"]), names)
+        if entry is None:
+            return blob
+        first["x"] = pack_entry(entry)
+    return zlib.compress(pack_entry(data), 9)
+
+
+def rename_start(entry: dict[str, Any], names: dict[int, str]) -> dict[str, Any] | None:
+    """A stored first entry with ``players`` renamed (seat → name); ``None`` when it has
+    no players or they have those names already (nothing to rename)."""
+    event = entry.get("e")
+    if not isinstance(event, dict) or not isinstance(event.get("players"), list):
+        return None
+    players = [names.get(i, p) for i, p in enumerate(event["players"])]
+    if players == event["players"]:
+        return None
+    return {**entry, "e": {**event, "players": players}}

@@ -162,6 +162,12 @@ class Settings(BaseSettings):
     """seconds an e-mail confirmation link stays valid"""
     turn_mail_period: int = Field(3600, gt=0)
     """seconds: at most one "your turn" mail per table and seat in this time"""
+    password_reset_ttl: int = Field(3600, gt=0)
+    """seconds a password reset link stays valid (it works once)"""
+    password_resets_per_hour: int = Field(5, ge=0)
+    """password reset requests one client address may make per hour"""
+    password_reset_period: int = Field(900, gt=0)
+    """seconds: at most one password reset mail per account in this time"""
 
     @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod

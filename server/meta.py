@@ -56,6 +56,10 @@ def expand(raw: Mapping[bytes, bytes]) -> dict[str, str]:
     return out
 
 
+DELETED = "-"
+"""``Seat.account`` of a seat whose account was deleted."""
+
+
 def token_hash(token: str) -> str:
     """SHA-256 of a seat token (hex): the only form a token is stored in."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -75,7 +79,8 @@ class Seat:
     resigned: bool = False
     """The seat's player resigned (a bot plays it to the end; engine/seat_control.py)."""
     account: str | None = None
-    """The uid of the account a person sits for (``None``: a guest; ``server.accounts``)."""
+    """The uid of the account a person sits for (``None``: a guest; ``DELETED`` once the
+    account was deleted; ``server.accounts``), kept while a bot plays the seat."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form."""
@@ -127,6 +132,12 @@ class TableMeta:
     """Of a rated table, from the start: the rated account of each seat."""
     scores: list[Any] | None = None
     """Once ended: each seat's final total (``server.ratings.ranks`` reads the result)."""
+    name_salts: list[str | None] = field(default_factory=list)
+    """Drawn at creation: each seat's name salt (64 hex), ``None`` once its account was
+    deleted; secret until the record (docs/fairness.md §5, "Names")."""
+    name_commitments: list[str] = field(default_factory=list)
+    """From the start: each seat's ``engine.chain.name_commitment``, linked by the chain
+    instead of the names (empty: a table started before, whose chain links the names)."""
 
     @classmethod
     def from_fields(cls, table_id: str, f: dict[str, str]) -> TableMeta:
@@ -145,7 +156,9 @@ class TableMeta:
             started_at=float(f.get("started_at") or 0),
             rematch=f.get("rematch", ""), rematch_of=f.get("rematch_of", ""),
             rated=f.get("rated") == "1", accounts=json.loads(f.get("accounts") or "[]"),
-            scores=json.loads(f["scores"]) if f.get("scores") else None)
+            scores=json.loads(f["scores"]) if f.get("scores") else None,
+            name_salts=json.loads(f.get("name_salts") or "[]"),
+            name_commitments=json.loads(f.get("name_commitments") or "[]"))
 
     def to_fields(self) -> dict[str, str]:
         """Every field as stored (including the secrets: only for Redis)."""
@@ -161,6 +174,8 @@ class TableMeta:
         out.update({k: v for k, v in (("rematch", self.rematch),
                                       ("rematch_of", self.rematch_of)) if v})
         out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
+        if self.name_salts:
+            out["name_salts"] = json.dumps(self.name_salts)
         return out
 
     def seats_json(self) -> str:
@@ -207,7 +222,8 @@ class TableMeta:
             "seats": [{"seat": i, "name": s.name, "kind": s.kind,
                        **({"bot": s.bot, "level": s.level} if s.kind == "bot" else {}),
                        **({"resigned": True} if s.resigned else {}),
-                       **({"account": True} if s.account and s.account != "-" else {}),
+                       **({"account": True} if s.kind == "human" and s.account
+                          and s.account != DELETED else {}),
                        "seeded": bool(self.contributions[i]),
                        **({"waiting": True} if self.waiting(i) else {})}
                       for i, s in enumerate(self.seats)],
@@ -222,6 +238,8 @@ class TableMeta:
                                       ("rematch_of", self.rematch_of)) if v})
         if self.scores is not None:
             out["scores"] = self.scores
+        if self.name_commitments:  # what the chain links for the names (fairness.md §5)
+            out["name_commitments"] = list(self.name_commitments)
         return out
 
     def waiting(self, seat: int) -> bool:

@@ -16,16 +16,13 @@ from server.account_api import from_store, need_session
 from server.accounts import DELETED
 from server.errors import LobbyError
 from server.lobby import guarded, svc_of, table_or_404
-from server.meta import TableMeta, token_hash
+from server.meta import TableMeta
 
 
-def _game_row(meta: TableMeta, uid: str, history: dict[str, Any],
-              held: dict[str, Any] | None) -> dict[str, Any]:
+def _game_row(meta: TableMeta, uid: str, history: dict[str, Any]) -> dict[str, Any]:
+    # A seat stays its account's while a bot plays it (handover, claim, timeout,
+    # resignation: server/tables.py keeps ``Seat.account``), so it is still its game.
     mine = [i for i, s in enumerate(meta.seats) if s.account == uid]
-    seat, token = (held or {}).get("seat"), (held or {}).get("token")
-    if not mine and isinstance(seat, int) and token and seat < len(meta.tokens) \
-            and meta.tokens[seat] == token_hash(token):
-        mine = [seat]  # its seat was handed to a bot during the game: still its game
     row = {**meta.summary(), "my_seat": mine[0] if mine else None}
     if meta.id in history:
         row["rating_change"] = history[meta.id]
@@ -38,13 +35,14 @@ async def _games(request: Request, uid: str, limit: int) -> dict[str, list[dict[
     ids = await from_store(svc.account_store.game_ids(uid, limit))
     rows = await from_store(svc.account_store.table_metas(ids)) if ids else []
     history = await from_store(svc.account_store.rated_history(uid))
-    held = await from_store(svc.account_store.all_held(uid))
+    # Also drops the clear tokens of rows stored before tokens were kept as hashes.
+    await from_store(svc.account_store.all_held(uid))
     out: dict[str, list[dict[str, Any]]] = {"open": [], "running": [], "finished": []}
     for table_id, fields in zip(ids, rows, strict=True):
         if not fields:
             continue  # an open table that expired
         meta = TableMeta.from_fields(table_id, fields)
-        row = _game_row(meta, uid, history, held.get(table_id))
+        row = _game_row(meta, uid, history)
         if row["my_seat"] is None and meta.status != "open":
             continue  # left before the start
         if meta.status == "running":

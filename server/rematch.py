@@ -40,7 +40,7 @@ from server.accounts import DELETED
 from server.lobby import bearer, body, guarded, svc_of, table_or_404
 from server.logging import get_logger
 from server.meta import Seat, TableMeta, token_hash
-from server.tables import LobbyError, Unavailable
+from server.tables import LobbyError, Unavailable, new_name_salts
 
 log = get_logger("rematch")
 
@@ -90,7 +90,7 @@ def new_meta(old: TableMeta, new_id: str, owner_token: str) -> TableMeta:
         seats=rematch_seats(old.seats), contributions=[""] * n,
         commitment=commitment(server_seed), server_seed=server_seed, created_at=time.time(),
         tokens=[""] * n, owner=token_hash(owner_token), invite=old.invite, rematch_of=old.id,
-        time_control=dict(old.time_control), rated=old.rated)
+        time_control=dict(old.time_control), rated=old.rated, name_salts=new_name_salts(n))
     meta.head = genesis(meta.id, meta.commitment).hex()
     return meta
 

@@ -23,7 +23,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import metrics, redis_client
 from server.lobby_index import LobbyIndex
-from server.meta import PLAIN, compact, expand
+from server.meta import PACKED, PLAIN, compact, expand
 
 APPEND_LUA = """
 local meta, events, acts, chan = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -119,6 +119,35 @@ local meta = KEYS[1]
 if redis.call('EXISTS', meta) == 1 then return 0 end
 for i = 2, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
 redis.call('EXPIRE', meta, tonumber(ARGV[1]))
+return 1
+"""
+
+LSET_IF_LUA = """
+local missed = 0
+for i = 1, #ARGV, 3 do
+  local at = tonumber(ARGV[i])
+  if redis.call('LINDEX', KEYS[1], at) == ARGV[i + 1] then
+    redis.call('LSET', KEYS[1], at, ARGV[i + 2])
+  else
+    missed = missed + 1
+  end
+end
+return missed
+"""
+
+SET_IF_LUA = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+"""
+
+REPACK_LUA = """
+local meta = KEYS[1]
+if redis.call('HGET', meta, 'z') ~= ARGV[1] then return 0 end
+redis.call('HSET', meta, 'z', ARGV[2])
+for i = 3, #ARGV, 2 do
+  if redis.call('HGET', meta, ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', meta, ARGV[i]) end
+end
 return 1
 """
 
@@ -233,6 +262,9 @@ class Store:
         self._create_new = client.register_script(CREATE_NEW_LUA)
         self._create = client.register_script(CREATE_LUA)
         self._archive = client.register_script(ARCHIVE_LUA)
+        self._lset_if = client.register_script(LSET_IF_LUA)
+        self._set_if = client.register_script(SET_IF_LUA)
+        self._repack = client.register_script(REPACK_LUA)
         self.lobby = LobbyIndex(client)
 
     @classmethod
@@ -301,6 +333,63 @@ class Store:
             pipe.lrange(chat_key(table_id, ch), 0, -1)
         rows = await pipe.execute()
         return [[unpack(b) for b in row] for row in rows]
+
+    async def rewrite_list(self, key: str, change: Callable[[int, Any], Any | None]) -> None:
+        """Rewrite entries of the msgpack list ``key`` in place: ``change(index, value)``
+        returns the new value or ``None`` (kept). Compare-and-set per entry in one script,
+        read again while another writer moved them (bounded: 5 rounds)."""
+        for _ in range(5):
+            raw = await self.redis.lrange(key, 0, -1)
+            args: list[Any] = []
+            for i, b in enumerate(raw):
+                new = change(i, unpack(b))
+                if new is not None:
+                    args += [i, b, pack(new)]
+            if not args or int(await self._lset_if(keys=[key], args=args)) == 0:
+                return
+        raise RedisError(f"{key} kept changing while it was rewritten")
+
+    async def rewrite_first_entry(self, table_id: str,
+                                  change: Callable[[dict[str, Any]], dict[str, Any] | None],
+                                  change_archive: Callable[[bytes], bytes]) -> None:
+        """Rewrite the first stored entry of a table (``change(entry)``), or, once the
+        game is archived, its archive (``change_archive(blob)``), compare-and-set."""
+        await self.rewrite_list(events_key(table_id),
+                                lambda i, entry: change(entry) if i == 0 else None)
+        for _ in range(5):
+            blob = await self.redis.get(archive_key(table_id))
+            if blob is None:
+                return
+            new = change_archive(blob)
+            if new == blob or int(await self._set_if(keys=[archive_key(table_id)],
+                                                     args=[blob, new])):
+                return
+        raise RedisError(f"the archive of {table_id} kept changing while it was rewritten")
+
+    @bounded
+    async def repack_meta(self, table_id: str) -> None:
+        """Fold the fields written plainly beside a compacted meta's packed one
+        (``server.meta.expand``: they win) into it, so the packed one no longer holds
+        their old values (a deleted account's name). Nothing for a meta that is not
+        compacted; compare-and-set (bounded: 5 rounds)."""
+        for _ in range(5):
+            raw = await self.redis.hgetall(meta_key(table_id))
+            old = raw.get(PACKED.encode())
+            if old is None:
+                return
+            fields = expand(raw)
+            plain = [x for k, v in raw.items() if k.decode() not in PLAIN
+                     and k != PACKED.encode() for x in (k, v)]
+            if not plain:
+                return
+            if int(await self._repack(keys=[meta_key(table_id)],
+                                      args=[old, compact(fields), *plain])):
+                return
+        raise RedisError(f"the meta of {table_id} kept changing while it was repacked")
+
+    def chat_keys(self, table_id: str, chat_channels: tuple[str, ...]) -> list[str]:
+        """The chat list keys of a table's channels."""
+        return [chat_key(table_id, ch) for ch in chat_channels]
 
     @bounded
     async def load_meta(self, table_id: str) -> dict[str, str]:

@@ -26,7 +26,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from engine import get_game, seat_control
-from engine.chain import genesis, link
+from engine.chain import REDACTED, chained_form, genesis, link, name_commitment
 from engine.game import Game, IllegalAction, Message
 from engine.shuffle import combine_seed, commitment
 from server import archive, continuity, metrics, roles
@@ -35,7 +35,7 @@ from server.config import Settings
 from server.errors import LobbyError
 from server.fanout import Delta, Room
 from server.logging import get_logger
-from server.meta import Seat, TableMeta, token_hash
+from server.meta import DELETED, Seat, TableMeta, token_hash
 from server.patch import diff
 from server.ratings import bot_uid
 from server.records import make_record
@@ -359,8 +359,11 @@ class LiveTable:
         ``first``, the action's first event, also with the action) and the new head."""
         head = self.head
         entries = []
-        for e in events:
-            head = link(head, project(self.game, e, None))  # the public form: fairness.md §5
+        for i, e in enumerate(events):
+            public = project(self.game, e, None)  # the public form: fairness.md §5
+            if self.seq == 0 and i == 0:  # the first event: names as commitments
+                public = chained_form(public, self.meta.name_commitments or None)
+            head = link(head, public)
             entries.append({"e": e.to_dict(), "h": head.hex()})
         if action is not None and len(entries) > first:
             entries[first]["a"] = action.to_dict()
@@ -657,6 +660,9 @@ class Tables:
         table.meta = meta
         meta.seq, meta.head = max(meta.seq, table.seq), meta.head or table.head.hex()
         if (old.version, old.status) != (meta.version, meta.status):
+            if table.seq and any(s.account == DELETED and o.account != DELETED
+                                 for s, o in zip(meta.seats, old.seats, strict=False)):
+                self.spawn(self._renamed(table))  # its name left the stored game too
             # A seat given to someone else drops the sockets of the old token.
             for seat, conns in tuple(table.room.players.items()):
                 for conn in tuple(conns):
@@ -817,10 +823,14 @@ class Tables:
             for e in changes:
                 old = seats[e.seat]
                 resigned = old.resigned or e.reason == "resigned"
+                # The seat stays its person's account's while a bot plays it (my games,
+                # a second device, deletion); the summary shows it as a bot's
+                # (``TableMeta.summary``).
                 seats[e.seat] = (Seat(name=old.name, kind="bot", bot=e.bot, level=e.level,
-                                      since=old.since, resigned=resigned) if e.by == "bot"
+                                      since=old.since, resigned=resigned, account=old.account)
+                                 if e.by == "bot"
                                  else Seat(name=old.name, kind="human", since=old.since,
-                                           resigned=resigned))
+                                           resigned=resigned, account=old.account))
             extra = {"expected_version": table.meta.version, "meta_changed": True,
                      "meta_fields": {"seats": json.dumps([s.to_dict() for s in seats])}}
         if table.tc.clocked and table.clock is not None and entries:
@@ -1006,6 +1016,7 @@ class Tables:
             options=options, seats=[Seat() for _ in range(seats)],
             contributions=[""] * seats, commitment=commitment(server_seed),
             server_seed=server_seed, created_at=time.time(), tokens=[""] * seats,
+            name_salts=new_name_salts(seats),
             owner=token_hash(owner), invite=token_hash(invite) if invite else "",
             time_control=dict(time_control or {}), rated=rated)
         meta.head = genesis(meta.id, meta.commitment).hex()
@@ -1069,6 +1080,41 @@ class Tables:
                 return meta
         raise LobbyError(409, "stale", "the table changed meanwhile; try again")
 
+    async def rename_seats(self, table_id: str, names: dict[int, str],
+                           chat_channels: tuple[str, ...]) -> None:
+        """Rename seats (seat → name) in what the table stored of the game: the players
+        of its first event (or archive) and the ``from`` of their chat messages. The chain
+        links names as commitments, so every stored head stays valid (fairness.md §5,
+        "Names"). Cached copies rebuild once the meta says so (``_set_meta``). Raises
+        ``Unavailable``."""
+        def chat(_: int, msg: Any) -> Any:
+            sender = msg.get("from") if isinstance(msg, dict) else None
+            if isinstance(sender, dict) and sender.get("role") == "player" \
+                    and sender.get("seat") in names \
+                    and sender.get("name") != names[sender["seat"]]:
+                return {**msg, "from": {**sender, "name": names[sender["seat"]]}}
+            return None
+
+        await self._redis(self.store.rewrite_first_entry(
+            table_id, lambda entry: archive.rename_start(entry, names),
+            lambda blob: archive.renamed(blob, names)))
+        for key in self.store.chat_keys(table_id, chat_channels):
+            await self._redis(self.store.rewrite_list(key, chat))
+
+    async def _renamed(self, table: LiveTable) -> None:
+        """A seat of a started table was renamed in the store (an account deleted): fold
+        the stored entries again, so views carry the new name, and resend welcomes."""
+        async with table.lock:
+            try:
+                entries = await self.entries(table.id, table.meta)
+            except (RedisError, archive.ArchiveError) as e:
+                log.warning("renamed table not rebuilt", table=table.id, error=repr(e))
+                return
+            if len(entries) == table.seq:
+                table.reset(table.meta, entries)
+                if self.on_resync is not None:
+                    self.on_resync(table)
+
     async def start_game(self, table_id: str, token: str | None,
                          key: str | None = None) -> TableMeta:
         """Start (the host only, ``server.roles``): every seat filled; seed =
@@ -1084,6 +1130,14 @@ class Tables:
             if empty:
                 raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
             started = {"status": "running", "started_at": repr(self.now() / 1000)}
+            # Names are chained as salted commitments, so a deleted account's name can
+            # leave the record while the chain still verifies (fairness.md §5, "Names").
+            if len(meta.name_salts) != len(meta.seats):  # a table created before salts
+                meta.name_salts = new_name_salts(len(meta.seats))
+            meta.name_commitments = [name_commitment(salt, name) for salt, name
+                                     in zip(meta.name_salts, meta.players(), strict=True)]
+            started["name_salts"] = json.dumps(meta.name_salts)
+            started["name_commitments"] = json.dumps(meta.name_commitments)
             if meta.rated:
                 started["accounts"] = json.dumps(rated_accounts(meta))
             game = get_game(meta.game)
@@ -1141,7 +1195,9 @@ class Tables:
     async def record(self, table: LiveTable) -> dict[str, Any]:
         """The game record (CONTRACT §1 with ``seed`` and ``deck``) plus ``server_seed``,
         ``commitment``, ``contributions``, ``table_id``, the final ``head`` and the
-        ``result`` (CONTRACT §3, as the replay must end). Raises
+        ``result`` (CONTRACT §3, as the replay must end), the seats' ``name_salts`` and
+        ``name_commitments`` (a deleted account's salt ``None``, its name ``REDACTED``;
+        docs/fairness.md §5). Raises
         ``LobbyError`` (409) before the end."""
         if not self.game_over(table):
             raise LobbyError(409, "not_ended", "the record is published when the game has ended")
@@ -1156,10 +1212,16 @@ class Tables:
         # now: a seat handed to a bot stays its player's in the replay and the chain.
         players = list(events[0].to_dict().get("players") or meta.players())
         # A deleted account's name goes from the record (docs/protocol.md, "Deleting an
-        # account"); the hash chain still links the name the game was dealt with.
-        redacted = [i for i, seat in enumerate(meta.seats) if seat.account == "-"]
+        # account"), with its salt: the record keeps the seat's name commitment, which
+        # is what the chain links (docs/fairness.md §5, "Names").
+        redacted = [i for i, seat in enumerate(meta.seats) if seat.account == DELETED]
         for i in redacted:
-            players[i] = "deleted player"
+            players[i] = REDACTED
+        names: dict[str, Any] = {}
+        if meta.name_commitments:
+            names = {"name_salts": [None if i in redacted else salt
+                                    for i, salt in enumerate(meta.name_salts)],
+                     "name_commitments": list(meta.name_commitments)}
         return make_record(meta.game, players, meta.options, seed, deck, actions,
                            server_seed=meta.server_seed, commitment=meta.commitment,
                            contributions=list(meta.contributions), table_id=table.id,
@@ -1167,7 +1229,14 @@ class Tables:
                            result=game.result(table.state),
                            seat_changes=seat_control.record_changes(entries),
                            resigned=[i for i in range(len(players)) if table.control.resigned(i)],
-                           **({"redacted_seats": redacted} if redacted else {}))
+                           **names, **({"redacted_seats": redacted} if redacted else {}))
+
+
+def new_name_salts(seats: int) -> list[str | None]:
+    """One secret name salt per seat (32 random bytes, hex), drawn with the server seed
+    when a table is created (a copy of the meta is the same table: the leak tests' twin
+    tables); the chain links each name salted (docs/fairness.md §5, "Names")."""
+    return [secrets.token_hex(32) for _ in range(seats)]
 
 
 def rated_accounts(meta: TableMeta) -> list[str]:
@@ -1178,7 +1247,7 @@ def rated_accounts(meta: TableMeta) -> list[str]:
     for i, s in enumerate(meta.seats):
         if s.kind == "bot":
             out.append(bot_uid(s.bot or "random", s.level))
-        elif s.account and s.account != "-":
+        elif s.account and s.account != DELETED:
             out.append(s.account)
         else:
             raise LobbyError(409, "account_needed",

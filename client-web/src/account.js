@@ -153,6 +153,11 @@ export function accountPage(root, go) {
       login && passkeysSupported() ? h("button", { type: "button", class: "big", testid: "passkey-log-in", onclick: async () => {
         try { await logInWithPasskey(); go("/my-games"); } catch (e) { st.error = e instanceof ApiError ? errText(e) : t("passkey_failed"); render(); }
       } }, t("passkey_log_in")) : null,
+      login ? h("p", {}, h("button", { type: "button", class: "linkish", testid: "forgot-password", onclick: async () => {
+        const username = (new FormData(form).get("username") || "").trim();
+        try { await call("POST", "/api/account/password-reset", { body: { username } }); st.error = t("reset_sent"); } catch (e) { st.error = e instanceof ApiError ? errText(e) : String(e); }
+        render();
+      } }, t("forgot_password"))) : null,
       h("p", {}, h("button", { type: "button", class: "linkish", testid: login ? "to-signup" : "to-login", onclick: () => { st.mode = login ? "signup" : "login"; st.error = null; render(); } },
         login ? t("no_account") : t("have_account"))));
     return h("div", { class: "account" }, form, h("p", { class: "hint" }, t("guest_note")));
@@ -187,6 +192,50 @@ export function accountPage(root, go) {
     return form;
   }
 
+  function passwordForm() {
+    const form = h("form", { class: "panel", testid: "password-form", onsubmit: async (e) => {
+      e.preventDefault();
+      const data = new FormData(form);
+      try {
+        const r = await call("POST", "/api/me/password", { body: { current: data.get("current") || "", password: data.get("password") || "" } });
+        st.pwNotice = t("password_changed", { n: r.ended }); st.pwError = null;
+      } catch (err) {
+        st.pwError = err instanceof ApiError && err.code === "bad_login" ? t("err_wrong_current") : errText(err); st.pwNotice = null;
+      }
+      render();
+    } },
+    h("h2", {}, t("change_password")),
+    h("div", { class: "field" }, h("label", { for: "p-cur" }, t("current_password")),
+      h("input", { id: "p-cur", name: "current", type: "password", required: true, autocomplete: "current-password", testid: "current-password" })),
+    h("div", { class: "field" }, h("label", { for: "p-new" }, t("new_password")),
+      h("input", { id: "p-new", name: "password", type: "password", required: true, minlength: 8, autocomplete: "new-password", testid: "new-password" })),
+    st.pwError ? h("p", { class: "error", role: "alert", testid: "password-error" }, st.pwError) : null,
+    st.pwNotice ? h("p", { class: "notice", role: "status", testid: "password-changed" }, st.pwNotice) : null,
+    h("button", { type: "submit", class: "primary", testid: "change-password" }, t("change_password")));
+    return form;
+  }
+
+  /** /account?reset=<token> (the link of the reset mail): choose a new password. */
+  function resetForm(token) {
+    const form = h("form", { class: "panel auth", testid: "reset-form", onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        const r = await call("POST", "/api/account/password-reset/confirm", { body: { token, password: new FormData(form).get("password") || "", seats: heldTokens() } });
+        history.replaceState(null, "", "/account");
+        setSession({ account: r.account, csrf: r.csrf });
+        go("/my-games");
+        return;
+      } catch (err) { st.error = errText(err); }
+      render();
+    } },
+    h("h2", {}, t("reset_password")),
+    h("div", { class: "field" }, h("label", { for: "r-pw" }, t("new_password")),
+      h("input", { id: "r-pw", name: "password", type: "password", required: true, minlength: 8, autocomplete: "new-password", testid: "reset-password" })),
+    st.error ? h("p", { class: "error", role: "alert", testid: "auth-error" }, st.error) : null,
+    h("button", { type: "submit", class: "primary big", testid: "reset-submit" }, t("reset_password")));
+    return h("div", { class: "account" }, form);
+  }
+
   function deleteForm() {
     const form = h("form", { class: "panel danger", testid: "delete-form", onsubmit: async (e) => {
       e.preventDefault();
@@ -205,6 +254,8 @@ export function accountPage(root, go) {
 
   function render() {
     const a = currentAccount();
+    const reset = new URLSearchParams(location.search).get("reset");
+    if (!a && reset) return mount(root, resetForm(reset));
     if (!a) return mount(root, authForms());
     mount(root, h("div", { class: "account" },
       h("section", { class: "panel" }, h("h1", {}, t("account")),
@@ -223,12 +274,17 @@ export function accountPage(root, go) {
           try { const r = await addPasskey(); st.passkeys = r.passkeys; st.pkNotice = t("passkey_added"); st.error = null; } catch (e) { st.error = e instanceof ApiError ? errText(e) : t("passkey_failed"); }
           render();
         } }, t("add_passkey"))) : null,
-      settingsForm(a), deleteForm()));
+      settingsForm(a), passwordForm(), deleteForm()));
   }
 
   async function countPasskeys() {
     if (!currentAccount()) return;
-    try { st.passkeys = (await call("GET", "/api/me/passkeys")).passkeys.length; render(); } catch { /* keep "…" */ }
+    try {
+      st.passkeys = (await call("GET", "/api/me/passkeys")).passkeys.length;
+      // Only the count: a whole render would wipe what the player is typing meanwhile.
+      const count = root.querySelector("[data-testid='passkey-count']");
+      if (count) count.textContent = t("passkeys_n", { n: st.passkeys });
+    } catch { /* keep "…" */ }
   }
   render();
   countPasskeys();

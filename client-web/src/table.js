@@ -647,9 +647,11 @@ export function tablePage(root, id) {
 
   /** A logged-in account opening a table this browser holds no token for (a second
    *  device): the seat (and creator) token the account keeps there, whatever the table's
-   *  status (docs/protocol.md, "Accounts"); nothing when it holds none. */
+   *  status (docs/protocol.md, "Accounts"); nothing when it holds none. Asking renews
+   *  the tokens (the server keeps hashes only), so a browser holding this table's
+   *  creator token (the device that created it, about to sit with it) does not ask. */
   async function adoptAccountSeat() {
-    if (seatFor(id) || !currentAccount() || !(await adoptSeat(id))) return;
+    if (seatFor(id) || ownerFor(id) || !currentAccount() || !(await adoptSeat(id))) return;
     const s = seatFor(id);
     if (s && !conn.token) { conn.token = s.token; conn.seat = s.seat; }
   }

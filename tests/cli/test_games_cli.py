@@ -74,14 +74,18 @@ def _service_record(seed_words: list[str]) -> dict:
     players = [f"p{i}" for i in range(len(seed_words))]
     played = play_game(KELTIS, players, {}, seed,
                        [RandomBot(f"v{s}") for s in range(len(players))])
-    from engine.chain import heads, public_events
+    from engine.chain import heads, name_commitment, public_events
 
-    head = heads("tid", commitment(server_seed), public_events(KELTIS, played.events))[-1]
+    salts = [f"{i:064x}" for i in range(len(players))]
+    names = [name_commitment(s, p) for s, p in zip(salts, players, strict=True)]
+    head = heads("tid", commitment(server_seed),
+                 public_events(KELTIS, played.events, names))[-1]
     return KELTIS.make_record(players, {}, seed, KELTIS.setup_deck(played.events),
                               played.actions, server_seed=server_seed,
                               commitment=commitment(server_seed),
                               contributions=seed_words, table_id="tid", head=head.hex(),
-                              result=KELTIS.result(played.state))
+                              result=KELTIS.result(played.state), name_salts=salts,
+                              name_commitments=names)
 
 
 def test_verify_keltis_record(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -92,7 +96,7 @@ def test_verify_keltis_record(tmp_path: Path, capsys: pytest.CaptureFixture) -> 
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and {c["name"]: c["status"] for c in report["checks"]} == {
         n: "pass" for n in ("fields", "commitment", "seed", "deck", "replay", "result",
-                            "chain")}
+                            "names", "chain")}
     assert "a Keltis record" in report["checks"][0]["detail"]
     # Two cards of the deck swapped: the shuffle check names the first difference.
     record["deck"][3], record["deck"][4] = record["deck"][4], record["deck"][3]

@@ -197,3 +197,37 @@ def test_the_turn_is_told_by_a_browser_notification(browser: Browser, web: Serve
     told = page.evaluate("() => window.__einauge.turnsTold")
     assert told[0]["done"] == ["notification"]
     ctx.close()
+
+
+def test_a_password_change_logs_the_other_browser_out(browser: Browser, web: ServerProcess) -> None:
+    page = new_page(browser)
+    name = unique("chg")
+    sign_up(page, web, name)
+    other = new_page(browser)
+    log_in(other, web, name)
+    other.wait_for_url("**/my-games")
+    page.goto(web.url + "/account")
+    # A wrong current password is told and changes nothing.
+    page.get_by_test_id("current-password").fill("not the password")
+    page.get_by_test_id("new-password").fill("a brand new pass")
+    page.get_by_test_id("change-password").click()
+    expect(page.get_by_test_id("password-error")).to_have_text("The current password is wrong.")
+    page.get_by_test_id("current-password").fill(PASSWORD)
+    page.get_by_test_id("new-password").fill("a brand new pass")
+    page.get_by_test_id("change-password").click()
+    expect(page.get_by_test_id("password-changed")).to_have_text(
+        "Password changed. 1 other session(s) logged out.")
+    # This browser stays logged in; the other one is nobody now.
+    page.reload()
+    expect(page.get_by_test_id("logged-in-as")).to_contain_text(f"Logged in as {name}")
+    other.goto(web.url + "/account")
+    expect(other.get_by_test_id("login-form")).to_be_visible()
+    expect(other.get_by_test_id("nav-account")).to_have_text("Log in")
+    # The old password no longer logs in; the new one does.
+    log_in(other, web, name)
+    expect(other.get_by_test_id("auth-error")).to_have_text("Wrong username or password.")
+    log_in(other, web, name, "a brand new pass")
+    other.wait_for_url("**/my-games")
+    expect(other.get_by_test_id("nav-account")).to_have_text(name)
+    page.context.close()
+    other.context.close()

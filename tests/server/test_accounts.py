@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from tests.conftest import RedisProcess, ServerProcess
-from tests.server.client import Member, auth, unique
+from tests.server.client import Member, Socket, auth, unique
 
 
 async def test_sign_up_sets_an_http_only_session_cookie_and_me_answers(server):
@@ -176,7 +176,13 @@ async def test_an_account_sees_and_uses_only_its_own_seats(server):
     assert summary["seats"][0]["name"] == anna.account["username"]
     assert summary["seats"][0]["account"] is True
     held = (await anna.http.get(f"/api/me/tables/{tid}")).json()
-    assert held["token"] == joined["token"] and held["owner_token"] == table["owner_token"]
+    # Redis keeps token hashes only: this device gets fresh tokens for the seat and the
+    # creator's role (one token: the creator sat with its own), the old ones stop working.
+    assert held["seat"] == 0 and held["token"] == held["owner_token"]
+    assert held["token"] not in (joined["token"], table["owner_token"])
+    r = await anna.seat_call(tid, "seed", joined["token"], {"player_seed": "x"})
+    assert (r.status_code, r.json()["error"]["code"]) == (401, "bad_token")
+    joined = {"token": held["token"]}
     # Ben's session holds nothing there and gets no token.
     r = await ben.http.get(f"/api/me/tables/{tid}")
     assert (r.status_code, r.json()["error"]["code"]) == (404, "no_seat")
@@ -213,7 +219,11 @@ async def test_a_guest_who_signs_up_keeps_the_seats_it_holds(server):
     assert [g["id"] for g in games["running"]] == [tid]
     assert games["running"][0]["my_seat"] == 0 and "to_move" in games["running"][0]
     held = (await other.http.get(f"/api/me/tables/{tid}")).json()
-    assert held["token"] == seat["token"]
+    assert held["seat"] == 0 and held["token"] != seat["token"]
+    sock = await Socket(server.ws_url, tid).connect(token=held["token"])
+    welcome = await sock.wait(lambda f: f.get("t") == "welcome")
+    assert welcome["seat"] == 0
+    await sock.close()
     # The guest's typed name stays on the seat.
     assert (await other.get(f"/api/tables/{tid}")).json()["seats"][0]["name"] == "Guest Gabi"
     await guest.close()
@@ -342,7 +352,7 @@ async def test_the_cookie_is_secure_when_the_request_came_over_tls(server, redis
 
 
 async def test_a_deleted_accounts_finished_game_keeps_its_record_with_the_name_replaced(server):
-    from tests.server.client import Seats, Socket, ended
+    from tests.server.client import Seats, ended
 
     m = Member(server.url)
     name = unique("gone")
@@ -385,3 +395,58 @@ async def test_a_rated_seat_played_by_a_bot_keeps_its_account_s_rating(server):
     assert seat["username"] == ben_name and seat["bot"] is False
     await anna.close()
     await ben.close()
+
+
+async def test_a_seat_a_bot_claimed_is_its_account_s_on_a_second_device(redis_url, tmp_path):
+    """Ben's seat is claimed for a bot while he is gone; logged in on another device,
+    his games list it as his, the device gets the seat (not a spectator's view) and takes
+    it back with ``return``."""
+    from tests.server.client import ClockFile
+
+    clock = ClockFile(tmp_path / "clock")
+    s = ServerProcess(redis_url, env={**clock.env, "EINAUGE_PRESENCE_GRACE": "1"}).start()
+    try:
+        anna, ben = Member(s.url), Member(s.url)
+        await anna.sign_up(unique("anna"))
+        await ben.sign_up(unique("ben"))
+        table = await anna.create(2, time_control={"kind": "live", "preset": "slow"})
+        tid = table["id"]
+        await anna.join(tid, "x", token=table["owner_token"])
+        ben_token = (await ben.join(tid, "x"))["token"]
+        await anna.start(tid)
+        sock = await Socket(s.ws_url, tid).connect(token=ben_token)
+        await sock.wait(lambda f: f["t"] == "welcome")
+        watch = await Socket(s.ws_url, tid).connect(token=table["owner_token"])
+        await sock.close()  # Ben's device is gone
+        await watch.wait(lambda f: f["t"] == "presence"
+                         and f["seats"][1]["state"] == "away")
+        await watch.close()
+        clock.set(61)  # the slow preset: a seat away 60 s may be claimed
+        for _ in range(100):
+            r = await anna.seat_call(tid, "seats/1/claim", table["owner_token"])
+            if r.status_code == 200:
+                break
+            await asyncio.sleep(0.05)
+        assert r.status_code == 200, r.text
+        assert r.json()["seats"][1]["kind"] == "bot"
+        phone = Member(s.url)
+        await phone.log_in(ben.account["username"])
+        games = (await phone.http.get("/api/me/games")).json()
+        assert [(g["id"], g["my_seat"]) for g in games["running"]] == [(tid, 1)]
+        held = (await phone.http.get(f"/api/me/tables/{tid}")).json()
+        assert held["seat"] == 1 and held["token"]
+        sock = await Socket(s.ws_url, tid).connect(token=held["token"])
+        welcome = await sock.wait(lambda f: f["t"] == "welcome")
+        assert welcome["seat"] == 1  # the seat's player, not a spectator
+        await sock.close()
+        r = await phone.seat_call(tid, "return", held["token"])
+        assert r.status_code == 200, r.text
+        seat = r.json()["seats"][1]
+        assert seat["kind"] == "human" and seat["account"] is True
+        # Anna's (the creator's) token holds nothing of Ben's seat: she cannot return it.
+        r = await anna.seat_call(tid, "return", table["owner_token"])
+        assert r.status_code == 409, r.text
+        for c in (anna, ben, phone):
+            await c.close()
+    finally:
+        s.stop()

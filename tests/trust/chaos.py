@@ -149,7 +149,8 @@ def check_against_record(spectator: Spectator, record: dict[str, Any]) -> list[s
     for action in record["actions"]:
         events += EINAUGE.play(state, EINAUGE.actions.decode(action))
     chain = [h.hex() for h in heads(record["table_id"], record["commitment"],
-                                    public_events(EINAUGE, events))]
+                                    public_events(EINAUGE, events,
+                                                  record.get("name_commitments")))]
     out = []
     for d in spectator.deltas:
         s = d["seq"]

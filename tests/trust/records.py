@@ -2,8 +2,8 @@
 
 docs/protocol.md §1 (``GET /api/tables/{id}/record``): the CONTRACT §1 record with ``seed``
 and ``deck``, plus ``server_seed``, ``commitment``, ``contributions``, ``table_id``,
-``head`` and ``result``. Everything is derived from a seeded bot game, so a test gets the
-same record every run.
+``head``, ``result``, ``name_salts`` and ``name_commitments``. Everything is derived from a
+seeded bot game, so a test gets the same record every run.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from engine.chain import heads, public_events
+from engine.chain import heads, name_commitment, public_events
 from engine.einauge.game import EINAUGE
 from engine.einauge.record import make_record
 from engine.einauge.state import State
@@ -61,11 +61,14 @@ def service_record(name: str = "fixture", players: Sequence[str] = ("Anna", "Jü
     options = dict(options or {"end_rule": "round", "color_bonus": False})
     actions, events, state = random_game(players, options, seed, f"bots/{name}")
     committed = commitment(server_seed)
-    head = heads(table_id, committed, public_events(EINAUGE, events))[-1].hex()
+    salts = [hashlib.sha256(f"name-salt/{name}/{i}".encode()).hexdigest()
+             for i in range(len(players))]
+    names = [name_commitment(salt, p) for salt, p in zip(salts, players, strict=True)]
+    head = heads(table_id, committed, public_events(EINAUGE, events, names))[-1].hex()
     return make_record(players, options, seed, EINAUGE.setup_deck(events), actions,
                        server_seed=server_seed, commitment=committed,
                        contributions=list(contributions), table_id=table_id, head=head,
-                       result=state.result)
+                       result=state.result, name_salts=salts, name_commitments=names)
 
 
 def example_record() -> dict[str, Any]:

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from engine.chain import canonical, genesis, link
+from engine.chain import canonical, chained_form, genesis, link, name_commitment
 from engine.einauge.cards import COLORS
 from engine.einauge.game import EINAUGE
 from engine.einauge.setup import shuffled_deck
@@ -63,8 +63,19 @@ def test_vector_values_are_what_the_engine_computes() -> None:
     assert not [c for c in deck[7:] if f'"{c}"' in v["event_1_canonical"]]  # none face down
     h0 = genesis(v["table_id"], v["commitment"])
     assert h0.hex() == v["h0"]
-    assert link(h0, public).hex() == v["h1"]
-    assert hashlib.sha256(h0 + v["event_1_canonical"].encode()).hexdigest() == v["h1"]
+    # Names are chained as salted commitments (§5, "Names"), spelled out here too.
+    spelled_names = [hashlib.sha256(f"{salt}:{name}".encode()).hexdigest()
+                     for salt, name in zip(v["name_salts"], v["players"], strict=True)]
+    assert spelled_names == v["name_commitments"]
+    assert [name_commitment(s, n) for s, n in zip(v["name_salts"], v["players"],
+                                                   strict=True)] == v["name_commitments"]
+    chained = chained_form(public, v["name_commitments"])
+    assert canonical(chained).decode() == v["event_1_chained"]
+    assert json.dumps({**spelled, "players": v["name_commitments"]}, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False) == v["event_1_chained"]
+    assert not any(name in v["event_1_chained"] for name in v["players"])
+    assert link(h0, chained).hex() == v["h1"]
+    assert hashlib.sha256(h0 + v["event_1_chained"].encode()).hexdigest() == v["h1"]
 
 
 def test_example_record_matches_the_vector_and_verifies() -> None:
@@ -73,7 +84,7 @@ def test_example_record_matches_the_vector_and_verifies() -> None:
     stored = json.loads(path.read_text(encoding="utf-8"))
     assert stored == example_record(), "regenerate data/example-record.json from records.py"
     for key in ("server_seed", "commitment", "contributions", "seed", "deck", "players",
-                "table_id"):
+                "table_id", "name_salts", "name_commitments"):
         assert stored[key] == v[key]
     report = verify_bytes(path.read_bytes())
     assert report.ok, report.failed()

@@ -45,7 +45,7 @@ def test_service_record_passes_every_check() -> None:
     assert statuses(report) == dict.fromkeys(CHECKS, PASS)
     assert RECORD["result"] is not None and list(RECORD) == [
         "game", "players", "options", "seed", "deck", "actions", "server_seed", "commitment",
-        "contributions", "table_id", "head", "result"]
+        "contributions", "table_id", "head", "result", "name_salts", "name_commitments"]
 
 
 @pytest.mark.parametrize("players", [("A", "B", "C"), ("A", "B", "C", "D", "E")])
@@ -61,7 +61,7 @@ def test_plain_contract_record_is_replay_checked_and_says_what_did_not_run() -> 
     assert report.ok
     assert statuses(report) == {"fields": PASS, "commitment": NOT_RUN, "seed": NOT_RUN,
                                 "deck": PASS, "replay": PASS, "result": NOT_RUN,
-                                "chain": NOT_RUN}
+                                "names": NOT_RUN, "chain": NOT_RUN}
     no_deck = {k: v for k, v in plain.items() if k != "deck"}
     report = verify_record(no_deck)
     assert report.ok and statuses(report)["deck"] == NOT_RUN
@@ -156,7 +156,7 @@ def test_a_log_with_any_event_changed_fails_the_chain() -> None:
     seat) and exported the head of that log: for every event, ``chain`` fails, and every
     head from that event on differs."""
     r = copy.deepcopy(RECORD)
-    publics = public_events(EINAUGE, replayed_events(r))
+    publics = public_events(EINAUGE, replayed_events(r), r["name_commitments"])
     honest = heads(r["table_id"], r["commitment"], publics)
     assert honest[-1].hex() == r["head"]
     for k in range(len(publics)):
@@ -300,7 +300,7 @@ def test_every_single_byte_change_fails_with_a_named_check() -> None:
     assert outcomes["unchanged"] == 0, outcomes
     # Every kind of check is reached by some single byte, not only the parser.
     assert set(outcomes) == {"not JSON", "not UTF-8", "fields", "commitment", "seed", "deck",
-                             "replay", "chain", "result"}, outcomes
+                             "replay", "chain", "result", "names"}, outcomes
     print(f"\n{sum(outcomes.values())} single-byte mutations: {dict(outcomes)}")
 
 
