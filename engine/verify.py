@@ -405,7 +405,9 @@ def verify_record(record: Any) -> Report:
         add(Check("result", PASS, _result_detail(result, _resigned_seats(events))))
 
     add(_check_names(record, not problems))
-    committed = record.get("name_commitments") if not problems else None
+    # The chain needs only well-formed commitments, whatever else the fields check found.
+    committed = (record["name_commitments"] if all(f in record for f in NAME_FIELDS)
+                 and not _name_field_problems(record, record.get("players")) else None)
 
     table_id, commitment, head = (record.get(k) for k in ("table_id", "commitment", "head"))
     if table_id is None or commitment is None or head is None:
