@@ -71,7 +71,7 @@ const en = {
   k_point_row_head: "Point row",
   k_rising: "rising",
   k_falling: "falling",
-  k_undecided: "open",
+  k_undecided: "undecided",
   k_closed: "closed",
   k_row_empty_mine: "start a row here",
   k_scoring: "Final scoring",
@@ -452,7 +452,7 @@ const de = {
   k_point_row_head: "Punkte\u00adkarten\u00adreihe", // soft hyphens: it wraps on a phone
   k_rising: "aufsteigend",
   k_falling: "absteigend",
-  k_undecided: "offen",
+  k_undecided: "unentschieden",
   k_closed: "geschlossen",
   k_row_empty_mine: "hier eine Reihe beginnen",
   k_scoring: "Wertung",

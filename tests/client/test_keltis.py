@@ -172,48 +172,52 @@ def my_turn(page: Page) -> str | None:
       return c.prompt && c.prompt.seq === c.seq && !c.pending && v && v.phase !== 'ended'
         && v.current_seat === c.seat && window.__einauge.shown() === c.seq
         && document.querySelector('[data-testid=board]').dataset.seq === String(c.seq)
+        && document.querySelector('[data-testid=board]').dataset.prompt === '1'
         ? v.step : null; }""")
+
+
+def acted(page: Page, seq: int) -> bool:
+    """Wait until the page's move (sent after ``seq``) has come back as a delta: until
+    then the old prompt still looks current (the ack may come before the delta)."""
+    page.wait_for_function(f"() => window.__einauge.seq() > {seq}")
+    return True
 
 
 def click_move(page: Page, n: int) -> bool:
     """One move by the click-select-target path: a hand card, then a lit place (a row
     every other time when one is lit, else its pile or its stone); in the draw step the
-    deck or a lit pile; a final turn with nothing selected ends by its button. True when
-    something was clicked."""
+    deck or a lit pile; a final turn with no card left to lay ends by its button. True
+    when something was clicked."""
     step = my_turn(page)
     if step is None:
         return False
+    board = page.get_by_test_id("board")
+    seq = page.evaluate("() => window.__einauge.seq()")
     if step == "draw":
-        lit = page.locator(LIT)
-        if not lit.count():
-            return False
-        lit.nth(n % lit.count()).click()
-        return True
+        keys = page.locator(LIT).evaluate_all("els => els.map((e) => e.dataset.drop)")
+        assert keys, "a draw step with nothing to draw from lit"
+        board.locator(f"[data-drop='{keys[n % len(keys)]}']").click()
+        return acted(page, seq)
     cards = page.locator("[data-testid=hand-cards] [data-hand].can").evaluate_all(
         "els => els.map((e) => e.dataset.hand)")
     if not cards:
-        if step == "final" and page.get_by_test_id("act-finish").count():
-            page.get_by_test_id("act-finish").click()
-            return True
-        return False
+        assert step == "final", "a play step with no card to play"
+        page.get_by_test_id("act-finish").click()
+        return acted(page, seq)
     card = page.get_by_test_id(f"hand-{cards[n % len(cards)]}")
     if "sel" not in (card.get_attribute("class") or ""):
         card.click()
     expect(page.locator("[data-testid=hand-cards] .kcard.sel")).to_have_count(1)
-    rows = page.locator("[data-testid=board] .krow.lit")
-    others = page.locator("[data-testid=board] .kpile.lit, [data-testid=board] .kstone-slot.lit")
-    if rows.count() and (n % 2 == 0 or not others.count()):
-        rows.first.click()
-    elif others.count():
-        others.nth(n % others.count()).click()
-        partner = page.locator("[data-testid=hand-cards] .partner")
-        if partner.count():  # a stone with a choice of second card: pick one
-            partner.first.click()
-    elif step == "final":
-        page.get_by_test_id("act-finish").click()
-    else:
-        return False
-    return True
+    keys = page.locator(LIT).evaluate_all("els => els.map((e) => e.dataset.drop)")
+    rows = [k for k in keys if k.startswith("row:")]
+    others = [k for k in keys if k.startswith(("pile:", "stone:"))]
+    assert keys, "a selected card with nowhere to go"
+    key = rows[0] if rows and (n % 2 == 0 or not others) else others[n % len(others)]
+    board.locator(f"[data-drop='{key}']").click()
+    partner = page.locator("[data-testid=hand-cards] .partner")
+    if key.startswith("stone:") and partner.count():  # the second card of the pair
+        partner.first.click()
+    return acted(page, seq)
 
 
 def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProcess) -> None:
@@ -293,7 +297,7 @@ def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProc
     # (Once the page shows the latest view: moves of others are shown at a pace.)
     page.wait_for_function(VIEWER_LISTS_PILE, arg=pile)
     assert viewer.locator(".kcard").count() >= 1  # (a bot may have drawn from it since)
-    shot(page, "keltis-table")
+    shot(page, "keltis-pile-viewer")
     page.get_by_test_id("pile-viewer-close").click()
     expect(viewer).to_have_count(0)
     # The spectator too may look through a pile, and sees no hand.

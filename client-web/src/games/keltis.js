@@ -151,7 +151,7 @@ function renderRow(p, color, row, mine) {
     : [h("span", { class: "kglyph", "aria-hidden": "true" }, GLYPH[color]), h("span", { class: "kname" }, kColor(color)),
       row ? h("span", { class: `kdir${row.direction ? ` ${row.direction}` : ""}`, testid: `dir-${p.seat}-${color}`, dataset: { direction: row.direction || "" }, title: dirText(row)[1] },
         h("span", { "aria-hidden": "true" }, dirText(row)[0]), " ", h("span", { class: "kdir-text" }, dirText(row)[1])) : null,
-      row && row.closed ? h("span", { class: "kclosed", testid: `closed-${p.seat}-${color}` }, "🔒 ", t("k_closed")) : null];
+      row && row.closed ? h("span", { class: "kclosed", testid: `closed-${p.seat}-${color}` }, t("k_closed")) : null];
   return h("div", {
     class: `krow k-${color}${row && row.closed ? " closed" : ""}${cards.length ? "" : " empty"}`,
     testid: `row-${p.seat}-${color}`, dataset: mine ? { drop: `row:${color}` } : {},
@@ -175,7 +175,7 @@ function renderPlayer(view, p, ctx) {
     h("span", { class: "pname" }, p.name, mine ? h("small", {}, ` (${t("you")})`) : null),
     isTurn ? h("span", { class: "turn-badge", testid: `turn-${p.seat}` }, view.step === "final" ? t("kstep_final") : view.step === "draw" ? t("kstep_draw", { n: view.draws_left }) : t("kbadge_play")) : null,
     winners.includes(p.seat) ? h("span", { class: "crown", title: t("winner") }, "♛") : null,
-    h("span", { class: "khandcount", testid: `hand-count-${p.seat}`, title: t("k_hand_count", { n: p.hand_count }) }, "🂠 ", p.hand_count),
+    h("span", { class: "khandcount", testid: `hand-count-${p.seat}`, title: t("k_hand_count", { n: p.hand_count }) }, h("span", { class: "kmini", "aria-hidden": "true" }), " ", p.hand_count),
     h("span", { class: "kheld-stones", testid: `stones-${p.seat}`, dataset: { n: (p.stones || []).length } },
       (p.stones || []).length ? p.stones.map((s) => cardFace(s, { small: true })) : h("span", { class: "hint" }, t("k_no_stones")))),
   view.phase === "ended" && p.hand ? h("div", { class: "khand-end", testid: `final-hand-${p.seat}` },
@@ -314,7 +314,7 @@ function renderBoard(view, ctx = {}) {
   };
   const targets = targetsOf(acts);
   const order = me ? [me, ...view.players.filter((p) => p.seat !== me.seat)] : view.players;
-  board = h("div", { class: "board keltis", testid: "board", dataset: { game: "keltis", seq: view.seq } },
+  board = h("div", { class: "board keltis", testid: "board", dataset: { game: "keltis", seq: view.seq, prompt: acts && acts.any ? "1" : "0" } },
     renderMiddle(view, local, targets),
     renderPileViewer(view, local),
     me && me.hand ? renderHand(view, me, local, acts) : null,
