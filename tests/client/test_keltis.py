@@ -80,6 +80,7 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
             checks += assert_no_hand(spec, anna, web, table_id)
         assert clicks < 2000
     assert shown_final
+    assert STONES_CLICKED.get(id(anna), 0) + STONES_CLICKED.get(id(ben), 0) > 0
     assert clicks > 40 and checks > 0
     expect(spec.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
     expect(spec.get_by_test_id("score-table")).to_be_visible()
@@ -183,6 +184,34 @@ def acted(page: Page, seq: int) -> bool:
     return True
 
 
+STONES_CLICKED: dict[int, int] = {}
+"""Stones each page has taken by clicks (the first two it is offered)."""
+
+
+def click_stone(page: Page, stone: dict, seq: int) -> bool:
+    """Take the stone of a legal ``stone`` action by clicks: its first card, then the lit
+    stone of that value in the middle, then (when the first card has more than one
+    partner) the second card; the stone is then the player's."""
+    first, second = stone["cards"]
+    seat = page.evaluate("() => window.__einauge.seat()")
+    before = page.evaluate(f"() => window.__einauge.view().players[{seat}].stones")
+    card = page.get_by_test_id(f"hand-{first}")
+    if "sel" not in (card.get_attribute("class") or ""):
+        card.click()
+    lit = page.locator("[data-testid=board] .kstone-slot.lit")
+    expect(lit).to_have_count(1)
+    stone_id = lit.get_attribute("data-drop").split(":")[1]
+    lit.click()
+    if page.locator("[data-testid=hand-cards] .partner").count():
+        expect(page.get_by_test_id("hand-hint")).to_be_visible()  # "pick the second card"
+        page.get_by_test_id(f"hand-{second}").click()
+    acted(page, seq)
+    after = page.evaluate(f"() => window.__einauge.view().players[{seat}].stones")
+    assert stone_id not in before and stone_id in after
+    STONES_CLICKED[id(page)] = STONES_CLICKED.get(id(page), 0) + 1
+    return True
+
+
 def click_move(page: Page, n: int) -> bool:
     """One move by the click-select-target path: a hand card, then a lit place (a row
     every other time when one is lit, else its pile or its stone); in the draw step the
@@ -198,6 +227,10 @@ def click_move(page: Page, n: int) -> bool:
         assert keys, "a draw step with nothing to draw from lit"
         board.locator(f"[data-drop='{keys[n % len(keys)]}']").click()
         return acted(page, seq)
+    stones = page.evaluate("() => window.__einauge.conn.prompt.legal_actions"
+                           ".filter((a) => a.type === 'stone')")
+    if stones and STONES_CLICKED.get(id(page), 0) < 2:
+        return click_stone(page, stones[0], seq)
     cards = page.locator("[data-testid=hand-cards] [data-hand].can").evaluate_all(
         "els => els.map((e) => e.dataset.hand)")
     if not cards:
