@@ -181,17 +181,18 @@ const zoneOf = (el) => {
 /**
  * Re-render `container` with `build()`; a card that changed place (display, pirate table,
  * a color row) glides from its old spot (FLIP), a new card pops in. Kept light: only those
- * cards animate, transforms only, nothing for reduced motion.
+ * cards animate, transforms only, nothing for reduced motion. `cards`: the selector of the
+ * cards that may move (a game's own card class).
  */
-export function flipRender(container, build) {
+export function flipRender(container, build, cards = ".card[data-card]") {
   const reduce = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const before = new Map();
-  if (!reduce) for (const el of container.querySelectorAll(".card[data-card]")) before.set(el.dataset.card, { zone: zoneOf(el), el });
+  if (!reduce) for (const el of container.querySelectorAll(cards)) before.set(el.dataset.card, { zone: zoneOf(el), el });
   const rects = new Map();
   const el = build();
   if (reduce || before.size === 0) { container.replaceChildren(el); return; }
   const moved = [];
-  for (const card of el.querySelectorAll(".card[data-card]")) {
+  for (const card of el.querySelectorAll(cards)) {
     const old = before.get(card.dataset.card);
     if (!old) moved.push([card, null]);
     else if (old.zone !== zoneOf(card)) {

@@ -62,7 +62,9 @@ def client_view(s: State, viewer: Viewer) -> dict[str, Any]:
     ``options``, ``blocked`` (piles that cannot be drawn from in this turn: its own
     discards went there), ``final_lays_left`` (lays left in the current final turn, else
     0), ``trigger`` (``{"seat", "reason"}`` once the end is triggered, else ``None``),
-    ``closed_rows`` (over all players; 5 trigger the end)."""
+    ``closed_rows`` (over all players; 5 trigger the end), ``final_turns_left`` (final
+    turns still to come during the final turns, the current one included, else 0: the
+    board shows "final turn 2 of 3" without knowing their order)."""
     v = public_view(s, viewer)
     v["options"] = dict(s.options)
     v["blocked"] = list(s.blocked)
@@ -70,6 +72,7 @@ def client_view(s: State, viewer: Viewer) -> dict[str, Any]:
     v["trigger"] = ({"seat": s.trigger_seat, "reason": s.trigger} if s.end_triggered
                     else None)
     v["closed_rows"] = s.closed_rows
+    v["final_turns_left"] = s.final_left if s.phase == "final_turns" else 0
     return v
 
 

@@ -6,12 +6,13 @@ the replay viewer shows the finished game."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Browser, Page, expect
+import json
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.client.conftest import api, fold, shot
+from tests.client.test_result_ui import AUTOPLAY
 from tests.conftest import ServerProcess
-
-ACT = "[data-testid^=act-]:not([disabled])"
 
 
 def ended(page: Page) -> bool:
@@ -55,27 +56,44 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
 
     clicks = 0
     checks = 0
+    shown_final = False
     while not (ended(anna) and ended(ben)):
         acted = False
         for p in (anna, ben):
-            buttons = p.locator(ACT)
-            if not ended(p) and buttons.count():
-                buttons.first.click()
+            if not ended(p) and click_move(p, clicks):
                 clicks += 1
                 acted = True
         if not acted:
             anna.wait_for_timeout(30)
+        if clicks == 60 and not shown_final:
+            # Mid-game, a card selected: its places lit (the screenshot of the table).
+            wait_turn(anna)
+            anna.locator("[data-testid=hand-cards] [data-hand].can").first.click()
+            expect(anna.locator(LIT).first).to_be_visible()
+            shot(anna, "keltis-table")
+            anna.locator("[data-testid=hand-cards] .kcard.sel").click()
+        if anna.evaluate("() => window.__einauge.view().phase") == "final_turns":
+            # The final turns are signalled on the board, with what is left to lay.
+            expect(anna.get_by_test_id("final-turns")).to_be_visible()
+            shown_final = True
         if clicks % 20 == 0:
-            # The spectator's view holds no hand before the end, and the page shows none.
-            v = spec.evaluate("() => window.__einauge.view()")
-            if v and v.get("players") and v["phase"] != "ended":
-                assert all(p["hand"] is None for p in v["players"])
-                assert spec.get_by_test_id("my-hand").count() == 0
-                checks += 1
+            checks += assert_no_hand(spec, anna, web, table_id)
         assert clicks < 2000
+    assert shown_final
+    assert STONES_CLICKED.get(id(anna), 0) + STONES_CLICKED.get(id(ben), 0) > 0
     assert clicks > 40 and checks > 0
     expect(spec.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
     expect(spec.get_by_test_id("score-table")).to_be_visible()
+    # The breakdown is the view's result, row by row, beside each row's cards.
+    result = spec.evaluate("() => window.__einauge.view().result")
+    for s in result["scores"]:
+        seat = s["seat"]
+        expect(spec.get_by_test_id(f"score-total-{seat}")).to_have_text(str(s["total"]))
+        for color, points in s["rows"].items():
+            expect(spec.get_by_test_id(f"score-{seat}-{color}")).to_have_attribute(
+                "data-points", str(points))
+        expect(spec.get_by_test_id(f"score-{seat}-point")).to_contain_text(str(s["point_row"]))
+        expect(spec.get_by_test_id(f"score-{seat}-stones")).to_contain_text(str(s["stones"]))
     expect(spec.locator("[data-testid^=final-hand-]")).to_have_count(3)  # revealed at the end
     # What each page shows is the server's view for it.
     server_view = api(web, "GET", f"/api/tables/{table_id}/view")
@@ -92,3 +110,302 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
     assert spec.evaluate("() => window.__einauge.view()") == server_view
     for c in contexts:
         c.close()
+
+
+# --- the board: click, drag, pile viewer, German, phone ------------------------------------
+
+LIT = "[data-testid=board] [data-drop].lit"
+# Every element wider than the page or reaching past its right edge (a phone must scroll
+# only down, never sideways); scroll containers' insides are theirs to scroll.
+OVERFLOW = """() => {
+  const w = document.documentElement.clientWidth;
+  const out = [];
+  const sw = document.documentElement.scrollWidth;
+  if (sw > w) out.push('page ' + sw + '/' + w);
+  for (const el of document.querySelectorAll('[data-testid=board] *, .turn-banner, .topbar')) {
+    if (el.closest('.table-scroll') || el.offsetParent === null) continue;
+    const r = el.getBoundingClientRect();
+    const name = el.dataset.testid || el.className || el.tagName;
+    if (r.right > w + 0.5) out.push(name + ' ' + Math.round(r.right));
+  }
+  return out.slice(0, 10);
+}"""
+
+
+# The pile viewer lists exactly the pile of the view the page shows, bottom first.
+VIEWER_LISTS_PILE = """(pile) => { const e = window.__einauge;
+  if (e.shown() !== e.seq()) return false;
+  const listed = [...document.querySelectorAll('[data-testid=pile-viewer] .kcard')]
+    .map((x) => x.dataset.card);
+  return JSON.stringify(listed) === JSON.stringify(e.view().discards[pile]); }"""
+
+
+def keltis_table(web: ServerProcess, bots: int = 2, name: str = "Anna") -> tuple[str, dict]:
+    """A started Keltis table over the API: ``name`` in seat 0, random bots in the others."""
+    table = api(web, "POST", "/api/tables", json={"game": "keltis", "seats": bots + 1,
+                                                  "name": "Keltis board"})
+    tid = table["id"]
+    seat = api(web, "POST", f"/api/tables/{tid}/join", json={"name": name})
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    for s in range(1, bots + 1):
+        api(web, "POST", f"/api/tables/{tid}/seats/{s}/bot", json={"kind": "random"},
+            headers=owner)
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    return tid, {**seat, "name": name}
+
+
+def seated_page(browser: Browser, web: ServerProcess, tid: str, seat: dict, **ctx_kw: object
+                ) -> tuple[BrowserContext, Page]:
+    """A page of the browser that holds ``seat`` of table ``tid``."""
+    ctx = browser.new_context(**{"viewport": {"width": 1366, "height": 900},
+                                 "locale": "en-US", **ctx_kw})  # type: ignore[arg-type]
+    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', "
+                        f"{json.dumps(json.dumps(seat))});")
+    page = ctx.new_page()
+    page.goto(f"{web.url}/table/{tid}")
+    expect(page.get_by_test_id("board")).to_have_attribute("data-game", "keltis")
+    return ctx, page
+
+
+def my_turn(page: Page) -> str | None:
+    """The step of this page's seat when its prompt is shown (play/draw/final), else None."""
+    return page.evaluate("""() => { const c = window.__einauge.conn, v = c.view;
+      return c.prompt && c.prompt.seq === c.seq && !c.pending && v && v.phase !== 'ended'
+        && v.current_seat === c.seat && window.__einauge.shown() === c.seq
+        && document.querySelector('[data-testid=board]').dataset.seq === String(c.seq)
+        && document.querySelector('[data-testid=board]').dataset.prompt === '1'
+        ? v.step : null; }""")
+
+
+def acted(page: Page, seq: int) -> bool:
+    """Wait until the page's move (sent after ``seq``) has come back as a delta: until
+    then the old prompt still looks current (the ack may come before the delta)."""
+    page.wait_for_function(f"() => window.__einauge.seq() > {seq}")
+    return True
+
+
+STONES_CLICKED: dict[int, int] = {}
+"""Stones each page has taken by clicks (the first two it is offered)."""
+
+
+def click_stone(page: Page, stone: dict, seq: int) -> bool:
+    """Take the stone of a legal ``stone`` action by clicks: its first card, then the lit
+    stone of that value in the middle, then (when the first card has more than one
+    partner) the second card; the stone is then the player's."""
+    first, second = stone["cards"]
+    seat = page.evaluate("() => window.__einauge.seat()")
+    before = page.evaluate(f"() => window.__einauge.view().players[{seat}].stones")
+    card = page.get_by_test_id(f"hand-{first}")
+    if "sel" not in (card.get_attribute("class") or ""):
+        card.click()
+    lit = page.locator("[data-testid=board] .kstone-slot.lit")
+    expect(lit).to_have_count(1)
+    stone_id = lit.get_attribute("data-drop").split(":")[1]
+    lit.click()
+    if page.locator("[data-testid=hand-cards] .partner").count():
+        expect(page.get_by_test_id("hand-hint")).to_be_visible()  # "pick the second card"
+        page.get_by_test_id(f"hand-{second}").click()
+    acted(page, seq)
+    after = page.evaluate(f"() => window.__einauge.view().players[{seat}].stones")
+    assert stone_id not in before and stone_id in after
+    STONES_CLICKED[id(page)] = STONES_CLICKED.get(id(page), 0) + 1
+    return True
+
+
+def click_move(page: Page, n: int) -> bool:
+    """One move by the click-select-target path: a hand card, then a lit place (a row
+    every other time when one is lit, else its pile or its stone); in the draw step the
+    deck or a lit pile; a final turn with no card left to lay ends by its button. True
+    when something was clicked."""
+    step = my_turn(page)
+    if step is None:
+        return False
+    board = page.get_by_test_id("board")
+    seq = page.evaluate("() => window.__einauge.seq()")
+    if step == "draw":
+        keys = page.locator(LIT).evaluate_all("els => els.map((e) => e.dataset.drop)")
+        assert keys, "a draw step with nothing to draw from lit"
+        board.locator(f"[data-drop='{keys[n % len(keys)]}']").click()
+        return acted(page, seq)
+    stones = page.evaluate("() => window.__einauge.conn.prompt.legal_actions"
+                           ".filter((a) => a.type === 'stone')")
+    if stones and STONES_CLICKED.get(id(page), 0) < 2:
+        return click_stone(page, stones[0], seq)
+    cards = page.locator("[data-testid=hand-cards] [data-hand].can").evaluate_all(
+        "els => els.map((e) => e.dataset.hand)")
+    if not cards:
+        assert step == "final", "a play step with no card to play"
+        page.get_by_test_id("act-finish").click()
+        return acted(page, seq)
+    card = page.get_by_test_id(f"hand-{cards[n % len(cards)]}")
+    if "sel" not in (card.get_attribute("class") or ""):
+        card.click()
+    expect(page.locator("[data-testid=hand-cards] .kcard.sel")).to_have_count(1)
+    keys = page.locator(LIT).evaluate_all("els => els.map((e) => e.dataset.drop)")
+    rows = [k for k in keys if k.startswith("row:")]
+    others = [k for k in keys if k.startswith(("pile:", "stone:"))]
+    assert keys, "a selected card with nowhere to go"
+    key = rows[0] if rows and (n % 2 == 0 or not others) else others[n % len(others)]
+    board.locator(f"[data-drop='{key}']").click()
+    partner = page.locator("[data-testid=hand-cards] .partner")
+    if key.startswith("stone:") and partner.count():  # the second card of the pair
+        partner.first.click()
+    return acted(page, seq)
+
+
+def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProcess) -> None:
+    """Anna plays against two bots on a desktop page: a card dragged onto a lit place is
+    played, the pile viewer lists a pile exactly, the spectator sees no hand at any time."""
+    tid, seat = keltis_table(web)
+    ctx, page = seated_page(browser, web, tid, seat)
+    sctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    spec = sctx.new_page()
+    spec.goto(f"{web.url}/table/{tid}")
+    expect(spec.get_by_test_id("spectator-badge")).to_be_visible()
+    expect(spec.get_by_test_id("board")).to_be_visible()
+    expect(page.get_by_test_id("hand-cards").locator(".kcard")).to_have_count(8)
+    # The hand is shown sorted by color, then value (presentation; the view's order is
+    # canonical anyway), and by value on request.
+    cat = api(web, "GET", "/api/games/keltis/cards")
+    colors = [*cat["colors"], None]
+
+    def shown_hand() -> list[str]:
+        return page.locator("[data-testid=hand-cards] .kcard").evaluate_all(
+            "els => els.map((e) => e.dataset.card)")
+
+    def by_color(c: str) -> tuple:
+        k = cat["cards"][c]
+        return (colors.index(k["color"]), 99 if k["value"] is None else k["value"])
+
+    hand = shown_hand()
+    assert hand == sorted(hand, key=by_color)
+    page.get_by_test_id("sort-value").click()
+    hand = shown_hand()
+    assert [99 if cat["cards"][c]["value"] is None else cat["cards"][c]["value"]
+            for c in hand] == sorted(99 if cat["cards"][c]["value"] is None
+                                     else cat["cards"][c]["value"] for c in hand)
+    page.get_by_test_id("sort-color").click()
+
+    # Drag: the first card onto the first lit place it may go (a row, its pile or a stone).
+    wait_turn(page)
+    card = page.locator("[data-testid=hand-cards] [data-hand].can").first
+    cid = card.get_attribute("data-card")
+    card.click()  # select it to see where it may go, then put it back
+    targets = page.locator(LIT).evaluate_all("els => els.map((e) => e.dataset.drop)")
+    assert targets and all(t.startswith(("row:", "pile:", "stone:")) for t in targets)
+    card.click()
+    expect(page.locator(LIT)).to_have_count(0)
+    drop = next(t for t in targets if t.startswith(("row:", "pile:")))
+    seq = page.evaluate("() => window.__einauge.seq()")
+    card.drag_to(page.locator(f"[data-testid=board] [data-drop='{drop}']"))
+    page.wait_for_function(f"() => window.__einauge.seq() > {seq}")
+    kind, where = drop.split(":")
+    v = page.evaluate("() => window.__einauge.view()")
+    assert cid not in v["players"][0]["hand"]
+    if kind == "row":
+        assert cid in (v["players"][0]["point_row"] if where == "point"
+                       else v["players"][0]["rows"][where]["cards"])
+    else:
+        assert v["discards"][where][-1] == cid
+    shot(page, "keltis-after-drag")
+
+    # Play on by clicks until a pile holds two cards; the viewer lists it bottom first.
+    n = 0
+    spec_checks = 0
+    while True:
+        v = page.evaluate("() => window.__einauge.view()")
+        full = [p for p, cards in v["discards"].items() if len(cards) >= 2]
+        if full or v["phase"] == "ended":
+            break
+        n += 1 if click_move(page, n) else 0
+        if not my_turn(page):
+            page.wait_for_timeout(40)
+        spec_checks += assert_no_hand(spec, page, web, tid)
+        assert n < 300
+    assert full, "no pile reached two cards"
+    pile = full[0]
+    page.get_by_test_id(f"pile-view-{pile}").click()
+    viewer = page.get_by_test_id("pile-viewer")
+    expect(viewer).to_be_visible()
+    # (Once the page shows the latest view: moves of others are shown at a pace.)
+    page.wait_for_function(VIEWER_LISTS_PILE, arg=pile)
+    assert viewer.locator(".kcard").count() >= 1  # (a bot may have drawn from it since)
+    shot(page, "keltis-pile-viewer")
+    page.get_by_test_id("pile-viewer-close").click()
+    expect(viewer).to_have_count(0)
+    # The spectator too may look through a pile, and sees no hand.
+    spec.get_by_test_id(f"pile-view-{pile}").click()
+    expect(spec.get_by_test_id("pile-viewer")).to_be_visible()
+    assert assert_no_hand(spec, page, web, tid) == 1
+    sctx.close()
+    ctx.close()
+
+
+def wait_turn(page: Page) -> None:
+    page.wait_for_function("""() => { const c = window.__einauge.conn, v = c.view;
+      return c.prompt && c.prompt.seq === c.seq && v && v.current_seat === c.seat
+        && window.__einauge.shown() === c.seq && v.step === 'play'; }""", timeout=30_000)
+
+
+def assert_no_hand(spec: Page, player: Page, web: ServerProcess, tid: str) -> int:
+    """The spectator's view holds no hand before the end, its page shows none, and no card
+    of the player's hand that was never public (in no event a spectator may read) appears
+    in the spectator's page or view. 1 when checked (before the end), else 0."""
+    v = spec.evaluate("() => window.__einauge.view()")
+    held = player.evaluate("() => { const e = window.__einauge, v = e.view(); return v "
+                           "&& v.phase !== 'ended' ? v.players[e.seat()].hand : null; }")
+    if not v or not v.get("players") or v["phase"] == "ended" or not held:
+        return 0
+    assert all(p["hand"] is None for p in v["players"])
+    assert spec.get_by_test_id("my-hand").count() == 0
+    assert spec.locator("[data-testid=hand-cards], [data-hand]").count() == 0
+    text = json.dumps(v) + spec.content()  # every attribute (data-card) and text
+    public = json.dumps(api(web, "GET", f"/api/tables/{tid}/events"))  # read after: a superset
+    secret = [c for c in held if f'"{c}"' not in public]
+    assert secret and not [c for c in secret if f'"{c}"' in text]
+    return 1
+
+
+def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> None:
+    """A German page at 390 px: the board, hand, piles, stones and log read in German, in
+    the game's German terms, and nothing reaches past the right edge, during the game and
+    at its end (the score breakdown scrolls inside its own box)."""
+    tid, seat = keltis_table(web, name="Jonas")
+    ctx, page = seated_page(browser, web, tid, seat, viewport={"width": 390, "height": 844},
+                            locale="de-DE", is_mobile=True, has_touch=True)
+    expect(page.get_by_test_id("my-hand")).to_contain_text("Deine Handkarten")
+    expect(page.get_by_test_id("deck-count")).to_contain_text("Nachziehstapel")
+    expect(page.get_by_test_id("stones")).to_contain_text("Wunschsteine")
+    expect(page.get_by_test_id("pile-green")).to_contain_text("Grün")
+    expect(page.get_by_test_id("pile-pink")).to_contain_text("Rosa")
+    expect(page.get_by_test_id("row-0-point")).to_contain_text("Punkte")
+    assert page.evaluate(OVERFLOW) == []
+    n = 0
+    seen_final = False
+    while n < 12:
+        ok = click_move(page, n)
+        if ok:
+            n += 1
+        else:
+            page.wait_for_timeout(40)
+    v = page.evaluate("() => window.__einauge.view()")
+    log = page.get_by_test_id("log").inner_text()
+    assert "Jonas legte" in log or "Jonas warf" in log
+    assert "Jonas zog" in log and "Nachziehstapel" in log
+    assert "kev_" not in log and "k_" not in page.get_by_test_id("board").inner_text()
+    expect(page.get_by_test_id("turn-banner")).not_to_contain_text("turn")
+    assert page.evaluate(OVERFLOW) == []
+    page.evaluate("() => window.scrollTo(0, 0)")
+    shot(page, "keltis-phone")
+    # The rest of the game by the page's own connection (any legal action), then the end.
+    page.evaluate(AUTOPLAY)
+    page.wait_for_function("""() => { const v = window.__einauge.view();
+      if (v && v.phase === 'final_turns')
+        window.__sawFinal = !!document.querySelector('[data-testid=final-turns]');
+      return v && v.phase === 'ended'; }""", timeout=120_000, polling=50)
+    page.evaluate("() => clearInterval(window.__auto)")
+    seen_final = page.evaluate("() => window.__sawFinal === true")
+    assert seen_final
+    expect(page.get_by_test_id("score")).to_contain_text("Wertung")
+    assert page.evaluate(OVERFLOW) == [], v["phase"]
+    ctx.close()

@@ -493,9 +493,9 @@ def test_final_turn_order_and_finish_three_players() -> None:
     assert t.of(ev.EndTriggered) == [ev.EndTriggered(1, "rows_closed")]
     t.draw()
     assert t.of(ev.FinalTurnsStarted) == [ev.FinalTurnsStarted(2)]
-    assert t.seat == 2
+    assert (t.seat, KELTIS.view(t.state, None)["final_turns_left"]) == (2, 3)
     t.act("finish")
-    assert t.seat == 0
+    assert (t.seat, KELTIS.view(t.state, None)["final_turns_left"]) == (0, 2)
     with pytest.raises(IllegalAction) as err:  # the laying rules apply unchanged
         t.act("lay", card="point-9", row="green")
     assert err.value.code == "no_row"
@@ -503,8 +503,10 @@ def test_final_turn_order_and_finish_three_players() -> None:
     assert (t.seat, KELTIS.view(t.state, 0)["final_lays_left"]) == (0, 1)
     t.act("finish")
     assert t.seat == 1
+    assert KELTIS.view(t.state, 1)["final_turns_left"] == 1  # the trigger's, the last
     t.act("finish")
     assert [e.seat for e in t.of(ev.FinalTurnEnded)] == [2, 0, 1]
+    assert KELTIS.view(t.state, 1)["final_turns_left"] == 0
     assert KELTIS.is_over(t.state)
     with pytest.raises(IllegalAction) as err:
         t.play(ac.Finish(1))

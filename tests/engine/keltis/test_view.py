@@ -104,7 +104,7 @@ def test_client_view_adds_helpers() -> None:
     t.discard("green-5a")
     v = KELTIS.view(t.state, 0)
     assert v["blocked"] == ["green"] and v["trigger"] is None and v["options"] == {}
-    assert (v["final_lays_left"], v["closed_rows"]) == (0, 0)
+    assert (v["final_lays_left"], v["closed_rows"], v["final_turns_left"]) == (0, 0, 0)
     assert {k: v[k] for k in FIELDS} == t.view(0)
 
 
