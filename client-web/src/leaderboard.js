@@ -1,6 +1,7 @@
 // The leaderboard of a game (/leaderboard?game=einauge): people and bots on one ladder,
 // provisional ratings marked, from GET /api/leaderboard/<game>.
 import { call } from "./api.js";
+import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { ratingText } from "./profile.js";
@@ -14,7 +15,7 @@ export function leaderboardPage(root) {
 
   function render() {
     mount(root, h("section", { class: "panel leaderboard", testid: "leaderboard" },
-      h("h1", {}, t("leaderboard"), " · ", game === "einauge" ? t("title") : game),
+      h("h1", {}, t("leaderboard"), " · ", gameTitle(game)),
       error ? h("p", { class: "error" }, error) : null,
       !rows ? h("p", {}, t("loading")) : !rows.length ? h("p", { class: "empty" }, t("no_ratings"))
         : h("table", { class: "games" },
@@ -31,6 +32,7 @@ export function leaderboardPage(root) {
   call("GET", `/api/leaderboard/${encodeURIComponent(game)}`)
     .then((r) => { rows = r.players; }, (e) => { error = e.message; rows = []; })
     .then(render);
+  loadGameTitles().then(render);
   render();
   return onLangChange(render);
 }

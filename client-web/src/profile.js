@@ -1,6 +1,7 @@
 // A player's profile (/players/<name>): ratings per game (provisional marked) and recent
 // finished games with the rating change, from GET /api/players/<name>.
 import { call } from "./api.js";
+import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { dateText, finishedHead, finishedRow } from "./gamerows.js";
@@ -24,7 +25,7 @@ export function profilePage(root, name) {
         h("p", { class: "meta" }, t("member_since", { date: dateText(p.created_at) })),
         h("h2", {}, t("ratings")),
         games.length ? h("table", { class: "ratings" }, h("tbody", {}, games.map(([g, r]) => h("tr", { testid: `rating-${g}` },
-          h("th", {}, g === "einauge" ? t("title") : g),
+          h("th", {}, gameTitle(g)),
           h("td", { testid: `rating-value-${g}` }, h("b", {}, ratingText(r))),
           h("td", {}, t("games_n", { n: r.games }), r.provisional ? [" · ", h("span", { class: "badge provisional" }, t("provisional"))] : null),
           h("td", {}, h("a", { href: `/leaderboard?game=${g}`, "data-link": true }, t("leaderboard")))))))
@@ -37,6 +38,7 @@ export function profilePage(root, name) {
   call("GET", `/api/players/${encodeURIComponent(name)}`)
     .then((r) => { p = r; }, (e) => { error = e.code === "no_player" ? t("no_player") : e.message; })
     .then(render);
+  loadGameTitles().then(render);
   render();
   return onLangChange(render);
 }

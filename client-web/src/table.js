@@ -2,6 +2,7 @@
 // and spectators, the game log, fairness, and the final scoring.
 import { adoptSeat, askNotifyOnce, currentAccount, tellTurn } from "./account.js";
 import { api } from "./api.js";
+import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { ServerClock, timeControlText } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { errorText } from "./errors.js";
@@ -117,7 +118,8 @@ export function tablePage(root, id) {
   const canStart = () => isHost();
   const promptActions = () => {
     const p = conn.prompt;
-    if (!p || !conn.view || p.seq !== conn.seq || conn.view.phase === "ended" || handedOver()) return null;
+    // `ackSeq > p.seq`: our answer to this prompt is stored, its deltas are on their way.
+    if (!p || !conn.view || p.seq !== conn.seq || conn.ackSeq > p.seq || conn.view.phase === "ended" || handedOver()) return null;
     if (pacer.shown && pacer.shown.seq !== p.seq) return null; // the page is still showing earlier moves
     return game().groupActions(p.legal_actions, p.details);
   };
@@ -348,7 +350,7 @@ export function tablePage(root, id) {
     else if (conn.seat === null && v.phase !== "ended") hint = t("spectating");
     els.banner.className = `turn-banner${myTurn ? " mine" : ""}${v.phase === "ended" ? " ended" : ""}`;
     // A tab in the background shows in its title that it is your turn.
-    document.title = myTurn ? `▶ ${t("your_turn")} · ${t("title")}` : t("title");
+    document.title = myTurn ? `▶ ${t("your_turn")} · ${gameTitle(game().name)}` : gameTitle(game().name);
     els.banner.dataset.phase = v.phase;
     els.banner.dataset.step = v.step ?? "";
     els.banner.dataset.myTurn = myTurn ? "1" : "0";
@@ -534,7 +536,7 @@ export function tablePage(root, id) {
     let download = null;
     if (st.record) {
       const url = URL.createObjectURL(new Blob([JSON.stringify(st.record, null, 2)], { type: "application/json" }));
-      download = h("a", { class: "button", href: url, download: `einauge-${id}.json`, testid: "download-record" }, t("download_record"));
+      download = h("a", { class: "button", href: url, download: `${game().name}-${id}.json`, testid: "download-record" }, t("download_record"));
     }
     mount(els.endLinks, h("div", { class: "panel end-links" },
       h("a", { class: "button primary", href: `/replay/${id}`, "data-link": true, testid: "open-replay" }, t("open_replay")),
@@ -636,7 +638,8 @@ export function tablePage(root, id) {
       window.__einauge.turnsTold.push({ seq: conn.seq, done: tellTurn((st.summary && st.summary.name) || id) });
     }
   });
-  conn.addEventListener("ack", () => renderBanner());
+  // The answered prompt is no longer offered (promptActions), though its deltas may follow.
+  conn.addEventListener("ack", () => { renderBanner(); if (started(conn.view)) scheduleBoard(false); });
   conn.addEventListener("error", (e) => {
     const m = e.detail;
     if (m.code && m.code.startsWith("chat_")) return; // shown in the chat panel
@@ -658,7 +661,7 @@ export function tablePage(root, id) {
 
   const offLang = onLangChange(renderAll);
   renderAll();
-  Promise.all([loadCatalogues(), api.botKinds().then((k) => { st.botKinds = k; }), adoptAccountSeat(),
+  Promise.all([loadCatalogues(), loadGameTitles(), api.botKinds().then((k) => { st.botKinds = k; }), adoptAccountSeat(),
     api.games().then((d) => { for (const g of d.games) st.games[g.name] = g; }).catch(() => {})])
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });

@@ -1,0 +1,19 @@
+// The games' names for people, from the server's registry (GET /api/games): the shell's
+// pages (leaderboard, profile, table title, record file name) name a game without a
+// per-game text of their own.
+import { api } from "./api.js";
+
+let titles = null;
+let loading = null;
+
+/** Load the titles once; resolves when they are in (a failure leaves the raw names). */
+export function loadGameTitles() {
+  loading ||= api.games().then((d) => { titles = Object.fromEntries(d.games.map((g) => [g.name, g.title])); })
+    .catch(() => { loading = null; });
+  return loading;
+}
+
+/** The title of game `name` ("Keltis: Das Kartenspiel"), or `name` until the titles load. */
+export function gameTitle(name) {
+  return (titles && titles[name]) || name;
+}
