@@ -10,10 +10,10 @@ keeps, from the position as the seat sees it:
 - *actions*: the ``TOP`` best plays and islet uses by the greedy policy's one-step scores
   (``engine.loot_island.greedy``), built from a pruned list: a joker always named the lowest
   value it may take (the landing's top value, 1 at an empty landing), so laid before the
-  printed cards (after those of equal value), since a lower top only keeps the row open; per landing and colour the single cards, the
-  lowest *j* cards for every *j*, each with and without the jokers, and a printed 1 first
-  or alone under the row; an islet paid with the cheapest pair of each colour, never with
-  ``skip``; then ``pass``;
+  printed cards (after those of equal value), since a lower top only keeps the row open;
+  per landing and colour the single cards, the lowest *j* cards for every *j*, each with
+  and without the jokers, and a printed 1 first or alone under the row; an islet paid
+  with the cheapest pair of each colour, never with ``skip``; then ``pass``;
 - *picks* and *healers*: all of them (at most 2 × the offer, at most 5).
 
 Every move returned is one ``decide`` accepts (tests/engine/loot_island/test_search.py

@@ -1,4 +1,4 @@
-"""A whole Loot Island game on a real server: three bots (greedy and random), a msgpack
+"""A whole Loot Island game on a real server: three bots (greedy, random and mcts), a msgpack
 and a JSON spectator. The spectators' deltas fold to the public view and never show a
 hand, a drawn card or a deck order before the end, and the record the service exports
 (``/record``) verifies offline: commitment, seed, the eight shuffled setup lists and every
@@ -15,15 +15,20 @@ import sys
 from engine.loot_island import LOOT_ISLAND
 from engine.verify import CHECKS, PASS, verify_record
 from tests.conftest import ROOT
-from tests.server.client import Lobby, Socket, apply_deltas, ended
+from tests.server.client import Lobby, Socket, apply_deltas, auth, ended
 
 
 async def test_loot_island_game_and_its_record_verify(server, tmp_path) -> None:
     lobby = Lobby(server.url)
     table = await lobby.create_game("loot-island", 3)
     tid = table["id"]
-    for seat, kind in enumerate(("greedy", "random", "greedy")):
+    for seat, kind in enumerate(("greedy", "random")):
         await lobby.bot(tid, seat, kind)
+    # An mcts seat: its observation goes to the bot pool's worker process and back.
+    r = await lobby.http.post(f"/api/tables/{tid}/seats/2/bot", json={"kind": "mcts",
+                                                                       "level": 1},
+                              headers=auth(lobby.owners[tid]))
+    assert r.status_code == 200, r.text
     spectators = [await Socket(server.ws_url, tid, binary=b).connect() for b in (True, False)]
     for s in spectators:
         await s.wait(lambda f: f["t"] == "welcome")

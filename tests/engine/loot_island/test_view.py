@@ -4,7 +4,8 @@ The property test builds two games that differ only in one card the viewer has n
 (another's hand or the map deck: two copies of the same value, so every rule treats them
 alike; the loot deck; a set-aside versus an unused healer; a face-down versus an unused
 event; two unused events) and plays the same actions in both. The viewer's views and
-projections must be byte-identical until one of the two cards appears in either game.
+projections (and a seat's legal actions and bot observation) must be byte-identical until
+one of the two cards appears in either game.
 """
 
 from __future__ import annotations
@@ -205,6 +206,10 @@ def test_unseen_cards_change_no_view_or_projection_until_seen(
                                                                      and not events)
     while not seen(pa, pb, va, vb):
         assert pa == pb and va == vb
+        if viewer is not None:  # a seat's prompt and its bots' input: the same too
+            assert _dump([a.to_dict() for a in G.legal_actions(ta.state, viewer)]) == _dump(
+                [a.to_dict() for a in G.legal_actions(tb.state, viewer)])
+            assert G.observation(ta.state, viewer) == G.observation(tb.state, viewer)
         compared += 1
         if G.is_over(ta.state):
             break
