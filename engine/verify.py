@@ -311,7 +311,8 @@ def _check_deck(game: Game | None, record: Mapping[str, Any],
             return Check("deck", FAIL, f"{key}.{name}: {_first_difference(got, cards)}")
     given = [name for name in want if name in deck]
     drawn = [name for name in deck if name not in want]
-    detail = f"the shuffle of seed gives the recorded {', '.join(given) or 'nothing'}"
+    detail = (f"the shuffle of seed gives the recorded {', '.join(given)}" if given else
+              f"{key} records no setup list: the seed gives them all")
     if not drawn:
         return Check("deck", PASS, detail)
     # Lists drawn during play (reshuffles) depend on the play: the record replayed from
