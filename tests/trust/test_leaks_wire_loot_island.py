@@ -23,10 +23,6 @@ chosen by writing the first events (``start_with_deck``). Every frame and answer
 scanned: no id of a card in another's hand, the map deck, the loot deck, a face-down or
 unused event or a set-aside (before the healer step) or unused healer, at that seq; no
 seed in a frame, an answer, the log or the metrics; no card id in the log or metrics.
-
-The actions are those the server's action frame takes on main (``server/protocol.py``:
-scalar fields or lists of at most 8 scalars), so plays with jokers (their ``values``
-object) and discards of more than 8 cards are not chosen.
 """
 
 from __future__ import annotations
@@ -108,12 +104,6 @@ def twin_orders(kind: str, rng: random.Random, n: int, seed: str
     return a, b, j, x, y
 
 
-def wire_ok(action: Message) -> bool:
-    """Whether the server's action frame on main takes ``action`` (module docstring)."""
-    return all(not isinstance(v, dict) and not (isinstance(v, list) and len(v) > 8)
-               for v in action.to_dict().values())
-
-
 class Side:
     def __init__(self, server: LoggedServer, lobby: Lobby, orders: dict[str, list[str]]
                  ) -> None:
@@ -187,9 +177,9 @@ async def snapshot(side: Side, table_id: str, tokens: list[str], seq: int) -> No
 
 
 def choose(rng: random.Random, a: State, b: State, seat: int) -> Message:
-    """An action legal on both sides, never one naming X or Y, that the wire takes."""
+    """An action legal on both sides, so never one naming X or Y."""
     keys = {repr(m) for m in G.legal_actions(b, seat)}
-    both = [m for m in G.legal_actions(a, seat) if repr(m) in keys and wire_ok(m)]
+    both = [m for m in G.legal_actions(a, seat) if repr(m) in keys]
     assert both, seat
     passes = [m for m in both if m.type == "pass"]
     if passes and rng.random() < PASS_SHARE:
