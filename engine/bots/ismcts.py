@@ -16,8 +16,8 @@ The bot needs the game and an ``evaluate``: a game's package binds them in a sub
 (``engine.keltis.bots.MctsBot``). A game whose legal actions are too many to search
 (Loot Island: every subset of a hand) also binds ``moves(state, seat)``, a subset of the
 legal actions the tree expands, at the root too (computed on the first sample: a seat's
-own moves follow from what it sees), and ``action_key`` when its actions are not
-hashable (they label the tree's edges).
+own moves follow from what it sees), ``action_key`` when its actions are not
+hashable (they label the tree's edges), and ``ordered`` when ``moves`` come best first.
 """
 
 from __future__ import annotations
@@ -64,6 +64,10 @@ class IsMctsBot(Bot):
     """The moves searched (``None``: all legal actions; the root: ``obs.legal``)."""
     action_key: ClassVar[Callable[[Message], Any] | None] = None
     """A hashable key of an action (``None``: the action itself)."""
+    ordered: ClassVar[bool] = False
+    """True when ``moves`` lists the moves best first (a prior): a node then expands its
+    untried moves in that order instead of at random, so another seat's first reply is
+    its likeliest one, not a random one."""
 
     def __init__(self, seed: int | str = 0, budget: Budget | None = None,
                  exploration: float = EXPLORATION) -> None:
@@ -95,6 +99,7 @@ class IsMctsBot(Bot):
         sample, play, to_move = game.sample, game.play, game.to_move
         legal_actions = cls.moves or game.legal_actions
         key = cls.action_key or _same
+        ordered = cls.ordered
         root_moves = list(legal) if cls.moves is None else None
         root_keys: list[Any] = []
         root = _Node(-1)
@@ -126,7 +131,7 @@ class IsMctsBot(Bot):
                     if child is not None:
                         child.avail += 1
                 if untried:
-                    i = untried[rng.randrange(len(untried))]
+                    i = untried[0] if ordered else untried[rng.randrange(len(untried))]
                     child = node.children[keys[i]] = _Node(seat)
                     child.avail = 1
                     play(state, moves[i])

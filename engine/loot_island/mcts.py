@@ -79,6 +79,7 @@ class MctsBot(IsMctsBot):
     evaluate = staticmethod(evaluate)
     moves = staticmethod(search_actions)
     action_key = staticmethod(action_key)
+    ordered = True
 
 
 __all__ = ["MctsBot", "evaluate", "values"]

@@ -14,7 +14,11 @@ keeps, from the position as the seat sees it:
   per landing and colour the single cards, the lowest *j* cards for every *j*, each with
   and without the jokers, and a printed 1 first or alone under the row; an islet paid
   with the cheapest pair of each colour, never with ``skip``; then ``pass``;
-- *picks* and *healers*: all of them (at most 2 × the offer, at most 5).
+- *picks* and *healers*: all of them (at most 2 × the offer, at most 5), the greedy
+  policy's choice first.
+
+The moves come best first by the greedy policy (phase 2: by its scores; preparation: keep
+the hand first), which the search uses as its prior (``IsMctsBot.ordered``).
 
 Every move returned is one ``decide`` accepts (tests/engine/loot_island/test_search.py
 checks each against ``legal_actions``). Pure, deterministic.
@@ -195,7 +199,13 @@ def search_actions(s: State, seat: int) -> list[Message]:
         if not can_act(s, seat):
             return [ac.Pass(seat)]
         return [*_ranked(s, seat, [*_plays(s, seat), *_islets(s, seat)]), ac.Pass(seat)]
-    return legal_actions(s, seat)
+    legal = legal_actions(s, seat)
+    if not legal:
+        return legal
+    # Greedy's choice first (the search's prior), then the rest in the rules' order.
+    first = greedy._pick(s, seat, legal) if s.offer is not None else greedy._healer(s, seat)
+    k = action_key(first)
+    return [first, *(a for a in legal if action_key(a) != k)]
 
 
 def action_key(a: Message) -> object:

@@ -10,6 +10,7 @@ import pytest
 
 from engine.loot_island import LOOT_ISLAND as G
 from engine.loot_island import actions as ac
+from engine.loot_island import greedy
 from engine.loot_island.search import TOP, action_key, search_actions
 
 
@@ -55,8 +56,10 @@ def test_every_search_move_is_legal_and_there_are_few(n: int) -> None:
             assert ac.Discard(seat, []) in moves
             assert all(ac.Discard(seat, [c]) in moves for c in hand)
             assert len(moves) <= len(hand) + 5
-        else:
-            assert moves == legal  # picks and healers: all of them
+        else:  # picks and healers: all of them, the greedy policy's choice first
+            assert sorted(map(repr, moves)) == sorted(map(repr, legal))
+            g = greedy._pick(state, seat, legal) if state.offer else greedy._healer(state, seat)
+            assert moves[0] == g
         sizes.append((len(moves), len(legal)))
     assert max(m for m, _ in sizes) <= 40 < max(k for _, k in sizes)  # it does prune
 
