@@ -8,12 +8,13 @@ projections); tests/server/test_loot_island_table.py takes one from a real serve
 from __future__ import annotations
 
 import copy
+import hashlib
 from typing import Any
 
 import pytest
 
 from engine.bots import make_bot
-from engine.chain import heads, public_events
+from engine.chain import heads, name_commitment, public_events
 from engine.loot_island import LOOT_ISLAND as G
 from engine.selfplay import play_game
 from engine.shuffle import combine_seed, commitment
@@ -27,12 +28,16 @@ def service_record(players: int, server_seed: str, events: bool = True) -> dict[
     bots = [make_bot("random", f"{server_seed}/{s}", game=G) for s in range(players)]
     played = play_game(G, [f"p{i}" for i in range(players)], options, seed, bots)
     table_id, commit = f"t-{server_seed}", commitment(server_seed)
-    head = heads(table_id, commit, public_events(G, played.events))[-1].hex()
-    return G.make_record([f"p{i}" for i in range(players)], options, seed,
-                         G.setup_deck(played.events), played.actions,
+    names = [f"p{i}" for i in range(players)]
+    salts = [hashlib.sha256(f"{server_seed}/salt/{i}".encode()).hexdigest()
+             for i in range(players)]
+    committed = [name_commitment(salt, name) for salt, name in zip(salts, names, strict=True)]
+    head = heads(table_id, commit, public_events(G, played.events, committed))[-1].hex()
+    return G.make_record(names, options, seed, G.setup_deck(played.events), played.actions,
                          server_seed=server_seed, commitment=commit,
                          contributions=contributions, table_id=table_id, head=head,
-                         result=G.result(played.state), seat_changes=[], resigned=[])
+                         result=G.result(played.state), seat_changes=[], resigned=[],
+                         name_salts=salts, name_commitments=committed)
 
 
 def statuses(record: Any) -> dict[str, str]:
