@@ -26,8 +26,9 @@ seed ``<seed>-<lineup>-<n>-<i>`` and reports, from the games' events:
   holds the start marker first: the first-player advantage).
 
 A shared win counts 1/k for k winners. Policies are ``POLICIES``: a name and a factory
-``(seat, seed) -> choose(state, seat) -> action``; ``mcts`` joins there when the generic
-information-set MCTS of ``engine/bots`` lands (see ``register``). ``--workers`` (1 or 2:
+``(seat, seed) -> choose(state, seat) -> action`` (``register``): ``random``, ``greedy``
+and ``mcts`` (``engine/loot_island/mcts.py`` at ``MCTS_ITERATIONS`` a move; line-ups such
+as ``mcts-vs-greedy``). ``--workers`` (1 or 2:
 the machine is shared) spreads games over processes; results do not depend on it.
 """
 
@@ -81,10 +82,21 @@ def _greedy(seat: int, seed: str) -> Choose:
     return lambda state, s: greedy.choose(state, s, rng)
 
 
+MCTS_ITERATIONS = 25
+"""``mcts``'s budget here: level 1, iterations (not time) so that a run does not depend
+on the machine's load; at 200 ms a move a report of thousands of games takes hours."""
+
+
+def _mcts(seat: int, seed: str) -> Choose:
+    from engine.bots import make_bot
+
+    bot = make_bot("mcts", f"{seed}/mcts/{seat}", game=G, iterations=MCTS_ITERATIONS)
+    return lambda state, s: bot.choose(G, state, s)
+
+
 register("random", _random)
 register("greedy", _greedy)
-# register("mcts", ...): once engine/bots holds the generic IS-MCTS over
-# ``observation``/``sample``, wrap it here with a fixed iteration budget per move.
+register("mcts", _mcts)
 
 
 def seats_for(lineup: str, n: int, i: int) -> list[str]:

@@ -6,7 +6,8 @@ Game ``i`` is played with seed ``<seed>-<i>``; the line-up (``--bots``, repeated
 often over a multiple of ``--players`` games. Per bot kind it reports the win rate (a
 shared win counts as 1/k for k winners) with a 95 % Wilson score interval, the mean final
 score (Einauge: jewels), the mean margin (own total minus the best other seat's total) and the mean
-thinking time per move. ``--jobs`` plays games in parallel processes; the results do not
+thinking time per move; a total the game leaves empty (a Loot Island player eliminated by
+curses) counts as 0. ``--jobs`` plays games in parallel processes; the results do not
 depend on it when the budget is iterations (a time budget depends on the machine anyway).
 """
 
@@ -111,7 +112,8 @@ def play_one(job: tuple[int, str, list[str], int | None, float | None, dict[str,
     played = play_game(game, names, options, game_seed, bots)
     result = game.result(played.state)
     assert result is not None  # play_game returns only once the game has ended
-    totals = [sc["total"] for sc in result["scores"]]
+    # A player eliminated by curses has no total (Loot Island: ``null``): it scored nothing.
+    totals = [sc["total"] if sc["total"] is not None else 0 for sc in result["scores"]]
     winners = result["winners"]
     shares = [1 / len(winners) if s in winners else 0.0 for s in range(len(kinds))]
     margins = [t - max(o for j, o in enumerate(totals) if j != s) for s, t in enumerate(totals)]

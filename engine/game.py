@@ -154,6 +154,10 @@ class Game(Protocol):
     """JSON Schema (draft 2020-12) of the table options, with defaults: what the lobby's
     form is generated from. ``check_options`` is the check; this only describes it."""
     deck_only_options: frozenset[str]
+    deck_field: str
+    """The record field that holds what the shuffle dealt (``setup_deck``): ``"deck"``, a
+    list of card ids (Einauge, Keltis), or ``"orders"``, an object of named lists (Loot
+    Island's eight setup lists and its ``map_reshuffles``)."""
     """Options that only shape the shuffle: a record with a ``deck`` has had them applied
     already, so its replay leaves them out (Einauge's ``removed_colors``)."""
 
@@ -249,14 +253,18 @@ class Game(Protocol):
         rules play on it as on any state."""
         ...
 
-    def setup_deck(self, events: Sequence[Message]) -> list[str]:
-        """The deck dealt by ``game_started`` (top first), as the record's ``deck``."""
+    def setup_deck(self, events: Sequence[Message]) -> Any:
+        """What the shuffle dealt in a game's ``events``, as the record's ``deck_field``:
+        the deck (top first), or the object of named lists."""
         ...
 
-    def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str) -> list[str]:
-        """The deck the shuffle of CONTRACT §2 gives for ``seed`` (what ``verify`` checks
-        a record's deck against). Raises ``ValueError`` when no shuffle is defined for
-        ``players`` or the options are bad."""
+    def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str
+                      ) -> list[str] | dict[str, list[str]]:
+        """What the setup shuffle of CONTRACT §2 gives for ``seed`` (what ``verify``
+        checks a record's ``deck_field`` against): the deck, or the named setup lists
+        (lists drawn during play, Loot Island's reshuffles, are not among them: ``verify``
+        checks those by replaying from the seed alone). Raises ``ValueError`` when no
+        shuffle is defined for ``players`` or the options are bad."""
         ...
 
     def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,

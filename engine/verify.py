@@ -9,7 +9,9 @@ A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``com
 - ``commitment``: ``SHA-256(server_seed)`` equals ``commitment`` (CONTRACT section 2).
 - ``seed``: ``server_seed`` joined with the contributions rebuilds ``seed``.
 - ``deck``: the game's shuffle of ``seed`` (``Game.shuffled_deck``) gives exactly the
-  recorded ``deck``.
+  recorded deck (the game's ``deck_field``: Einauge's and Keltis's ``deck``, Loot Island's
+  ``orders``). Named lists that the play draws (Loot Island's ``map_reshuffles``) are
+  checked by replaying the record from its seed alone: it must give the same events.
 - ``replay``: the actions replay legally (``Game.replay_record``); in a
   service record the options and actions are also written exactly as the service writes
   them (defaults filled in, actions in wire form).
@@ -59,7 +61,8 @@ or neither."""
 
 SERVICE_FIELDS = ("game", "players", "options", "seed", "deck", "actions", *TRUST_FIELDS,
                   "result")
-"""The fields of a record exported by the service after the end (docs/protocol.md §1)."""
+"""The fields of a record exported by the service after the end (docs/protocol.md §1);
+``deck`` stands for the game's ``deck_field``."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +138,9 @@ def _dict_difference(got: Any, want: Any, path: str = "result") -> str:
 
 
 def _article(title: str) -> str:
-    """``an Einauge sei wachsam!`` / ``a Keltis: …``: the first word of a game's title."""
-    word = title.split()[0].rstrip(":!")
+    """``an Einauge`` / ``a Keltis`` / ``a Loot Island``: a title's short name (its
+    first word when the title has a subtitle or an exclamation, else the whole title)."""
+    word = title.split()[0].rstrip(":!") if any(ch in title for ch in ":!") else title
     return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
@@ -145,9 +149,14 @@ def _json_key(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _fields(record: Mapping[str, Any]) -> list[str]:
+def _deck_field(game: Game | None) -> str:
+    return game.deck_field if game is not None else "deck"
+
+
+def _fields(record: Mapping[str, Any], game: Game | None) -> list[str]:
     """Problems with the record's fields, as sentences (empty: fine)."""
     problems = []
+    deck_field = _deck_field(game)
     if not isinstance(name := record.get("game", DEFAULT_GAME), str) or name not in GAMES:
         problems.append(f"game is {_short(record.get('game'))}, not one of "
                         f"{', '.join(map(repr, GAMES))}")
@@ -156,19 +165,23 @@ def _fields(record: Mapping[str, Any]) -> list[str]:
         problems.append("players must be a list of names")
     if "options" in record and not isinstance(record["options"], Mapping):
         problems.append("options must be an object")
-    if "seed" not in record and "deck" not in record:
-        problems.append("the record has neither seed nor deck")
+    if "seed" not in record and deck_field not in record:
+        problems.append(f"the record has neither seed nor {deck_field}")
     if record.get("seed") is not None and not isinstance(record["seed"], str):
         problems.append("seed must be a string")
-    if "deck" in record and not isinstance(record["deck"], list):
+    if deck_field == "deck" and "deck" in record and not isinstance(record["deck"], list):
         problems.append("deck must be a list of card ids")
+    if (deck_field != "deck" and deck_field in record
+            and not isinstance(record[deck_field], Mapping)):
+        problems.append(f"{deck_field} must be an object of card lists")
     if not isinstance(record.get("actions", []), list):
         problems.append("actions must be a list")
     present = [f for f in TRUST_FIELDS if f in record]
     if present:
         # A service record is all or nothing: dropping or renaming one field must not turn
         # it into a plain record that silently skips the checks that field enables.
-        missing = [f for f in SERVICE_FIELDS if f not in record]
+        missing = [deck_field if f == "deck" else f for f in SERVICE_FIELDS
+                   if (deck_field if f == "deck" else f) not in record]
         if missing:
             problems.append(f"a service record (it has {', '.join(present)}) lacks "
                             f"{', '.join(missing)}")
@@ -265,12 +278,17 @@ def _check_seed(record: Mapping[str, Any]) -> Check:
     return Check("seed", PASS, f"server_seed + {len(contributions)} contribution(s) = seed")
 
 
-def _check_deck(game: Game | None, record: Mapping[str, Any]) -> Check:
-    seed, deck, players = record.get("seed"), record.get("deck"), record.get("players")
+def _check_deck(game: Game | None, record: Mapping[str, Any],
+                replayed: list[Any] | None) -> Check:
+    """The deck check; ``replayed`` are the events of the record's own replay (``None``:
+    it failed)."""
+    key = _deck_field(game)
+    seed, deck, players = record.get("seed"), record.get(key), record.get("players")
     if seed is None or deck is None:
-        return Check("deck", NOT_RUN, "needs seed and deck")
-    if not isinstance(seed, str) or not isinstance(deck, list) or not isinstance(players, list):
-        return Check("deck", NOT_RUN, "seed, deck and players have wrong types")
+        return Check("deck", NOT_RUN, f"needs seed and {key}")
+    if (not isinstance(seed, str) or not isinstance(deck, list | Mapping)
+            or not isinstance(players, list)):
+        return Check("deck", NOT_RUN, f"seed, {key} and players have wrong types")
     if game is None:
         return Check("deck", NOT_RUN, "the record names no known game")
     if not game.min_players <= len(players) <= game.max_players:
@@ -281,9 +299,44 @@ def _check_deck(game: Game | None, record: Mapping[str, Any]) -> Check:
                                   else {}, seed)
     except ValueError as e:
         return Check("deck", FAIL, str(e))
-    if deck != want:
-        return Check("deck", FAIL, _first_difference(deck, want))
-    return Check("deck", PASS, f"the shuffle of seed gives the recorded {len(deck)} cards")
+    if isinstance(want, list):
+        if deck != want:
+            return Check("deck", FAIL, _first_difference(deck, want))  # type: ignore[arg-type]
+        return Check("deck", PASS, f"the shuffle of seed gives the recorded {len(deck)} cards")
+    if not isinstance(deck, Mapping):
+        return Check("deck", FAIL, f"{key} must be an object of card lists")
+    for name, cards in want.items():
+        if name in deck and deck[name] != cards:
+            got = deck[name] if isinstance(deck[name], list) else []
+            return Check("deck", FAIL, f"{key}.{name}: {_first_difference(got, cards)}")
+    given = [name for name in want if name in deck]
+    drawn = [name for name in deck if name not in want]
+    detail = (f"the shuffle of seed gives the recorded {', '.join(given)}" if given else
+              f"{key} records no setup list: the seed gives them all")
+    if not drawn:
+        return Check("deck", PASS, detail)
+    # Lists drawn during play (reshuffles) depend on the play: the record replayed from
+    # its seed alone must give exactly the events its own lists give. The first event
+    # (the setup) echoes the lists it was given, so it differs by construction; what it
+    # deals was compared with the shuffle above, and every later event in full.
+    if replayed is None:
+        return Check("deck", NOT_RUN, f"{', '.join(drawn)}: needs a successful replay")
+    try:
+        _, by_seed = game.replay_record({**record, key: {n: deck[n] for n in given}})
+    except RecordError as e:
+        return Check("deck", FAIL, f"{', '.join(drawn)}: replayed from the seed alone, {e}")
+    for i, (a, b) in enumerate(zip(replayed, by_seed, strict=False)):
+        if i == 0:
+            continue
+        if _json_key(a.to_dict()) != _json_key(b.to_dict()):
+            return Check("deck", FAIL, f"{', '.join(drawn)}: event {i} is "
+                         f"{_short(a.to_dict())} with the record's lists, "
+                         f"{_short(b.to_dict())} from the seed alone")
+    if len(replayed) != len(by_seed):
+        return Check("deck", FAIL, f"{', '.join(drawn)}: {len(replayed)} events with the "
+                     f"record's lists, {len(by_seed)} from the seed alone")
+    return Check("deck", PASS, f"{detail}; {', '.join(drawn)} as the seed gives them "
+                 f"({len(replayed)} events replayed from the seed alone)")
 
 
 def _replayable(game: Game, record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -292,7 +345,7 @@ def _replayable(game: Game, record: Mapping[str, Any]) -> Mapping[str, Any]:
     the deck decides the colors in play)."""
     options = record.get("options")
     drop = game.deck_only_options
-    if "deck" in record and isinstance(options, Mapping) and drop & options.keys():
+    if game.deck_field in record and isinstance(options, Mapping) and drop & options.keys():
         options = {k: v for k, v in options.items() if k not in drop}
         return {**record, "options": options}
     return record
@@ -363,16 +416,15 @@ def verify_record(record: Any) -> Report:
         for name in CHECKS[1:]:
             add(Check(name, NOT_RUN, "no record"))
         return report
-    problems = _fields(record)
     try:
         game: Game | None = record_game(record)
     except RecordError:
         game = None
+    problems = _fields(record, game)
     add(Check("fields", FAIL, "; ".join(problems)) if problems else
         Check("fields", PASS, f"{_article(game.title)} record with well-typed fields"))
     add(_check_commitment(record))
     add(_check_seed(record))
-    add(_check_deck(game, record))
 
     events = None
     try:
@@ -380,18 +432,23 @@ def verify_record(record: Any) -> Report:
             raise RecordError(None, f"no game {record.get('game')!r}")
         state, events = game.replay_record(_replayable(game, record))
     except RecordError as e:
-        add(Check("replay", FAIL, str(e)))
+        replay = Check("replay", FAIL, str(e))
     except Exception as e:  # an engine bug must not hide behind a crash: report, fail
-        add(Check("replay", FAIL, f"the engine raised {type(e).__name__}: {e}"))
+        replay = Check("replay", FAIL, f"the engine raised {type(e).__name__}: {e}")
     else:
         actions = record.get("actions", [])
         result = game.result(state)
         ended = "the game ended" if result is not None else "the game has not ended"
         odd = _not_as_written(game, record, events) if _is_service(record) else None
         if odd:
-            add(Check("replay", FAIL, odd))
+            replay = Check("replay", FAIL, odd)
         else:
-            add(Check("replay", PASS, f"{len(actions)} actions replay legally; {ended}"))
+            replay = Check("replay", PASS, f"{len(actions)} actions replay legally; {ended}")
+    try:
+        add(_check_deck(game, record, events))
+    except Exception as e:  # as for the replay: an engine bug is a failed check
+        add(Check("deck", FAIL, f"the engine raised {type(e).__name__}: {e}"))
+    add(replay)
 
     if "result" not in record:
         add(Check("result", NOT_RUN, "the record has no result"))

@@ -13,7 +13,11 @@ each node on the path adds the value of the seat that moved into it. The move is
 root child with the most visits. Deterministic for a seed and an iteration budget.
 
 The bot needs the game and an ``evaluate``: a game's package binds them in a subclass
-(``engine.keltis.bots.MctsBot``).
+(``engine.keltis.bots.MctsBot``). A game whose legal actions are too many to search
+(Loot Island: every subset of a hand) also binds ``moves(state, seat)``, a subset of the
+legal actions the tree expands, at the root too (computed on the first sample: a seat's
+own moves follow from what it sees), ``action_key`` when its actions are not
+hashable (they label the tree's edges), and ``ordered`` when ``moves`` come best first.
 """
 
 from __future__ import annotations
@@ -56,6 +60,14 @@ class IsMctsBot(Bot):
     """Keyword parameters ``make_bot`` passes on."""
     game: ClassVar[Game]
     evaluate: ClassVar[Callable[[Any], list[float]]]
+    moves: ClassVar[Callable[[Any, int], list[Message]] | None] = None
+    """The moves searched (``None``: all legal actions; the root: ``obs.legal``)."""
+    action_key: ClassVar[Callable[[Message], Any] | None] = None
+    """A hashable key of an action (``None``: the action itself)."""
+    ordered: ClassVar[bool] = False
+    """True when ``moves`` lists the moves best first (a prior): a node then expands its
+    untried moves in that order instead of at random, so another seat's first reply is
+    its likeliest one, not a random one."""
 
     def __init__(self, seed: int | str = 0, budget: Budget | None = None,
                  exploration: float = EXPLORATION) -> None:
@@ -82,9 +94,14 @@ class IsMctsBot(Bot):
         clock = budget.clock
         limit = budget.iterations or (MAX_ITERATIONS_WITH_CLOCK if deadline is not None
                                       else DEFAULT_ITERATIONS)
-        game, evaluate, rng, c = type(self).game, type(self).evaluate, self.rng, self.exploration
-        sample, play, to_move, legal_actions = game.sample, game.play, game.to_move, \
-            game.legal_actions
+        cls = type(self)
+        game, evaluate, rng, c = cls.game, cls.evaluate, self.rng, self.exploration
+        sample, play, to_move = game.sample, game.play, game.to_move
+        legal_actions = cls.moves or game.legal_actions
+        key = cls.action_key or _same
+        ordered = cls.ordered
+        root_moves = list(legal) if cls.moves is None else None
+        root_keys: list[Any] = []
         root = _Node(-1)
         it = 0
         while it < limit:
@@ -92,6 +109,8 @@ class IsMctsBot(Bot):
                 break
             it += 1
             state = sample(obs, rng)
+            if root_moves is None:
+                root_moves = legal_actions(state, obs.seat)
             node = root
             path = []
             while True:
@@ -99,31 +118,47 @@ class IsMctsBot(Bot):
                 if not seats:
                     break
                 seat = seats[0]
-                moves = legal_actions(state, seat) if node is not root else list(legal)
-                untried = [m for m in moves if m not in node.children]
-                for m in moves:
-                    child = node.children.get(m)
+                if node is root:
+                    moves = root_moves
+                    keys = root_keys or [key(m) for m in moves]
+                    root_keys = keys
+                else:
+                    moves = legal_actions(state, seat)
+                    keys = [key(m) for m in moves]
+                untried = [i for i, k in enumerate(keys) if k not in node.children]
+                for k in keys:
+                    child = node.children.get(k)
                     if child is not None:
                         child.avail += 1
                 if untried:
-                    move = untried[rng.randrange(len(untried))]
-                    child = node.children[move] = _Node(seat)
+                    i = untried[0] if ordered else untried[rng.randrange(len(untried))]
+                    child = node.children[keys[i]] = _Node(seat)
                     child.avail = 1
-                    play(state, move)
+                    play(state, moves[i])
                     path.append(child)
                     break
-                best, best_score = None, -1.0
-                for m in moves:
-                    ch = node.children[m]
+                best, best_score = 0, -1.0
+                for i, k in enumerate(keys):
+                    ch = node.children[k]
                     score = ch.w / ch.n + c * math.sqrt(math.log(ch.avail) / ch.n)
                     if score > best_score:
-                        best, best_score = m, score
-                node = node.children[best]  # type: ignore[index]
-                play(state, best)
+                        best, best_score = i, score
+                node = node.children[keys[best]]
+                play(state, moves[best])
                 path.append(node)
             vals = evaluate(state)
             for n in path:
                 n.n += 1
                 n.w += vals[n.seat]
         self.last_iterations = it
-        return max(legal, key=lambda m: root.children[m].n if m in root.children else -1)
+        final = root_moves or list(legal)
+
+        def visits(m: Message) -> int:
+            child = root.children.get(key(m))
+            return child.n if child is not None else -1
+
+        return max(final, key=visits)
+
+
+def _same(m: Message) -> Message:
+    return m

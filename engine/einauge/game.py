@@ -47,6 +47,8 @@ class Einauge:
     so a server may compute one view and one projection per event for all sockets."""
     options_schema = OPTIONS_SCHEMA
     deck_only_options = frozenset({"removed_colors"})
+    deck_field = "deck"
+    """Records carry the dealt deck as ``deck`` (CONTRACT §1)."""
 
     def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
         """A table's options: ``setup.check_options`` with defaults filled in, without

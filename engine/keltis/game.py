@@ -32,6 +32,8 @@ class Keltis:
         "type": "object", "additionalProperties": False, "properties": {}}
     """CONTRACT §1: no options exist (any key is refused)."""
     deck_only_options: frozenset[str] = frozenset()
+    deck_field = "deck"
+    """Records carry the dealt deck as ``deck`` (CONTRACT §1)."""
 
     def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
         """``{}`` (``setup.check_options``); ``ValueError`` for any key or a bad count."""

@@ -35,6 +35,9 @@ class LootIsland:
         }}
     """CONTRACT-loot-island §1's options (``setup.check_options`` is the check)."""
     deck_only_options: frozenset[str] = frozenset()
+    deck_field = "orders"
+    """Records carry the shuffles' results as ``orders`` (CONTRACT §1): eight setup lists
+    and the ``map_reshuffles``."""
 
     def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
         """``setup.check_options`` for ``players`` seats; raises ``ValueError``."""
@@ -51,10 +54,13 @@ class LootIsland:
         one deck; ``make_record`` takes them where another game takes its deck."""
         return self.setup_orders(events)
 
-    def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str) -> list[str]:
-        """Not defined: the shuffle gives eight lists (``setup.shuffled_orders``), which
-        ``engine.verify`` does not check yet. Raises ``ValueError``."""
-        raise ValueError("loot-island deals eight lists, not one deck: not checked yet")
+    def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str
+                      ) -> dict[str, list[str]]:
+        """The eight setup lists of ``seed`` (``setup.shuffled_orders``, CONTRACT §2), top
+        first, by name (``map``, ``loot_1`` … ``events_b``); the reshuffles depend on the
+        play and are not among them. Raises ``ValueError`` for bad options or counts."""
+        self.check_options(options, players)
+        return setup.shuffled_orders(seed, {})
 
     def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,
                     deck: Any, actions: Sequence[Message | Mapping[str, Any]],
@@ -75,10 +81,12 @@ class LootIsland:
         return record_view(record, seat)
 
     def bots(self) -> Mapping[str, Callable[..., Any]]:
-        """``random`` (the generic one) and ``greedy`` (``engine.loot_island.greedy``)."""
+        """``random`` (the generic one), ``greedy`` (``engine.loot_island.greedy``) and
+        ``mcts`` (``engine.loot_island.mcts``); docs/bots.md, "Loot Island"."""
         from engine.bots.random_bot import RandomBot
         from engine.loot_island.bots import GreedyBot
-        return {"random": RandomBot, "greedy": GreedyBot}
+        from engine.loot_island.mcts import MctsBot
+        return {"random": RandomBot, "greedy": GreedyBot, "mcts": MctsBot}
 
     def catalogue(self) -> dict[str, Any]:
         """Map cards (colour, value, action), loot cards (deck, kind, gold, curse, …),

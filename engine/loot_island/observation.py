@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from engine.game import Message
 from engine.loot_island.data import (
     COASTS,
     EVENTS_B,
@@ -44,6 +46,16 @@ class Observation:
     unseen_loot: tuple[tuple[str, ...], ...]
     healer_pool: tuple[str, ...]
     event_pool: tuple[str, ...]
+
+    @cached_property
+    def legal(self) -> tuple[Message, ...]:
+        """Exactly the actions the rules accept from ``seat`` now (``legal_actions``),
+        computed on first use: they follow from what the seat sees alone (its hand, the
+        board, the offer, the revealed healers), so any sample gives the same list. A
+        large hand lists thousands (every discard subset), hence not built eagerly: the
+        greedy policy never reads it."""
+        from engine.loot_island.legal import legal_actions
+        return tuple(legal_actions(sample(self, random.Random(0)), self.seat))
 
 
 def observation(s: State, seat: int) -> Observation:

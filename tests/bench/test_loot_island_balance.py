@@ -67,4 +67,11 @@ def test_a_small_run_writes_the_report(tmp_path: Path) -> None:
 
 def test_unknown_policies_are_refused() -> None:
     with pytest.raises(SystemExit):
-        lb.main(["--games", "1", "--lineups", "mcts"])
+        lb.main(["--games", "1", "--lineups", "chess"])
+
+
+def test_mcts_is_a_policy_of_the_harness() -> None:
+    games = lb.run("mcts-vs-greedy", 2, 2, "balance-mcts", 1)
+    m = lb.summary(games)
+    assert m["games"] == 2 and m["by_policy"]["mcts"][1] == 2
+    assert lb.run("mcts-vs-greedy", 2, 2, "balance-mcts", 1) == games  # iterations: fixed

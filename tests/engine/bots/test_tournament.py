@@ -51,3 +51,24 @@ def test_parallel_jobs_give_the_same_results(capsys: pytest.CaptureFixture[str])
     single = table(1)
     assert len(single) == 3  # header and two bots
     assert table(2) == single
+
+
+def test_an_eliminated_player_without_a_total_counts_as_zero() -> None:
+    """Loot Island leaves the total of a player eliminated by curses empty (``null``):
+    game 180 of seed ``1`` (greedy against random) has one."""
+    from cli.tournament import play_one
+    from engine.bots import make_bot
+    from engine.loot_island import LOOT_ISLAND
+    from engine.selfplay import play_game
+
+    options = LOOT_ISLAND.check_options({}, 2)
+    i, line = 180, ["greedy", "random"]
+    kinds = seating(line, i)
+    bots = [make_bot(k, f"1-{i}/{s}", game=LOOT_ISLAND) for s, k in enumerate(kinds)]
+    played = play_game(LOOT_ISLAND, [f"{k}{s}" for s, k in enumerate(kinds)], options,
+                       f"1-{i}", bots)
+    totals = [sc["total"] for sc in LOOT_ISLAND.result(played.state)["scores"]]
+    assert None in totals
+    r = play_one((i, "1", line, None, None, options, "loot-island"))
+    assert r.totals == [t if t is not None else 0 for t in totals]
+    assert r.margins == [r.totals[0] - r.totals[1], r.totals[1] - r.totals[0]]

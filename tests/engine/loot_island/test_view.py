@@ -4,7 +4,8 @@ The property test builds two games that differ only in one card the viewer has n
 (another's hand or the map deck: two copies of the same value, so every rule treats them
 alike; the loot deck; a set-aside versus an unused healer; a face-down versus an unused
 event; two unused events) and plays the same actions in both. The viewer's views and
-projections must be byte-identical until one of the two cards appears in either game.
+projections (and a seat's legal actions and bot observation) must be byte-identical until
+one of the two cards appears in either game.
 """
 
 from __future__ import annotations
@@ -171,6 +172,17 @@ def _shown(s: State, viewer: int | None, x: str, y: str) -> bool:
     return x in places or y in places
 
 
+def _shown_during(before: State, events: list[Message], viewer: int | None, x: str,
+                  y: str) -> bool:
+    """Whether ``_shown`` holds after some of ``events`` applied to ``before`` (a copy)."""
+    s = before.copy()
+    for e in events:
+        s = G.evolve(s, e)
+        if _shown(s, viewer, x, y):
+            return True
+    return False
+
+
 def _dump(x: Any) -> str:
     return json.dumps(x, separators=(",", ":"))
 
@@ -205,17 +217,26 @@ def test_unseen_cards_change_no_view_or_projection_until_seen(
                                                                      and not events)
     while not seen(pa, pb, va, vb):
         assert pa == pb and va == vb
+        if viewer is not None:  # a seat's prompt and its bots' input: the same too
+            assert _dump([a.to_dict() for a in G.legal_actions(ta.state, viewer)]) == _dump(
+                [a.to_dict() for a in G.legal_actions(tb.state, viewer)])
+            assert G.observation(ta.state, viewer) == G.observation(tb.state, viewer)
         compared += 1
         if G.is_over(ta.state):
             break
         legal = ta.legal()
         action = legal[rng.randrange(len(legal))]
+        before = (ta.state.copy(), tb.state.copy())
         new_a = ta.play(action)
         new_b = tb.play(_sigma(action, x, y))
         pa = _dump([G.project(e, viewer) for e in new_a])
         pb = _dump([G.project(e, viewer) for e in new_b])
         va, vb = _dump(ta.view(viewer)), _dump(tb.view(viewer))
-    if seen(pa, pb, va, vb):  # it appeared: the rules must have shown it to this viewer
-        assert _shown(ta.state, viewer, x, y) or _shown(tb.state, viewer, x, y)
+    if seen(pa, pb, va, vb):  # it appeared: the rules must have shown it to this viewer,
+        # at some event of the last action (a card discarded face up may go back into the
+        # map deck by a reshuffle within the same action)
+        assert compared == 0 or any(_shown_during(b, new, viewer, x, y)
+                                    for b, new in zip(before, (new_a, new_b), strict=True))
+        assert compared > 0 or _shown(ta.state, viewer, x, y) or _shown(tb.state, viewer, x, y)
     if never_visible:  # compared through the whole game
         assert G.is_over(ta.state) and G.is_over(tb.state)
