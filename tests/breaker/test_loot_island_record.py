@@ -2,10 +2,10 @@
 
 As for Keltis (test_keltis_record_seat_changes.py), Loot Island's ``replay_record``
 ignored the record's ``seat_changes``, so the chain check of a game with a resignation
-failed (one event short) and the result check saw no resigned seat: fixed. Still open:
-``verify`` calls every Loot Island service record "NOT verified", because its ``fields``
-check demands a ``deck`` and a Loot Island record carries ``orders`` instead (the game
-deals eight lists; its shuffle is "not checked yet", engine/loot_island/game.py).
+failed (one event short) and the result check saw no resigned seat: fixed. Also fixed:
+``verify`` called every Loot Island service record "NOT verified", because its ``fields``
+check demanded a ``deck`` where a Loot Island record carries ``orders`` (now each game
+names its setup field, ``Game.deck_field``, and the eight lists are checked).
 """
 
 from __future__ import annotations
@@ -55,8 +55,6 @@ async def test_loot_island_seat_changes_replay_into_the_chain(server, played) ->
     assert replayed["deltas"] == [{**d, "head": ""} for d in deltas]
 
 
-@pytest.mark.xfail(strict=True, reason="finding: verify's fields check demands a deck, "
-                   "a Loot Island service record has orders: never verified")
 async def test_loot_island_service_record_verifies(server, played) -> None:
     record = played[0] if played else (await _resigned_game(server))[0]
     report = verify_record(record)
