@@ -74,51 +74,95 @@ def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
     return cpu, wall, result
 
 
-def play_games(n: int, games: int, seed: str = "bench") -> tuple[int, list[list[Any]]]:
-    """Play ``games`` complete random games of ``n`` players; (actions, event logs)."""
+def play_games(n: int, games: int, seed: str = "bench", game: Any = EINAUGE
+               ) -> tuple[int, list[list[Any]]]:
+    """Play ``games`` complete random games of ``n`` players of ``game`` (an
+    ``engine.game.Game``, Einauge by default); (actions, event logs)."""
     names = [f"p{i}" for i in range(n)]
-    start, replay = EINAUGE.start, EINAUGE.replay
+    start, replay = game.start, game.replay
     rng = random.Random(f"{seed}-{n}")  # one stream for all games, as a tree search has
     total = 0
     logs = []
     for i in range(games):
         events = start(names, None, f"{seed}-{n}-{i}")
         state = replay(events)
-        total += random_playout(EINAUGE, state, rng, None, events)
+        total += random_playout(game, state, rng, None, events)
         logs.append(events)
     return total, logs
 
 
-def replay_objects(logs: list[list[Any]]) -> int:
-    """Fold ``evolve`` over every log from an empty state; returns the events applied."""
+def replay_objects(logs: list[list[Any]], new_state: Callable[[], Any] = State,
+                   fold: Callable[[Any, Any], Any] = evolve) -> int:
+    """Fold ``fold`` (a game's ``evolve`` function, not a method: the hot path) over every
+    log from ``new_state()``; returns the events applied."""
     count = 0
     for events in logs:
-        state = State()
+        state = new_state()
         for e in events:
-            evolve(state, e)
+            fold(state, e)
         count += len(events)
     return count
 
 
-def replay_wire(wire: list[list[dict[str, Any]]]) -> int:
-    """Decode every wire dict and fold ``evolve`` over the events; returns the events."""
-    decode = EVENTS.decode
+def replay_wire(wire: list[list[dict[str, Any]]], new_state: Callable[[], Any] = State,
+                fold: Callable[[Any, Any], Any] = evolve, codec: Any = EVENTS) -> int:
+    """Decode every wire dict with ``codec`` and fold ``fold`` over the events; returns
+    the events."""
+    decode = codec.decode
     count = 0
     for log in wire:
-        state = State()
+        state = new_state()
         for d in log:
-            evolve(state, decode(d))
+            fold(state, decode(d))
         count += len(log)
     return count
 
 
-def profile_top(n: int, games: int, lines: int = 18) -> str:
-    """cProfile of ``games`` complete ``n``-player games, sorted by own time."""
+def profile_top(n: int, games: int, lines: int = 18, game: Any = EINAUGE) -> str:
+    """cProfile of ``games`` complete ``n``-player games of ``game``, sorted by own time."""
     prof = cProfile.Profile()
-    prof.runcall(play_games, n, games, "profile")
+    prof.runcall(play_games, n, games, "profile", game)
     out = io.StringIO()
     pstats.Stats(prof, stream=out).strip_dirs().sort_stats("tottime").print_stats(lines)
     return out.getvalue()
+
+
+def game_figures(game: Any, players: list[int], games: int, repeat: int
+                 ) -> tuple[dict[str, Any], list[list[Any]]]:
+    """Per player count of ``game``: games, actions and events per second (CPU and wall),
+    per-game counts and setup cost (the ``games`` part of the ``--json`` layout); and
+    every event log played."""
+    figures: dict[str, Any] = {}
+    all_logs: list[list[Any]] = []
+    for n in players:
+        cpu, wall, (actions, logs) = _best(lambda n=n: play_games(n, games, game=game), repeat)
+        events = sum(len(log) for log in logs)
+        setup_cpu, _, _ = _best(
+            lambda n=n: [game.replay(game.start([f"p{i}" for i in range(n)], None,
+                                                f"bench-{n}-{i}")) for i in range(games)],
+            repeat)
+        figures[str(n)] = {
+            "games_per_s": games / cpu, "games_per_s_wall": games / wall,
+            "actions_per_s": actions / cpu, "events_per_s": events / cpu,
+            "actions_per_game": actions / games, "events_per_game": events / games,
+            "us_per_game": cpu / games * 1e6, "setup_us_per_game": setup_cpu / games * 1e6,
+        }
+        all_logs.extend(logs)
+    return figures, all_logs
+
+
+def replay_figures(logs: list[list[Any]], repeat: int, new_state: Callable[[], Any] = State,
+                   fold: Callable[[Any, Any], Any] = evolve, codec: Any = EVENTS
+                   ) -> dict[str, Any]:
+    """Replay events/s of ``logs`` in memory and from wire dicts (the ``replay`` part of
+    the ``--json`` layout)."""
+    events = sum(len(log) for log in logs)
+    cpu, wall, _ = _best(lambda: replay_objects(logs, new_state, fold), repeat)
+    wire = [[e.to_dict() for e in log] for log in logs]
+    wcpu, wwall, _ = _best(lambda: replay_wire(wire, new_state, fold, codec), repeat)
+    return {"games": len(logs), "events": events,
+            "events_per_s": events / cpu, "events_per_s_wall": events / wall,
+            "wire_events_per_s": events / wcpu, "wire_events_per_s_wall": events / wwall}
 
 
 def run(games: int, repeat: int, players: list[int]) -> dict[str, Any]:
@@ -126,35 +170,15 @@ def run(games: int, repeat: int, players: list[int]) -> dict[str, Any]:
     out: dict[str, Any] = {"machine": machine(), "games_per_count": games, "repeat": repeat,
                            "timing": "CPU time of one process, best of repeat", "games": {},
                            "goals": GOALS}
-    all_logs: list[list[Any]] = []
-    for n in players:
-        cpu, wall, (actions, logs) = _best(lambda n=n: play_games(n, games), repeat)
-        events = sum(len(log) for log in logs)
-        setup_cpu, _, _ = _best(
-            lambda n=n: [EINAUGE.replay(EINAUGE.start([f"p{i}" for i in range(n)], None,
-                                                      f"bench-{n}-{i}")) for i in range(games)],
-            repeat)
-        out["games"][str(n)] = {
-            "games_per_s": games / cpu, "games_per_s_wall": games / wall,
-            "actions_per_s": actions / cpu, "events_per_s": events / cpu,
-            "actions_per_game": actions / games, "events_per_game": events / games,
-            "us_per_game": cpu / games * 1e6, "setup_us_per_game": setup_cpu / games * 1e6,
-        }
-        all_logs.extend(logs)
-    events = sum(len(log) for log in all_logs)
-    cpu, wall, _ = _best(lambda: replay_objects(all_logs), repeat)
-    wire = [[e.to_dict() for e in log] for log in all_logs]
-    wcpu, wwall, _ = _best(lambda: replay_wire(wire), repeat)
-    out["replay"] = {"games": len(all_logs), "events": events,
-                     "events_per_s": events / cpu, "events_per_s_wall": events / wall,
-                     "wire_events_per_s": events / wcpu, "wire_events_per_s_wall": events / wwall}
+    out["games"], all_logs = game_figures(EINAUGE, players, games, repeat)
+    out["replay"] = replay_figures(all_logs, repeat)
     return out
 
 
-def table(r: dict[str, Any]) -> str:
-    """The figures as a plain-text table."""
+def table_head(title: str, r: dict[str, Any]) -> list[str]:
+    """The machine lines and the per-player-count rows of a figures table."""
     m = r["machine"]
-    lines = [f"Einauge engine benchmark, {m['date']}",
+    lines = [f"{title} engine benchmark, {m['date']}",
              f"CPU: {m['cpu']} ({m['cores']} cores), Python {m['python']} "
              f"({m['implementation']}), load at start {m['loadavg_at_start']}",
              f"{r['games_per_count']} games per player count, {r['timing']}", "",
@@ -169,6 +193,24 @@ def table(r: dict[str, Any]) -> str:
     lines += ["", f"replay in memory ({rp['games']} games, {rp['events']:,} events): "
               f"{rp['events_per_s']:,.0f} events/s (wall {rp['events_per_s_wall']:,.0f}); "
               f"from wire dicts (decode + evolve): {rp['wire_events_per_s']:,.0f} events/s"]
+    return lines
+
+
+def player_counts(p: argparse.ArgumentParser, text: str, allowed: range) -> list[int]:
+    """The comma-separated ``--players`` counts; ``p.error`` unless all are in ``allowed``."""
+    try:
+        players = [int(x) for x in text.split(",")]
+    except ValueError:
+        players = []
+    if not players or not set(players) <= set(allowed):
+        p.error(f"--players: counts from {allowed[0]} to {allowed[-1]}")
+    return players
+
+
+def table(r: dict[str, Any]) -> str:
+    """The figures as a plain-text table."""
+    lines = table_head("Einauge", r)
+    rp = r["replay"]
     if "4" in r["games"]:
         g4 = r["games"]["4"]["games_per_s"]
         lines.append(f"goal 4-player games/s >= {GOALS['games_per_s_4p']:,}: "
@@ -191,12 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
-    try:
-        players = [int(x) for x in args.players.split(",")]
-    except ValueError:
-        players = []
-    if not players or not set(players) <= {2, 3, 4, 5}:
-        p.error("--players: counts from 2 to 5")
+    players = player_counts(p, args.players, range(2, 6))
     result = run(args.games, args.repeat, players)
     print(table(result))
     if args.profile:

@@ -125,10 +125,13 @@ class IsMctsBot(Bot):
                 else:
                     moves = legal_actions(state, seat)
                     keys = [key(m) for m in moves]
-                untried = [i for i, k in enumerate(keys) if k not in node.children]
-                for k in keys:
-                    child = node.children.get(k)
-                    if child is not None:
+                children = node.children
+                untried = []
+                for i, k in enumerate(keys):  # one lookup per move: actions hash field by field
+                    child = children.get(k)
+                    if child is None:
+                        untried.append(i)
+                    else:
                         child.avail += 1
                 if untried:
                     i = untried[0] if ordered else untried[rng.randrange(len(untried))]

@@ -347,7 +347,8 @@ def _first_event(s: State, a: Message) -> Message:
     if type(seat) is not int:
         raise IllegalAction("bad_action", "seat must be a whole number")
     if seat != s.current_seat:
-        raise IllegalAction("not_your_turn", f"it is seat {s.current_seat}'s turn")
+        # Players count seats from 1 (as Einauge words it): seat 0 is player #1.
+        raise IllegalAction("not_your_turn", f"it is player #{s.current_seat + 1}'s turn")
     check = _CHECKS.get(type(a))
     if check is None:
         raise IllegalAction("bad_action", f"not a Keltis action: {a!r}")

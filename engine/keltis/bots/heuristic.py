@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from engine.keltis.cards import COLOR, COLORS, END, KIND, NUMBER, POINT_CARD, VALUE
+from engine.keltis.cards import COLORS, END, INFO, NUMBER
 from engine.keltis.scoring import ROW_POINTS, stone_points
 from engine.keltis.state import Player, State
 
@@ -45,41 +45,38 @@ def row_value(length: float) -> float:
 
 def player_value(p: Player, left: float, stones_free: frozenset[int]) -> float:
     """The expected final total of ``p`` with ``left`` (0-1) of the game to come."""
-    by_color: dict[str, list[int]] = {}
-    ends: dict[str, int] = {}
+    rows, last, dirs = p.rows, p.last, p.dirs
+    fits = dict.fromkeys(COLORS, 0)  # hand cards that can still follow, per open row
     points_in_hand = 0
     counts: dict[int, int] = {}
     for card in p.hand:
-        kind = KIND[card]
+        kind, color, v = INFO[card]
         if kind == NUMBER:
-            by_color.setdefault(COLOR[card], []).append(VALUE[card])  # type: ignore[arg-type]
-            v = VALUE[card]
+            lv = last.get(color)  # type: ignore[arg-type]
+            if lv is None:  # no row yet (a closed row is not valued by its fits)
+                fits[color] += 1  # type: ignore[index]
+            else:
+                d = dirs[color]  # type: ignore[index]
+                if d == 0 or ((v >= lv) if d > 0 else (v <= lv)):  # type: ignore[operator]
+                    fits[color] += 1  # type: ignore[index]
             counts[v] = counts.get(v, 0) + 1  # type: ignore[index]
         elif kind == END:
-            ends[COLOR[card]] = ends.get(COLOR[card], 0) + 1  # type: ignore[index]
-        elif kind == POINT_CARD:
+            if color in rows:
+                fits[color] += 1  # type: ignore[index]
+        else:
             points_in_hand += 1
+    future = FUTURE * left
     total = 0.0
     for color in COLORS:
-        row = p.rows.get(color)
-        n = len(row) if row else 0
-        if row and color not in p.last:
-            total += ROW_POINTS[min(n, len(ROW_POINTS) - 1)]
-            continue
-        vals = by_color.get(color, ())
-        last = p.last.get(color)
-        d = p.dirs.get(color, 0)
-        if last is None or d == 0:
-            fit = len(vals)
-        elif d > 0:
-            fit = sum(1 for v in vals if v >= last)
-        else:
-            fit = sum(1 for v in vals if v <= last)
-        if n:
-            fit += ends.get(color, 0)
-        reach = n + FIT * fit + FUTURE * left * (1.0 if n else 0.5)
-        worth = row_value(reach)
-        total += worth if n else max(0.0, worth)
+        row = rows.get(color)
+        if row:
+            if color not in last:  # closed: it scores what it holds
+                total += ROW_POINTS[min(len(row), len(ROW_POINTS) - 1)]
+            else:
+                total += row_value(len(row) + FIT * fits[color] + future)
+        else:  # a row not started need not be: worth at least nothing
+            worth = row_value(FIT * fits[color] + future * 0.5)
+            total += worth if worth > 0.0 else 0.0
     total += len(p.point_row) + FIT * points_in_hand
     total += stone_points(len(p.stones))
     total += PAIR * sum(c // 2 for v, c in counts.items() if v in stones_free)

@@ -55,6 +55,7 @@ def test_not_your_turn_and_bad_seats() -> None:
     with pytest.raises(IllegalAction) as err:
         t.play(ac.Discard(1, card))
     assert err.value.code == "not_your_turn"
+    assert err.value.message == "it is player #1's turn"  # seats as players count them
     for seat in (True, "0", None, 0.0):
         with pytest.raises(IllegalAction) as err:
             t.play(ac.Discard(seat, t.hand(0)[0]))  # type: ignore[arg-type]
