@@ -18,6 +18,12 @@ The bot needs the game and an ``evaluate``: a game's package binds them in a sub
 legal actions the tree expands, at the root too (computed on the first sample: a seat's
 own moves follow from what it sees), ``action_key`` when its actions are not
 hashable (they label the tree's edges), and ``ordered`` when ``moves`` come best first.
+
+Progressive widening at the root (``widening`` > 0; Chaslot et al. 2008, "Progressive
+strategies for MCTS"): the root's moves are ranked once by ``root_order`` (a game's
+cheap prior, best first; by default as given) and after ``t`` iterations only the first
+``1 + floor(widening * sqrt(t))`` of them are searched, so a small budget is spent deep
+on the likely moves rather than thinly on all of them; a larger budget opens them all.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from engine.game import Game, Message
 
 DEFAULT_ITERATIONS = 150
 EXPLORATION = 0.7
+WIDENING = 0.0
+"""Root widening (module docstring); 0 searches every root move from the start."""
 MAX_ITERATIONS_WITH_CLOCK = 1_000_000
 
 
@@ -56,7 +64,7 @@ class IsMctsBot(Bot):
     """SO-ISMCTS (module docstring). Subclasses set ``game`` and ``evaluate``."""
 
     kind = "mcts"
-    PARAMS = ("exploration",)
+    PARAMS = ("exploration", "widening")
     """Keyword parameters ``make_bot`` passes on."""
     game: ClassVar[Game]
     evaluate: ClassVar[Callable[[Any], list[float]]]
@@ -68,25 +76,37 @@ class IsMctsBot(Bot):
     """True when ``moves`` lists the moves best first (a prior): a node then expands its
     untried moves in that order instead of at random, so another seat's first reply is
     its likeliest one, not a random one."""
+    WIDENING: ClassVar[float] = WIDENING
+    """The default ``widening`` of this bot class."""
 
     def __init__(self, seed: int | str = 0, budget: Budget | None = None,
-                 exploration: float = EXPLORATION) -> None:
+                 exploration: float = EXPLORATION, widening: float | None = None) -> None:
         super().__init__(seed, budget)
         self.rng = random.Random(seed)
         self.exploration = exploration
+        self.widening = type(self).WIDENING if widening is None else widening
         self.last_iterations = 0
+        self.last_visits: list[tuple[Message, int]] = []
+        """The root moves the last search visited, with their visits (empty: no search)."""
 
     def describe(self) -> dict[str, object]:
-        """Kind, budget and exploration constant."""
+        """Kind, budget, exploration constant and root widening."""
         b = self.budget
         return {"kind": self.kind, "iterations": b.iterations if b else DEFAULT_ITERATIONS,
-                "ms": b.ms if b else None, "exploration": self.exploration}
+                "ms": b.ms if b else None, "exploration": self.exploration,
+                "widening": self.widening}
+
+    def root_order(self, obs: Observation, moves: list[Message]) -> list[Message]:
+        """``moves`` (the root's) ranked best first by a prior, for root widening; here
+        as given. A game's bot may override it (with ``self.rng``, never the clock)."""
+        return moves
 
     def act(self, obs: Observation, budget: Budget | None = None) -> Message:
         """The most visited root action after the budget's iterations (or time); raises
         ``ValueError`` when the seat has no legal action."""
         legal = require_legal(obs)
         self.last_iterations = 0
+        self.last_visits = []
         if len(legal) == 1:
             return legal[0]
         budget = budget or self.budget or Budget(iterations=DEFAULT_ITERATIONS)
@@ -100,7 +120,10 @@ class IsMctsBot(Bot):
         legal_actions = cls.moves or game.legal_actions
         key = cls.action_key or _same
         ordered = cls.ordered
+        widening = self.widening
         root_moves = list(legal) if cls.moves is None else None
+        if root_moves is not None and widening > 0:
+            root_moves = self.root_order(obs, root_moves)
         root_keys: list[Any] = []
         root = _Node(-1)
         it = 0
@@ -111,6 +134,8 @@ class IsMctsBot(Bot):
             state = sample(obs, rng)
             if root_moves is None:
                 root_moves = legal_actions(state, obs.seat)
+                if widening > 0:
+                    root_moves = self.root_order(obs, root_moves)
             node = root
             path = []
             while True:
@@ -122,6 +147,9 @@ class IsMctsBot(Bot):
                     moves = root_moves
                     keys = root_keys or [key(m) for m in moves]
                     root_keys = keys
+                    if widening > 0:
+                        width = 1 + int(widening * math.sqrt(it))
+                        moves, keys = moves[:width], keys[:width]
                 else:
                     moves = legal_actions(state, seat)
                     keys = [key(m) for m in moves]
@@ -160,6 +188,7 @@ class IsMctsBot(Bot):
             child = root.children.get(key(m))
             return child.n if child is not None else -1
 
+        self.last_visits = [(m, visits(m)) for m in final if visits(m) >= 0]
         return max(final, key=visits)
 
 

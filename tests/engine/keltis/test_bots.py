@@ -71,6 +71,26 @@ def test_mcts_is_reproducible_and_counts_iterations() -> None:
     assert bots[0].last_iterations == 60
 
 
+def test_root_widening_searches_the_prior_s_best_first() -> None:
+    """With ``widening`` the root searches only the first ``1 + floor(w * sqrt(t))``
+    actions of ``root_order`` (one-step lookahead, best first); without, all of them."""
+    state = _midgame("w", 30)
+    seat = KELTIS.to_move(state)[0]
+    obs = KELTIS.observation(state, seat)
+    assert obs.step == "play" and len(obs.legal) > 4
+    # An equally seeded bot's first use of its rng is the same ranking.
+    bot = make_bot("mcts", "w", game="keltis")
+    order = bot.root_order(obs, list(obs.legal))  # type: ignore[attr-defined]
+    assert sorted(map(repr, order)) == sorted(map(repr, obs.legal))
+    bot = make_bot("mcts", "w", game="keltis", iterations=50, widening=0.25)
+    bot.act(obs)
+    assert [m for m, _ in bot.last_visits] == order[:2]  # 1 + int(0.25 * sqrt(50)) = 2
+    assert sum(n for _, n in bot.last_visits) == 50
+    wide = make_bot("mcts", "w", game="keltis", iterations=50, widening=0)
+    wide.act(obs)
+    assert [m for m, _ in wide.last_visits] == list(obs.legal)
+
+
 def test_heuristic() -> None:
     assert [row_value(n) for n in range(len(ROW_POINTS))] == list(map(float, ROW_POINTS))
     assert row_value(3.5) == (ROW_POINTS[3] + ROW_POINTS[4]) / 2
