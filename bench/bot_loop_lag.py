@@ -161,9 +161,10 @@ class Tables:
                  ).raise_for_status()
                 async for frame in ws:
                     msg = unpack(frame)
-                    self.deltas += msg.get("t") == "delta"
-                    if msg.get("t") == "delta" and (msg["event"] or {}).get("type") \
-                            == "game_ended":
+                    if msg.get("t") != "deltas":
+                        continue
+                    self.deltas += len(msg["events"])
+                    if any(e["event"]["type"] == "game_ended" for e in msg["events"]):
                         self.games += 1
                         break
 

@@ -84,13 +84,14 @@ class Spectator:
             self.ws = None
 
     async def wait_seq(self, seq: int) -> int:
-        """Read frames until the delta ``seq``; returns the receipt time (perf_counter_ns)."""
+        """Read frames until the one ending at ``seq``; returns the receipt time
+        (perf_counter_ns)."""
         assert self.ws is not None
         while True:
             msg = unpack(await self.ws.recv())
-            if msg.get("t") == "delta":
-                if msg["seq"] != self.seq + 1:
-                    raise RuntimeError(f"gap or duplicate: had {self.seq}, got {msg['seq']}")
+            if msg.get("t") == "deltas":
+                if msg["prev"] != self.seq:
+                    raise RuntimeError(f"gap or duplicate: had {self.seq}, got {msg['prev']}+")
                 self.seq = msg["seq"]
                 if self.seq >= seq:
                     return time.perf_counter_ns()

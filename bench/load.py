@@ -19,8 +19,8 @@ What it measures (one process, ``time.perf_counter_ns``):
 - accepted actions per second (acks inside the measured window);
 - action latency: send of the ``action`` frame to receipt of its ``ack``;
 - delta delivery latency to players and to spectators: the action's send time, keyed by
-  table and the ``seq`` of its ack, to the receipt of the ``delta`` with that ``seq`` on
-  each socket (the last event of the action, i.e. when the socket has the whole effect);
+  table and the ``seq`` of its ack, to the receipt of the ``deltas`` frame ending at that
+  ``seq`` on each socket (one frame per action: the socket has the whole effect);
 - gaps, duplicates and missing deltas per socket (all must be 0), errors by code;
 - the server's CPU seconds per 1,000 accepted actions, its share of one core and its RSS
   (psutil on ``--server-pid`` or the process listening on the port);
@@ -120,11 +120,12 @@ def summarize_ns(values: Iterable[int]) -> dict[str, float | int | None]:
 
 
 class SeqTracker:
-    """Checks one socket's delta stream: seq must go ``last+1, last+2, …``.
+    """Checks one socket's stream of ``deltas`` frames: each must start where the one
+    before ended (its ``prev`` is ``last``).
 
-    ``last`` starts at the seq of the ``welcome``. A delta at or below ``last`` is a
-    duplicate; one above ``last+1`` is a gap (of ``seq-last-1`` missing deltas, counted
-    once). After a gap the tracker follows the stream again from the new seq.
+    ``last`` starts at the seq of the ``welcome``. A frame ending at or below ``last`` is
+    a duplicate; one whose ``prev`` is not ``last`` follows a gap (counted once). After a
+    gap the tracker follows the stream again from the new seq.
     """
 
     __slots__ = ("duplicates", "gaps", "last")
@@ -138,15 +139,15 @@ class SeqTracker:
         """A (re)``welcome`` at ``seq``: deltas continue from ``seq + 1``."""
         self.last = seq
 
-    def see(self, seq: int) -> bool:
-        """Record a delta; returns False for a duplicate (True: new, in order or not)."""
-        if seq == self.last + 1:
-            self.last = seq
-            return True
+    def see(self, seq: int, prev: int | None = None) -> bool:
+        """Record a frame ending at ``seq`` whose patch applies to ``prev`` (default
+        ``seq - 1``: one event); returns False for a duplicate (True: new, in order or
+        not)."""
         if seq <= self.last:
             self.duplicates += 1
             return False
-        self.gaps += 1
+        if (seq - 1 if prev is None else prev) != self.last:
+            self.gaps += 1
         self.last = seq
         return True
 
@@ -249,12 +250,12 @@ def unpack(frame: bytes | str) -> dict[str, Any]:
     return msgpack.unpackb(frame, raw=False)
 
 
-_BULKY = frozenset({"patch", "view", "head"})
+_BULKY = frozenset({"patch", "view", "events"})
 
 
 def unpack_light(frame: bytes | str) -> dict[str, Any]:
     """``unpack`` without the keys a spectator of the benchmark never reads (``patch``,
-    ``view``, ``head``): msgpack skips them in C without building objects, so the
+    ``view``, ``events``): msgpack skips them in C without building objects, so the
     generator's own cost per received delta stays small next to the server's."""
     if isinstance(frame, str):
         return json.loads(frame)
@@ -279,14 +280,14 @@ def on_message(sock: TableSocket | LightSocket, msg: dict[str, Any], now: int) -
     """What every client socket does with one server message received at ``now`` (ns)."""
     table = sock.table
     kind = msg.get("t")
-    if kind == "delta":
+    if kind == "deltas":
         seq = msg["seq"]
-        if sock.tracker.see(seq):
+        if sock.tracker.see(seq, msg["prev"]):
             table.clock.received(seq, now, sock.spectator)
         if table.stats.recording:
             table.stats.deliveries += 1
-        event = msg.get("event") or {}
-        if event.get("type") == "game_ended":
+        # Spectators skip the events (``unpack_light``); the players see the end.
+        if any(e["event"].get("type") == "game_ended" for e in msg.get("events", ())):
             table.game_over(seq)
     elif kind == "ack":
         table.acked(msg, now)

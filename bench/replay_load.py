@@ -48,7 +48,8 @@ async def finished_record(http: httpx.AsyncClient, ws_url: str) -> dict:
                         headers={"Authorization": f"Bearer {t['owner_token']}"})
         async for data in ws:
             m = msgpack.unpackb(data)
-            if m["t"] == "delta" and m["event"]["type"] == "game_ended":
+            if m["t"] == "deltas" and any(e["event"]["type"] == "game_ended"
+                                          for e in m["events"]):
                 break
     return (await http.get(f"/api/tables/{t['id']}/record")).json()
 
@@ -76,7 +77,8 @@ async def play(http: httpx.AsyncClient, ws_url: str, until: float, phase: list[s
                     prompts.put_nowait((i, m))
                 elif m["t"] in ("ack", "error") and m.get("id") in acks:
                     acks.pop(m["id"]).set_result(m)
-                elif m["t"] == "delta" and m["event"]["type"] == "game_ended":
+                elif m["t"] == "deltas" and any(e["event"]["type"] == "game_ended"
+                                                for e in m["events"]):
                     done.set()
 
         for ws, tok in zip(socks, tokens, strict=True):

@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from server import (
@@ -229,8 +229,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *lobby.ROUTES,
         *takeover.ROUTES,
         *rematch.ROUTES,
-        WebSocketRoute("/ws/tables/{id}", ws.endpoint),
-    ]
+    ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():
         dist = Path(__file__).resolve().parent.parent / dist  # run from another directory
@@ -242,7 +241,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(RawSend), Middleware(SessionAuth)],
+                    middleware=[Middleware(RawSend), Middleware(ws.TableSockets),
+                                Middleware(SessionAuth)],
                     exception_handlers={404: http_error, 405: http_error})
     app.state.svc = svc
     return app

@@ -84,7 +84,8 @@ class Settings(BaseSettings):
     """frames queued for one slow socket before it is closed (it reconnects with
     `last_seq`)"""
     recent_deltas: int = Field(32, ge=0)
-    """encoded deltas kept per table for reconnects (older ones are rebuilt by replay)"""
+    """encoded deltas (one per append: an action's events) kept per table for reconnects
+    (older ones are rebuilt by replay)"""
     presence_interval: float = Field(1.0, gt=0)
     """seconds between a process's refreshes of the presence of the seats it holds
     sockets of (and its reads of everyone else's)"""

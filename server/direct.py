@@ -32,9 +32,10 @@ from websockets.protocol import Protocol, State
 SCOPE_KEY = "einauge.raw_send"
 
 PROTOCOL_SEAM = ("conn", "transport", "writable", "close_sent", "initial_response",
-                 "handshake_complete")
+                 "handshake_complete", "request", "response")
 """Private attributes of uvicorn's ``WebSocketsSansIOProtocol`` that ``write`` reads (the
-checks uvicorn makes before it writes a frame). pyproject.toml holds uvicorn to the minor
+checks uvicorn makes before it writes a frame), and the handshake's request and response
+that ``release_handshake`` drops. pyproject.toml holds uvicorn to the minor
 release tests/server/test_seams.py checked them on."""
 CONNECTION_SEAM = ("state", "extensions", "expect_continuation_frame")
 """Attributes of the ``websockets`` sans-I/O ``Protocol`` that ``write`` reads (the last
@@ -90,6 +91,14 @@ class DirectSocket:
             return False
         p.transport.write(frame)
         return True
+
+    def release_handshake(self) -> None:
+        """Drop uvicorn's references to the opening handshake's request and response
+        (their header objects: about 4 KB per socket, kept for the socket's life
+        otherwise) once the socket is accepted: uvicorn reads them only until then."""
+        p = self.proto
+        if p.handshake_complete and p.initial_response is None:
+            p.request = p.response = None
 
     def abort(self) -> None:
         """Drop the connection at once, unsent bytes and all (a TCP reset): for a client

@@ -32,15 +32,18 @@ SPECTATOR_CHUNK = 256
 
 
 class Delta:
-    """One event for every viewer class: ``dicts[key]`` is the delta message for a class
-    (``key`` is a seat, or ``None`` for spectators; a seat without an entry gets the
-    spectators' message, and games whose viewers all see the same have only ``None``).
-    A message of ``None`` means that class is sent nothing for this event (the game's
-    projection was ``None``). Frames are encoded lazily, once per class and encoding."""
+    """The stored events ``first … seq`` (one append: an action's events) for every viewer
+    class: ``dicts[key]`` is the ``deltas`` message for a class (``key`` is a seat, or
+    ``None`` for spectators; a seat without an entry gets the spectators' message, and
+    games whose viewers all see the same have only ``None``). A message of ``None`` means
+    that class is sent nothing for these events (the game projected each as ``None``).
+    Frames are encoded lazily, once per class and encoding."""
 
-    __slots__ = ("_frames", "_prepared", "dicts", "seq")
+    __slots__ = ("_frames", "_prepared", "dicts", "first", "seq")
 
-    def __init__(self, seq: int, dicts: dict[int | None, dict[str, Any] | None]) -> None:
+    def __init__(self, first: int, seq: int,
+                 dicts: dict[int | None, dict[str, Any] | None]) -> None:
+        self.first = first
         self.seq = seq
         self.dicts = dicts
         self._frames: dict[tuple[int | None, bool], Frame] = {}
@@ -140,7 +143,9 @@ class Connection:
         self.seat: int | None = None
         self.token_hash = ""
         self.seq = -1
-        self.outbox: deque[Frame] = deque()
+        # Made only when a frame has to wait (an idle socket holds no deque: docs/
+        # benchmarks.md, "memory per idle connection").
+        self.outbox: deque[Frame] | None = None
         self.writer: asyncio.Task[None] | None = None
         self.tokens = float(rate_burst)
         self.touched = time.monotonic()
@@ -176,6 +181,8 @@ class Connection:
         if self.writer is None and not self.outbox:
             self._send_now(frame)
             return
+        if self.outbox is None:
+            self.outbox = deque()
         if len(self.outbox) >= self.limit:
             self.shut(1008, "too slow: reconnect with last_seq", flush=False)
             return
@@ -198,7 +205,7 @@ class Connection:
             return
         except Exception:  # the socket went away; the endpoint cleans up
             self.closed = True
-            self.outbox.clear()
+            self.outbox = None
             return
         self.writer = asyncio.get_running_loop().create_task(
             self._drain(_Started(sending, waiting_on)))
@@ -215,9 +222,11 @@ class Connection:
                 await self.send_cb(self.outbox.popleft())
         except Exception:  # the socket went away; the endpoint cleans up
             self.closed = True
-            self.outbox.clear()
+            self.outbox = None
         finally:
             self.writer = None
+            if not self.outbox:
+                self.outbox = None
 
     def shut(self, code: int, reason: str, flush: bool = True) -> None:
         """Close the socket (in the background) with ``code``, after the frames already
@@ -226,7 +235,7 @@ class Connection:
             return
         self.closed = True
         if not flush:
-            self.outbox.clear()
+            self.outbox = None
         self.closing = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
@@ -349,15 +358,16 @@ class Room:
         """Hand consecutive deltas to every socket that has seen the one before them (a
         socket welcomed later skips those its welcome covered): players first, then
         spectators in chunks that yield to the event loop."""
-        first = batch[0].seq
         joined: dict[tuple[int | None, bool, int], tuple[list[Frame], bytes]] = {}
         delivered = direct = 0
 
         def deliver(conn: Connection, key: int | None) -> None:
             nonlocal delivered, direct
-            start = conn.seq + 1 - first
-            if not 0 <= start < len(batch):
-                return
+            start = 0
+            while start < len(batch) and batch[start].seq <= conn.seq:
+                start += 1
+            if start == len(batch) or batch[start].first != conn.seq + 1:
+                return  # nothing new, or not the delta after the socket's seq
             got = joined.get((key, conn.binary, start))
             if got is None:
                 prepared = [p for d in batch[start:]

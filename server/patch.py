@@ -7,14 +7,18 @@ a changed one a ``replace`` of that value (``DEPTH`` levels down at most).
 
 Patches stop ``DEPTH`` levels down on purpose: a full deep diff (``jsonpatch.make_patch``)
 cost 1.2 ms per view of a 4-player table on the machine of docs/benchmarks.md (this
-takes microseconds), and a changed value down there is small (a player, a pile). The
-first patch of a viewer replaces the whole document (path ``""``), so folding the patches
-1…k of a viewer from any document gives its view at k (the replay viewer relies on it).
+takes microseconds), and a changed value down there is small (a row of cards, a count).
+A list that grew or shrank is patched at its ends when little changed (a card taken from
+the display, cards revealed into it: a ``remove`` and two ``add``s, not the whole list).
+The first patch of a viewer replaces the whole document (path ``""``), so folding the
+patches 1…k of a viewer from any document gives its view at k (the replay viewer relies
+on it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from difflib import SequenceMatcher
 from typing import Any
 
 
@@ -29,10 +33,13 @@ def whole(view: Any) -> list[dict[str, Any]]:
     return [{"op": "replace", "path": "", "value": view}]
 
 
-DEPTH = 2
-"""Levels a patch descends into before it replaces a value whole: ``/players/2`` rather
-than ``/players``, so when one player's public holdings change every viewer who cannot
-see that player's hand gets the same patch (and the same frame) as the spectators."""
+DEPTH = 4
+"""Levels a patch descends into before it replaces a value whole: ``/players/2/rows/red``
+rather than ``/players/2``. Below a player's entry the ops of the viewers who cannot see
+that player's hand are still the spectators' ops, so they share the spectators' frame."""
+
+LIST_OPS = 4
+"""At most this many element ops patch a list whose length changed; more: the list whole."""
 
 
 def diff(before: Any, after: Any) -> list[dict[str, Any]]:
@@ -58,19 +65,52 @@ def _diff(before: Any, after: Any, path: str, depth: int, ops: list[dict[str, An
                 ops.append({"op": "add", "path": where, "value": value})
             elif before[k] != value:
                 _changed(before[k], value, where, depth, ops)
-    elif (isinstance(before, list) and isinstance(after, list)
-          and len(before) == len(after)):
-        for i, (old, new) in enumerate(zip(before, after, strict=True)):
-            if old != new:
-                _changed(old, new, f"{path}/{i}", depth, ops)
+    elif isinstance(before, list) and isinstance(after, list):
+        if len(before) == len(after) and not _scalars(before, after):
+            for i, (old, new) in enumerate(zip(before, after, strict=True)):
+                if old != new:
+                    _changed(old, new, f"{path}/{i}", depth, ops)
+        else:
+            ops.extend(_edits(before, after, path))
     else:
         ops.append({"op": "replace", "path": path, "value": after})
 
 
+def _scalars(before: list[Any], after: list[Any]) -> bool:
+    return all(type(x) in (str, int) for x in before) and all(
+        type(x) in (str, int) for x in after)
+
+
+def _edits(before: list[Any], after: list[Any], path: str) -> list[dict[str, Any]]:
+    """Element ops turning the list ``before`` into ``after`` (``difflib``'s matching
+    blocks: a card taken out of the display and one revealed at its end are a ``remove``
+    and an ``add``), if at most ``LIST_OPS`` of them do it; else the list whole. Ops run
+    from the list's end, so each index is the one in ``before``."""
+    whole_list = [{"op": "replace", "path": path, "value": after}]
+    if not _scalars(before, after):
+        return whole_list
+    ops: list[dict[str, Any]] = []
+    matcher = SequenceMatcher(None, before, after, autojunk=False)
+    for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):
+        if tag == "equal":
+            continue
+        common = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        ops.extend({"op": "replace", "path": f"{path}/{i1 + k}", "value": after[j1 + k]}
+                   for k in range(common))
+        ops.extend({"op": "remove", "path": f"{path}/{i1 + common}"}
+                   for _ in range(i2 - i1 - common))
+        at = i1 + common
+        ops.extend({"op": "add", "path": f"{path}/{at + k}", "value": after[j1 + common + k]}
+                   for k in range(j2 - j1 - common))
+        if len(ops) > LIST_OPS:
+            return whole_list
+    return ops
+
+
 def _changed(old: Any, new: Any, path: str, depth: int, ops: list[dict[str, Any]]) -> None:
-    if depth > 1 and ((isinstance(old, Mapping) and isinstance(new, Mapping))
-                      or (isinstance(old, list) and isinstance(new, list)
-                      and len(old) == len(new))):
+    lists = isinstance(old, list) and isinstance(new, list)
+    if ((lists and (depth > 1 or _scalars(old, new)))
+            or (depth > 1 and isinstance(old, Mapping) and isinstance(new, Mapping))):
         _diff(old, new, path, depth - 1, ops)
     else:
         ops.append({"op": "replace", "path": path, "value": new})

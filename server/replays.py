@@ -89,10 +89,11 @@ def stored_deltas(game_name: str, seats: int, entries: list[dict[str, Any]],
 
 def catch_up(game_name: str, seats: int, entries: list[dict[str, Any]], after: int,
              viewer: int | None) -> Answer:
-    """The delta messages ``viewer`` (a seat, ``None``: a spectator) missed after seq
-    ``after`` of the stored ``entries`` (from seq 1), identical to the live ones, as
-    ``(200, msgpack of the list of messages)``: a reconnect's catch-up beyond the ring
-    (server/ws.py ``welcome``). Pure; runs in a worker."""
+    """What ``viewer`` (a seat, ``None``: a spectator) missed after seq ``after`` of the
+    stored ``entries`` (from seq 1) as one ``deltas`` message (all the events, as live,
+    and one patch from its view at ``after``), as ``(200, msgpack of the list of
+    messages)`` (empty: nothing missed, or nothing it may see): a reconnect's catch-up
+    beyond the ring (server/ws.py ``welcome``). Pure; runs in a worker."""
     import msgpack
 
     from engine import get_game, seat_control
@@ -102,8 +103,8 @@ def catch_up(game_name: str, seats: int, entries: list[dict[str, Any]], after: i
     keys = [k for k in viewer_keys(game, seats) if k is None or k == viewer]
     events = [seat_control.decode(game.events, e["e"]) for e in entries]
     built = replay_deltas(game, keys, events, [e["h"] for e in entries],
-                          min(after, len(entries)))
-    return 200, msgpack.packb([d.dicts.get(viewer, d.dicts[None]) for d in built],
+                          min(after, len(entries)), ends=())
+    return 200, msgpack.packb([m for d in built if (m := d.message(viewer)) is not None],
                               use_bin_type=True)
 
 

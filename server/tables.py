@@ -20,7 +20,7 @@ import json
 import secrets
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Container
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -99,9 +99,13 @@ def bases(game: Game, keys: list[int | None], events: list[Message], state: Any
 
 
 def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
-                  heads: list[str], after: int = 0) -> list[Delta]:
+                  heads: list[str], after: int = 0, ends: Container[int] | None = None
+                  ) -> list[Delta]:
     """The deltas of ``events`` after seq ``after``, computed exactly as live (``heads``:
-    the chain head after each event, or '' each when unknown)."""
+    the chain head after each event, or '' each when unknown): one per event, or with
+    ``ends`` one per run of events ending at a seq in ``ends`` or at the last event (the
+    appends as live: the seqs acks named; ``()``: one delta for all of them, a
+    reconnect's catch-up)."""
     shadow = LiveTable.__new__(LiveTable)
     shadow.game, shadow.keys = game, keys
     shadow.state = game.initial_state()
@@ -111,11 +115,16 @@ def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
         shadow.seq += 1
     shadow.views, shadow.last = bases(game, keys, events[:after], shadow.state)
     out = []
+    done: list[tuple[int, str, Message]] = []
     for event, head in zip(events[after:], heads[after:], strict=True):
         shadow.state = evolve(game, shadow.state, event)
         shadow.seq += 1
-        shadow.head = bytes.fromhex(head)
-        out.append(shadow._delta(event))
+        done.append((shadow.seq, head, event))
+        if ends is None or shadow.seq in ends:
+            out.append(shadow._delta(done))
+            done = []
+    if done:
+        out.append(shadow._delta(done))
     return out
 
 
@@ -217,13 +226,15 @@ class LiveTable:
         fresh = entries[self.seq + 1 - first_seq:]
         if not fresh:
             return True
-        controlled = False
+        folded = []
         for entry in fresh:
             event = self._fold(entry)
-            controlled = controlled or seat_control.is_control(event)
-            delta = self._delta(event)
-            self.ring.append(delta)
-            self.room.publish("delta", delta)
+            folded.append((self.seq, entry["h"], event))
+        controlled = any(seat_control.is_control(event) for _, _, event in folded)
+        # One delta for the append (an action's events): one frame per viewer.
+        delta = self._delta(folded)
+        self.ring.append(delta)
+        self.room.publish("delta", delta)
         self.meta.seq, self.meta.head = self.seq, self.head.hex()
         if self.tc.clocked and any("c" in e for e in fresh):
             self.room.publish("message", self.clock_message())
@@ -274,34 +285,34 @@ class LiveTable:
         """The server's clock in ms (replaced by ``Tables`` with the service's clock)."""
         return int(time.time() * 1000)
 
-    def _delta(self, event: Message) -> Delta:
-        """The delta of ``event`` for every viewer class: its projection and an RFC 6902
-        patch (``server.patch``) from the view that class was last sent. A ``None``
-        projection sends that class nothing (its message is ``None``) and keeps its last
-        view, so its next patch covers both changes; that next delta then names the seq
-        of the class's previous delta in ``prev`` (a client checks it instead of
-        ``seq - 1``). A seat whose message equals the spectators' shares their frame."""
+    def _delta(self, events: list[tuple[int, str, Message]]) -> Delta:
+        """The delta of consecutive stored events (``(seq, head, event)``: one append) for
+        every viewer class: the events as it sees them (``project``) with their seqs and
+        chain heads, and one RFC 6902 patch (``server.patch``) from the view that class
+        was last sent to its view now. Events projected as ``None`` are left out; a class
+        that sees none of them gets nothing (its message is ``None``) and keeps its last
+        view, so its next patch covers both. ``prev`` is the seq of the class's previous
+        delta: the view its patch applies to. A seat whose message equals the spectators'
+        shares their frame."""
         dicts: dict[int | None, dict[str, Any] | None] = {}
-        head = self.head.hex()
-        seq = self.seq
+        seq = events[-1][0]
         for k in self.keys:
-            projected = project(self.game, event, k)
-            if projected is None:
+            shown = [{"seq": n, "event": projected, "head": head} for n, head, event in events
+                     if (projected := project(self.game, event, k)) is not None]
+            if not shown:
                 dicts[k] = None
                 continue
             view = self.game.view(self.state, k)
             # A class's first delta patches the whole document: folding patches 1…k from
             # any document gives the view at k (the replay viewer relies on it).
             last = self.last.get(k, 0)
-            msg = {"t": "delta", "seq": seq, "event": projected,
-                   "patch": diff(self.views.get(k) if last else None, view), "head": head}
-            if last != seq - 1:
-                msg["prev"] = last
+            msg = {"t": "deltas", "seq": seq, "prev": last, "events": shown,
+                   "patch": diff(self.views.get(k) if last else None, view)}
             self.views[k], self.last[k] = view, seq
             if k is not None and None in dicts and msg == dicts[None]:
                 continue  # same as the spectators': share their frame
             dicts[k] = msg
-        return Delta(seq, dicts)
+        return Delta(events[0][0], seq, dicts)
 
     def _after_change(self) -> None:
         for seat in self.game.to_move(self.state):
@@ -346,12 +357,14 @@ class LiveTable:
     # ---- deltas for a reconnect ----------------------------------------------------------
 
     def recent(self, after: int) -> list[Delta] | None:
-        """The deltas after seq ``after`` from the ring, or ``None`` if it lacks some."""
+        """The deltas after seq ``after`` from the ring, or ``None`` if it lacks some or
+        ``after`` falls inside one (a client only ever holds the seq a delta ends at)."""
         if after >= self.seq:
             return []
-        if not self.ring or self.ring[0].seq > after + 1:
+        found = [d for d in self.ring if d.seq > after]
+        if not found or found[0].first != after + 1:
             return None
-        return [d for d in self.ring if d.seq > after]
+        return found
 
     def chain(self, events: list[Message], action: Message | None, first: int = 0
               ) -> tuple[list[dict[str, Any]], str]:

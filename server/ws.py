@@ -60,6 +60,9 @@ async def endpoint(ws: WebSocket) -> None:
     svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
     try:
         await ws.accept()
+        direct = DirectSocket.of(ws.scope.get(SCOPE_KEY))
+        if direct is not None:
+            direct.release_handshake()
         await _serve(ws, svc, addr)
     except WebSocketDisconnect:
         pass
@@ -104,10 +107,7 @@ async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
         await ws.close(1008, "the first frame must be hello")
         return
     try:
-        # The private table's secret on its fresh meta (one HGETALL) before any replay:
-        # a refusal takes as long as an unknown id's.
-        meta = await svc.tables.peek(table_id, fresh=True)
-        if meta is None or not roles.may_see(meta, hello.token, hello.key):
+        if not await _may_see(svc, table_id, hello):
             await ws.close(4004, "no such table")
             return
         table = await svc.tables.get(table_id, watch=True)
@@ -123,6 +123,14 @@ async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
         # Whatever happened (a refused token too), the table must not stay cached and
         # subscribed for a socket that is gone.
         svc.tables.spawn(svc.tables.unwatch(table))
+
+
+async def _may_see(svc: Any, table_id: str, hello: protocol.Hello) -> bool:
+    """The private table's secret on its fresh meta (one HGETALL) before any replay: a
+    refusal takes as long as an unknown id's. (A function of its own, so the socket's
+    coroutine does not keep that meta for its whole life.)"""
+    meta = await svc.tables.peek(table_id, fresh=True)
+    return meta is not None and roles.may_see(meta, hello.token, hello.key)
 
 
 async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: protocol.Hello,
@@ -195,6 +203,29 @@ async def _finish_close(ws: WebSocket, conn: Connection) -> None:
     drain.cancel()
 
 
+class TableSockets:
+    """ASGI middleware: a websocket of ``/ws/tables/{id}`` goes straight to ``endpoint``,
+    past the router and exception layers of Starlette (whose coroutine frames each idle
+    socket would otherwise keep for its whole life: about 5 KB, docs/benchmarks.md);
+    anything else goes on to the app. The endpoint catches what it expects itself; an
+    exception escaping it closes the socket with 1011 (uvicorn), as under the router."""
+
+    PREFIX = "/ws/tables/"
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "websocket" and path.startswith(self.PREFIX):
+            table_id = path[len(self.PREFIX):]
+            if table_id and "/" not in table_id:
+                scope["path_params"] = {"id": table_id}
+                await endpoint(WebSocket(scope, receive, send))
+                return
+        await self.app(scope, receive, send)
+
+
 def _raw(frame: protocol.Frame) -> dict[str, Any]:
     if isinstance(frame, bytes):
         return {"type": "websocket.send", "bytes": frame}
@@ -212,7 +243,8 @@ REBUILD_TRIES = 3
 async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | None) -> None:
     """Send ``welcome`` and the deltas ``conn`` misses, then deliver to it live.
 
-    Missed deltas older than the table's ring are rebuilt from the stored entries, if
+    Missed deltas older than the table's ring (or a ``last_seq`` inside one of its
+    deltas) are rebuilt as one delta (one frame) from the stored entries, if
     those are still the stream the table cached, through ``svc.replays`` (in the process
     pool, cached by table, seq, head, ``last_seq`` and seat, and rate limited per
     address like ``GET …/deltas``): a few dozen stale ``hello`` frames used to replay the
@@ -252,8 +284,8 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
                     continue
                 ckey = conn.seat if conn.seat is not None else None
                 rebuilt = svc.replays.recall(key) or svc.replays.remember(key, [
-                    Delta(last_seq + i + 1, {ckey: m}) for i, m in enumerate(
-                        msgpack.unpackb(packed, raw=False, strict_map_key=False))])
+                    Delta(last_seq + 1, seq, {ckey: m}) for m in
+                    msgpack.unpackb(packed, raw=False, strict_map_key=False)])
                 deltas = rest
                 break
             # Redis holds less than the table cached, or another stream.

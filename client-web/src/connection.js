@@ -8,7 +8,7 @@ const MAX_DELAY_MS = 10000;
 
 /**
  * Emits (as `CustomEvent`s with `detail`): `status` {state, retryIn}, `welcome`, `delta`
- * {delta, view}, `view` (after every change of the view), `prompt`, `table`, `ack`,
+ * {delta, events, view} (one `deltas` frame: its events, and the view after them), `view` (after every change of the view), `prompt`, `table`, `ack`,
  * `clock`, `presence` (the messages; also kept in `this.clock`/`this.presence`),
  * `error` (server error message), `seat_lost`, `chat` and `chat_history` (the messages).
  */
@@ -163,14 +163,16 @@ export class TableConnection extends EventTarget {
         this.emit("view", { view: this.view, full: true });
         break;
       }
-      case "delta": {
+      case "deltas": {
+        // One frame per append (an action's events): the events with their seqs and
+        // chain heads, and one patch from the view at `prev` to the view at `seq`.
         if (this.syncing) return;
         if (msg.seq <= this.seq) return; // already applied (e.g. two sockets' overlap)
         if (!follows(msg, this.seq)) { this.resync(); return; }
         this.view = patched(this.view, msg.patch);
         this.seq = msg.seq;
         if (this.prompt && this.prompt.seq < this.seq) this.prompt = null;
-        this.emit("delta", { delta: msg, view: this.view });
+        this.emit("delta", { delta: msg, events: msg.events, view: this.view });
         this.emit("view", { view: this.view, full: false });
         break;
       }

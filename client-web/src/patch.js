@@ -8,8 +8,8 @@ export function patched(view, patch) {
   return applyPatch(view == null ? {} : view, patch, true, false).newDocument;
 }
 
-/** True when a delta follows the last seq this client has (`prev`: the seq of the delta
- *  before it for this viewer, given when events in between were not for this viewer). */
+/** True when a `deltas` frame follows the last seq this client has: its `prev` (the seq
+ *  of this viewer's previous frame, whose view the patch applies to) is that seq. */
 export function follows(msg, seq) {
-  return msg.prev === undefined ? msg.seq === seq + 1 : msg.prev <= seq && msg.seq > seq;
+  return msg.prev === seq;
 }

@@ -16,6 +16,12 @@ import { notFoundPage } from "./notfound.js";
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const TURN_MS = 1500; // one turn per this at 1x
 
+/** The `deltas` frames of `GET …/deltas` or `POST /api/replay` (one event each) as one
+ *  step per event: `{seq, event, head, patch}`; a frame's patch goes with its last event. */
+export function perEvent(frames) {
+  return frames.flatMap((f) => f.events.map((e, i) => ({ ...e, patch: i === f.events.length - 1 ? f.patch : [] })));
+}
+
 /** Fold the patches of `deltas` (seq 1…n): `views[k]` is the view after seq k, `views[0]` null. */
 export function foldViews(deltas) {
   const views = [null];
@@ -249,8 +255,9 @@ export function replayPage(root, id) {
     renderControls();
   }
 
-  function load(deltas, title, seats = null) {
+  function load(frames, title, seats = null) {
     pause();
+    const deltas = perEvent(frames);
     st.deltas = deltas;
     st.views = foldViews(deltas);
     st.turns = turnSteps(st.views);

@@ -604,15 +604,19 @@ export function tablePage(root, id) {
   }
   conn.addEventListener("presence", () => renderOwner()); // a seat became gone, or came back
   conn.addEventListener("delta", (e) => {
-    const { delta, view } = e.detail;
+    // One step per frame (an action's events together): paced as the move it carries.
+    const { delta, events, view } = e.detail;
     if (view && view.current_seat !== mySeat()) st.turnTold = false;
-    pacer.push({ seq: delta.seq, event: delta.event, view });
+    const evs = events.map((x) => x.event);
+    const move = evs.find((x) => game().isMove(x)) || evs[evs.length - 1] || null;
+    pacer.push({ seq: delta.seq, event: move, events, view });
   });
   conn.addEventListener("view", (e) => { if (e.detail.full) pacer.reset(conn.view, conn.seq); });
   /** Draw one step of the pacer: a delta's view (with its event), or a full view. */
   let prevView = null;
   function showStep(step) {
-    shownLog.push([step.seq, Math.round(performance.now())]);
+    const shownAt = Math.round(performance.now());
+    for (const x of step.events || [step]) shownLog.push([x.seq, shownAt]);
     if (shownLog.length > 2000) shownLog.splice(0, 1000);
     st.prev = step.event ? prevView : null;
     if (started(prevView) && prevView.phase !== "ended" && started(step.view) && step.view.phase === "ended") st.endedLive = true;
@@ -620,8 +624,8 @@ export function tablePage(root, id) {
     if (!step.event) st.lastMove = null;
     else if (game().isMove(step.event)) st.lastMove = step.event;
     if (step.event) {
-      appendLog(step.seq, step.event);
-      if (step.seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); renderSeats(); }
+      for (const x of step.events || [{ seq: step.seq, event: step.event }]) appendLog(x.seq, x.event);
+      if ((step.events || [step])[0].seq === 1) { logPanel.hidden = false; renderTop(); renderEnd(); renderSeats(); }
     }
     if (started(step.view)) {
       scheduleBoard(!!step.event);

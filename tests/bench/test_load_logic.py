@@ -67,6 +67,16 @@ def test_seq_tracker_counts_duplicates_and_gaps() -> None:
     assert (t.gaps, t.duplicates, t.last) == (1, 2, 5)
 
 
+def test_seq_tracker_follows_frames_of_several_events() -> None:
+    t = SeqTracker()
+    t.welcome(3)
+    assert t.see(6, prev=3)  # an action's events 4, 5, 6 in one frame
+    assert t.see(7, prev=6)
+    assert not t.see(7, prev=6)  # duplicate
+    assert t.see(12, prev=9)  # gap: 8 and 9 never came
+    assert (t.gaps, t.duplicates, t.last) == (1, 1, 12)
+
+
 def test_seq_tracker_welcome_resets_the_base() -> None:
     t = SeqTracker()
     t.welcome(10)

@@ -37,9 +37,9 @@ async def test_the_host_cannot_take_a_present_rivals_turn(server):
         r = await lobby.http.post(f"/api/tables/{tid}/seats/1/bot", json={"kind": "random"},
                                   headers={"Authorization": f"Bearer {host}"})
         await asyncio.sleep(0.5)
-        ben_moves_by_bot = [f for f in ben.frames if f["t"] == "delta"
-                            and f["event"].get("seat") == 1
-                            and f["event"]["type"] != "seat_controller_changed"]
+        ben_moves_by_bot = [e for f in ben.frames if f["t"] == "deltas" for e in f["events"]
+                            if e["event"].get("seat") == 1
+                            and e["event"]["type"] != "seat_controller_changed"]
     finally:
         await host_sock.close()
         await ben.close()

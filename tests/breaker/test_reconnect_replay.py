@@ -38,7 +38,7 @@ async def test_stale_hellos_do_not_stall_the_event_loop(fresh_server):
             # replay rate of the address, by a full resync (a welcome with the view at
             # the last seq; docs/protocol.md §2). The test first waited for the deltas
             # only; a full view is the documented answer of an overloaded service.
-            await s.wait(lambda f: (f["t"] == "delta" and f["seq"] == seq)
+            await s.wait(lambda f: (f["t"] == "deltas" and f["seq"] == seq)
                          or (f["t"] == "welcome" and f["seq"] == seq
                              and f["view"] is not None), timeout=120)
 

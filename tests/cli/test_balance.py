@@ -28,7 +28,7 @@ from server import store as st
 from server.redis_client import connect_sync
 from server.redis_embedded import free_port
 from tests.conftest import ROOT, TEST_ENV
-from tests.server.client import Lobby, Player
+from tests.server.client import Lobby, Player, events_of
 from tests.trust.chaos import Spectator, check_against_record, verify_record
 
 PROCESSES = 3
@@ -217,10 +217,11 @@ async def test_clients_of_a_killed_process_continue_through_the_balancer(
                     key = roles.act_key(seat, ack["id"], by_bot=False)
                     assert acts.get(key) == ack["seq"], (seat, ack)
                 # the player's deltas: consecutive, and the spectator's at each seq
-                seqs = [d["seq"] for d in player.deltas]
+                mine = events_of(player.deltas)
+                seqs = [e["seq"] for e in mine]
                 assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
-                seen = {d["seq"]: d for d in spectator.deltas}
-                assert all(seen.get(d["seq"], d) == d for d in player.deltas)
+                seen = {e["seq"]: e for e in spectator.deltas}  # its events
+                assert all(seen.get(e["seq"], e) == e for e in mine)
                 assert seqs[-1] == max(seen)  # both saw the game to its end
     finally:
         r.close()

@@ -102,7 +102,8 @@ def api(web: ServerProcess, method: str, path: str, **kw: object) -> object:
 
 
 def fold(deltas: list[dict], upto: int) -> dict:
-    """The view after seq ``upto``: the RFC 6902 patches of seq 1…upto applied in turn."""
+    """The view after seq ``upto``: the RFC 6902 patches of the ``deltas`` frames of
+    ``GET …/deltas`` (one event each) of seq 1…upto applied in turn."""
     view: dict = {}
     for d in deltas:
         if d["seq"] > upto:

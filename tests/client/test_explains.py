@@ -130,7 +130,8 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
         }""")
         if state["seq"] > 1 and turns > 0 and state["step"] == "buy":
             deltas = api(web, "GET", f"/api/tables/{table_id}/deltas")["deltas"]
-            moves = [d["event"] for d in deltas[:state["seq"]] if d["event"]["type"] in MOVES]
+            events = [d["events"][0]["event"] for d in deltas[:state["seq"]]]  # one each
+            moves = [e for e in events if e["type"] in MOVES]
             g.last_moves.append((moves[-1], last[0], last[1]))
         ships = [i for i in ids if "-ship-" in i and not i.startswith("act-place")]
         plain = [i for i in ids if not i.startswith("act-sell")]
@@ -196,8 +197,9 @@ def test_bot_moves_are_paced_and_the_last_move_is_highlighted(played, web: Serve
     deltas = api(web, "GET", f"/api/tables/{played.table_id}/deltas")["deltas"]
     log = played.page.evaluate("() => window.__einauge.shownLog()")
     at = {seq: ms for seq, ms in log}
-    bot_moves = [d["seq"] for d in deltas
-                 if d["event"]["type"] in MOVES and d["event"].get("seat") == 1]
+    events = [e for d in deltas for e in d["events"]]  # one per frame there
+    bot_moves = [e["seq"] for e in events
+                 if e["event"]["type"] in MOVES and e["event"].get("seat") == 1]
     gaps = [at[b] - at[a] for a, b in itertools.pairwise(bot_moves)
             if a in at and b in at and b - a <= 3]
     assert len(gaps) >= 5

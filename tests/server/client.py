@@ -213,7 +213,12 @@ class Socket:
         return self.close_code
 
     def deltas(self) -> list[dict[str, Any]]:
-        return [f for f in self.frames if f.get("t") == "delta"]
+        """The ``deltas`` frames received (one per append: an action's events)."""
+        return [f for f in self.frames if f.get("t") == "deltas"]
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every event of the ``deltas`` frames received: ``{"seq", "event", "head"}``."""
+        return events_of(self.deltas())
 
     def chats(self, channel: str | None = None) -> list[dict[str, Any]]:
         """The live chat messages received, optionally of one chat channel."""
@@ -228,7 +233,25 @@ class Socket:
 
 
 def ended(frame: dict[str, Any]) -> bool:
-    return frame.get("t") == "delta" and frame["event"]["type"] == "game_ended"
+    """A ``deltas`` frame that carries the game's end."""
+    return frame.get("t") == "deltas" and any(
+        e["event"]["type"] == "game_ended" for e in frame["events"])
+
+
+def events_of(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events of ``deltas`` frames in order: ``{"seq", "event", "head"}`` each."""
+    return [e for f in frames for e in f["events"]]
+
+
+def has_event(frame: dict[str, Any], pred: Any) -> bool:
+    """A ``deltas`` frame with an event (its ``{"seq", "event", "head"}``) for which
+    ``pred`` holds."""
+    return frame.get("t") == "deltas" and any(pred(e) for e in frame["events"])
+
+
+def reaches(frame: dict[str, Any], seq: int) -> bool:
+    """A ``deltas`` frame that brings its viewer to ``seq`` or beyond."""
+    return frame.get("t") == "deltas" and frame["seq"] >= seq
 
 
 def apply_deltas(view: dict[str, Any] | None, deltas: list[dict[str, Any]]) -> dict[str, Any]:
@@ -238,6 +261,30 @@ def apply_deltas(view: dict[str, Any] | None, deltas: list[dict[str, Any]]) -> d
     for d in deltas:
         doc = jsonpatch.apply_patch(doc, d["patch"])
     return doc
+
+
+def unheaded(frame: dict[str, Any]) -> dict[str, Any]:
+    """A ``deltas`` frame with empty chain heads, as a replay of a record (which stores
+    none) computes it."""
+    return {**frame, "events": [{**e, "head": ""} for e in frame["events"]]}
+
+
+def assert_same_history(per_event: list[dict[str, Any]], live: list[dict[str, Any]],
+                        start: dict[str, Any] | None = None) -> None:
+    """The one-event ``deltas`` frames of ``GET …/deltas`` (or a replay) tell what the
+    live frames told (one per append): the same events with the same seqs and heads, and
+    folded up to each live frame's seq, the same view as the live frames folded."""
+    assert events_of(per_event) == events_of(live)
+    assert all(len(f["events"]) == 1 for f in per_event)
+    ends = {f["seq"]: i for i, f in enumerate(live)}
+    doc: Any = copy.deepcopy(start) if start is not None else {}
+    folded: Any = copy.deepcopy(start) if start is not None else {}
+    for f in per_event:
+        doc = jsonpatch.apply_patch(doc, f["patch"])
+        if f["seq"] in ends:
+            folded = jsonpatch.apply_patch(folded, live[ends[f["seq"]]]["patch"])
+            assert doc == folded, f["seq"]
+    assert not live or live[-1]["seq"] == per_event[-1]["seq"]
 
 
 class Player:
@@ -287,11 +334,12 @@ class Player:
             if t == "welcome":
                 if m["view"] is not None:
                     self.seq = m["seq"]
-            elif t == "delta":
-                assert self.seq is not None and m["seq"] == self.seq + 1, (self.seq, m["seq"])
+            elif t == "deltas":
+                assert self.seq is not None and m["prev"] == self.seq, (self.seq, m["prev"])
+                assert [e["seq"] for e in m["events"]] == list(range(self.seq + 1, m["seq"] + 1))
                 self.seq = m["seq"]
                 self.deltas.append(m)
-                if m["event"]["type"] == "game_ended":
+                if ended(m):
                     self.done = True
                     return
             elif t == "prompt":
@@ -363,7 +411,7 @@ class Seats:
             return await asyncio.wait_for(find(), 30)
         except TimeoutError:
             tails = [[(f["t"], f.get("seq"), f.get("id"), f.get("code"),
-                       (f.get("event") or {}).get("type")) for f in s.frames[-6:]]
+                       [e["event"]["type"] for e in f.get("events", ())]) for f in s.frames[-6:]]
                      for s in self.sockets]
             raise AssertionError(f"no prompt to answer; last frames: {tails}") from None
 
@@ -372,7 +420,7 @@ def current_seq(s: Socket) -> int:
     """The seq a socket's client has reached (its welcome, then its deltas)."""
     seq = 0
     for f in s.frames:
-        if f["t"] in ("welcome", "delta"):
+        if f["t"] in ("welcome", "deltas"):
             seq = f["seq"]
     return seq
 

@@ -10,7 +10,7 @@ import pytest
 
 from engine.verify import verify_record
 from tests.conftest import ServerProcess
-from tests.server.client import ClockFile, Lobby, Socket
+from tests.server.client import ClockFile, Lobby, Socket, events_of, has_event
 
 
 def states(frame: dict) -> list[str]:
@@ -76,10 +76,11 @@ async def test_presence_spans_processes_and_a_dead_process_lapses(redis_url, clo
         r = await Lobby(b.url).seat_call(tid, "seats/0/claim", tokens[1])
         assert r.status_code == 200, r.text
         assert r.json()["seats"][0]["kind"] == "bot"
-        delta = await ben_b.wait(lambda f: f["t"] == "delta"
-                                 and f["event"]["type"] == "seat_controller_changed")
-        assert delta["event"] == {"type": "seat_controller_changed", "seat": 0, "by": "bot",
-                                  "reason": "abandoned", "bot": "greedy"}
+        frame = await ben_b.wait(lambda f: has_event(
+            f, lambda e: e["event"]["type"] == "seat_controller_changed"))
+        assert frame["events"][0]["event"] == {
+            "type": "seat_controller_changed", "seat": 0, "by": "bot",
+            "reason": "abandoned", "bot": "greedy"}
         # A second claim of the same seat changes nothing.
         r = await Lobby(b.url).seat_call(tid, "seats/0/claim", tokens[1])
         assert (r.status_code, r.json()["error"]["code"]) == (409, "not_a_player")
@@ -140,7 +141,8 @@ async def test_who_may_claim_resign_and_return(server):
     assert (r.status_code, r.json()["error"]["code"]) == (409, "ended")
     # The replay viewer's deltas show the changes too.
     deltas = (await lobby.get(f"/api/tables/{tid}/deltas")).json()["deltas"]
-    assert [d["event"]["type"] for d in deltas].count("seat_controller_changed") == 2
+    kinds = [e["event"]["type"] for e in events_of(deltas)]
+    assert kinds.count("seat_controller_changed") == 2
     replayed = (await lobby.http.post("/api/replay", json=record)).json()["deltas"]
-    assert [d["event"] for d in replayed] == [d["event"] for d in deltas]
+    assert [e["event"] for e in events_of(replayed)] == [e["event"] for e in events_of(deltas)]
     await lobby.close()

@@ -76,7 +76,7 @@ async def test_out_of_turn_and_illegal_actions_are_refused_and_change_nothing(ga
     ack = await mine.wait(lambda f: f["t"] == "ack")
     assert ack["id"] == "ok1" and ack["seq"] > before["seq"]
     for s in (*game["players"], spectator):
-        await s.wait(lambda f, seq=ack["seq"]: f["t"] == "delta" and f["seq"] == seq)
+        await s.wait(lambda f, seq=ack["seq"]: f["t"] == "deltas" and f["seq"] == seq)
 
 
 async def test_a_resent_action_id_gets_the_original_ack_and_is_applied_once(game):

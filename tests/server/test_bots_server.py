@@ -16,7 +16,7 @@ import redis
 from engine.verify import verify_record
 from server import store
 from tests.conftest import ServerProcess
-from tests.server.client import ClockFile, Lobby, Socket, ended
+from tests.server.client import ClockFile, Lobby, Socket, ended, has_event
 
 OWNER = "<the table's owner_token>"
 
@@ -127,7 +127,7 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(clocked
         await lobby.start(tid, owner)
 
         def both_bots_moved() -> bool:
-            return {0, 1} <= {d["event"].get("seat") for d in watcher.deltas()}
+            return {0, 1} <= {e["event"].get("seat") for e in watcher.events()}
 
         last_prompt = await play_until(person, both_bots_moved, rng)
         assert pool_workers(server.proc.pid), "the searches ran in a worker process"
@@ -225,8 +225,9 @@ async def test_a_persons_action_id_cannot_freeze_the_bot_that_takes_the_seat(ser
         # the replacement bot takes the seat at the same point.
         r = await lobby.seat_call(tid, "resign", token)
         assert r.status_code == 200, r.text
-        after = await watcher.wait(lambda f: f["t"] == "delta" and f["seq"] == 3, timeout=30)
-        assert after["event"].get("seat") == 0, "the bot made seat 0's move"
+        after = await watcher.wait(lambda f: has_event(f, lambda e: e["seq"] == 3), timeout=30)
+        third = next(e for e in after["events"] if e["seq"] == 3)
+        assert third["event"].get("seat") == 0, "the bot made seat 0's move"
         await watcher.wait(ended, timeout=120)
     finally:
         for s in socks:
@@ -288,7 +289,7 @@ async def test_stopping_the_server_after_searches_leaves_no_semaphore(redis_url,
             await post_bot(lobby, tid, seat, {"kind": "greedy"})
         watcher = await Socket(srv.ws_url, tid).connect()
         await lobby.start(tid, table["owner_token"])
-        await watcher.wait(lambda f: f["t"] == "delta" and f["event"].get("seat") == 1)
+        await watcher.wait(lambda f: has_event(f, lambda e: e["event"].get("seat") == 1))
         assert pool_workers(srv.proc.pid), "the greedy bots searched in worker processes"
         trackers = [p for p in psutil.Process(srv.proc.pid).children()
                     if "resource_tracker" in " ".join(p.cmdline())]

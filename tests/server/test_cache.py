@@ -85,7 +85,7 @@ async def test_a_running_game_nobody_watches_leaves_the_cache_and_resumes(fresh)
     seq = await seats.step(6)
     assert seq > 6
     first = sockets[0]
-    await first.wait(lambda f: f["t"] == "delta" and f["seq"] == seq)
+    await first.wait(lambda f: f["t"] == "deltas" and f["seq"] == seq)
     view = apply_deltas(dict(next(f for f in first.frames if f["t"] == "welcome")["view"]
                              or {}), first.deltas())
     for s in sockets:

@@ -12,7 +12,7 @@ import redis
 from engine.verify import verify_record
 from server import store
 from tests.conftest import RedisProcess, ServerProcess
-from tests.server.client import ClockFile, Lobby, Socket
+from tests.server.client import ClockFile, Lobby, Socket, ended, has_event
 
 FAST = {"kind": "live", "preset": "fast"}
 
@@ -141,8 +141,8 @@ async def test_timeouts_in_a_row_hand_the_seat_to_a_bot_and_the_log_keeps_them(r
             assert c["deadline"] is not None
             clock.reach(c["deadline"])
             n = len(entries)
-            await watcher.wait(lambda f, n=n: f["t"] == "delta" and f["seq"] > n
-                               and f["event"]["type"] == "seat_timed_out")
+            await watcher.wait(lambda f, n=n: has_event(
+                f, lambda x: x["seq"] > n and x["event"]["type"] == "seat_timed_out"))
         entries = stored(redis_url, tid)
         outs = [e["e"] for e in entries if e["e"]["type"] == "seat_timed_out"]
         change = next(e["e"] for e in entries if e["e"]["type"] == "seat_controller_changed")
@@ -151,8 +151,8 @@ async def test_timeouts_in_a_row_hand_the_seat_to_a_bot_and_the_log_keeps_them(r
         assert change == {"type": "seat_controller_changed", "seat": seat, "by": "bot",
                           "reason": "timeout", "bot": "greedy"}
         # Every socket heard it: the delta (for the log) and the new seats.
-        await watcher.wait(lambda f: f["t"] == "delta"
-                           and f["event"]["type"] == "seat_controller_changed")
+        await watcher.wait(lambda f: has_event(
+            f, lambda e: e["event"]["type"] == "seat_controller_changed"))
         await watcher.wait(lambda f: f["t"] == "table"
                            and f["table"]["seats"][seat]["kind"] == "bot")
         # The bot plays on without any clock; the other seat still times out.
@@ -170,8 +170,7 @@ async def test_timeouts_in_a_row_hand_the_seat_to_a_bot_and_the_log_keeps_them(r
             assert r.status_code == 200, r.text
         r = await lobby.seat_call(tid, "return", tokens[0])
         assert (r.status_code, r.json()["error"]["code"]) == (409, "resigned")
-        await watcher.wait(lambda f: f["t"] == "delta" and f["event"]["type"] == "game_ended",
-                           timeout=120)
+        await watcher.wait(ended, timeout=120)
         record = None
         for _ in range(100):
             r = await lobby.get(f"/api/tables/{tid}/record")
@@ -190,9 +189,9 @@ async def test_timeouts_in_a_row_hand_the_seat_to_a_bot_and_the_log_keeps_them(r
         # A record with a seat change dropped no longer chains to its head.
         forged = {**record, "seat_changes": record["seat_changes"][1:]}
         assert not verify_record(forged).ok
-        ended = (await lobby.get(f"/api/tables/{tid}")).json()
-        assert ended["seats"][0].get("resigned") and ended["seats"][1].get("resigned")
-        assert ended.get("winners", []) == []  # a resigned seat cannot win
+        final = (await lobby.get(f"/api/tables/{tid}")).json()
+        assert final["seats"][0].get("resigned") and final["seats"][1].get("resigned")
+        assert final.get("winners", []) == []  # a resigned seat cannot win
     finally:
         for s in socks:
             await s.close()

@@ -16,7 +16,7 @@ from websockets.protocol import Protocol, Side, State
 
 from server.direct import SCOPE_KEY, DirectSocket, RawSend, prepare
 from tests.conftest import ServerProcess
-from tests.server.client import Lobby, Socket, ended, in_process
+from tests.server.client import Lobby, Socket, ended, events_of, in_process
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 65_535, 65_536, 200_000])
@@ -115,8 +115,8 @@ async def test_a_watched_game_goes_out_as_prepared_frames(redis_url):
         for w in watchers:
             await w.wait(ended, timeout=60)
         binary, text = (w.deltas() for w in watchers)
-        assert binary == text and [d["seq"] for d in binary] == list(
-            range(binary[0]["seq"], binary[-1]["seq"] + 1))
+        seqs = [e["seq"] for e in events_of(binary)]
+        assert binary == text and seqs == list(range(seqs[0], seqs[-1] + 1))
         metrics = (await lobby.get("/metrics")).text
 
         def counter(name: str) -> float:

@@ -16,7 +16,7 @@ from server.meta import Seat, TableMeta
 from server.redis_client import connect_sync
 from tests.cluster import LocalCluster
 from tests.conftest import ServerProcess
-from tests.server.client import Lobby, Player, Socket, ended
+from tests.server.client import Lobby, Player, Socket, ended, events_of
 
 
 @pytest.fixture
@@ -67,12 +67,13 @@ async def test_acknowledged_actions_survive_a_killed_master(cluster, cluster_ser
         assert acts.get(roles.act_key(seat, aid, by_bot=False)) == seq, (seat, aid, seq)
     assert len(acts) == len(acked)  # every stored action was acknowledged exactly once
     deltas = spectator.deltas()
-    assert [d["seq"] for d in deltas] == list(range(1, stored + 1))
+    assert [e["seq"] for e in events_of(deltas)] == list(range(1, stored + 1))
     for p in players:  # each player applied every event after its welcome, in order
-        assert p.deltas == deltas[len(deltas) - len(p.deltas):]
+        got = events_of(p.deltas)
+        assert got == events_of(deltas)[len(events_of(deltas)) - len(got):]
     record = (await lobby.get(f"/api/tables/{tid}/record")).json()
     assert len(record["actions"]) == len(acked)
-    assert deltas[-1]["head"] == record["head"]
+    assert deltas[-1]["events"][-1]["head"] == record["head"]
     errors = [e for p in players for e in p.errors]
     assert set(errors) <= {"unavailable"}, errors
     print(f"\nfailover: master {port} killed at {len(before)} acks; replica promoted after "

@@ -20,8 +20,11 @@ def make_conn(seat: int | None, seq: int, got: list) -> Connection:
     return conn
 
 
-def delta(seq: int) -> Delta:
-    return Delta(seq, {None: {"t": "delta", "seq": seq, "event": {}, "patch": {}, "head": ""}})
+def delta(seq: int, first: int | None = None) -> Delta:
+    first = seq if first is None else first
+    return Delta(first, seq, {None: {"t": "deltas", "seq": seq, "prev": first - 1, "patch": [],
+                                     "events": [{"seq": n, "event": {}, "head": ""}
+                                                for n in range(first, seq + 1)]}})
 
 
 async def test_a_burst_of_deltas_reaches_each_socket_from_its_own_seq():
@@ -53,3 +56,16 @@ async def test_spectators_beyond_a_chunk_all_get_every_delta():
         await asyncio.sleep(0)  # the broadcaster may be part-way through a batch
     await room.task
     assert all(got == [1, 2, 3] for got in lists)
+
+
+async def test_an_append_of_several_events_is_one_frame_per_socket():
+    room = Room("t")
+    got: dict[str, list[int]] = {"player": [], "spectator": [], "inside": []}
+    room.add(make_conn(0, 4, got["player"]))
+    room.add(make_conn(None, 4, got["spectator"]))
+    room.add(make_conn(None, 5, got["inside"]))  # holds a seq inside the append: a gap
+    room.publish("delta", delta(7, first=5))  # events 5, 6, 7
+    room.publish("delta", delta(8))
+    await room.task
+    assert got["player"] == got["spectator"] == [7, 8]  # two frames, not four
+    assert got["inside"] == []

@@ -9,7 +9,15 @@ import subprocess
 import sys
 
 from tests.conftest import ROOT
-from tests.server.client import Lobby, Socket, apply_deltas, ended
+from tests.server.client import (
+    Lobby,
+    Socket,
+    apply_deltas,
+    assert_same_history,
+    ended,
+    events_of,
+    unheaded,
+)
 
 
 async def test_bot_game_watched_by_spectators_replays_from_its_record(server, tmp_path):
@@ -34,8 +42,10 @@ async def test_bot_game_watched_by_spectators_replays_from_its_record(server, tm
         await s.wait(ended, timeout=60)
 
     sequences = [s.deltas() for s in spectators]
-    seqs = [d["seq"] for d in sequences[0]]
+    seqs = [e["seq"] for e in events_of(sequences[0])]
     assert seqs == list(range(1, len(seqs) + 1)), "a gap or a duplicate"
+    assert [f["prev"] for f in sequences[0]] == [0] + [f["seq"] for f in sequences[0][:-1]]
+    assert len(sequences[0]) < len(seqs)  # one frame per action, not per event
     assert sequences[0] == sequences[1] == sequences[2]
     assert spectators[0].raw[-1] == spectators[1].raw[-1]  # the very same msgpack frame
 
@@ -47,7 +57,7 @@ async def test_bot_game_watched_by_spectators_replays_from_its_record(server, tm
     r = await lobby.get(f"/api/tables/{tid}/record")
     assert r.status_code == 200
     record = r.json()
-    assert record["table_id"] == tid and record["head"] == sequences[0][-1]["head"]
+    assert record["table_id"] == tid and record["head"] == sequences[0][-1]["events"][-1]["head"]
     assert record["commitment"] == table["commitment"]
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
@@ -72,13 +82,15 @@ async def test_bot_game_watched_by_spectators_replays_from_its_record(server, tm
         assert record["server_seed"] not in text and json.dumps(record["deck"]) not in text
     assert table["owner_token"] not in log
     # The replay viewer's endpoints: stored deltas, and deltas of a record file.
+    # One frame per event there, so the viewer can step through every event.
     stored = (await lobby.get(f"/api/tables/{tid}/deltas")).json()
-    assert stored["seq"] == seqs[-1] and stored["deltas"] == sequences[0]
+    assert stored["seq"] == seqs[-1]
+    assert_same_history(stored["deltas"], sequences[0])
     assert apply_deltas({}, stored["deltas"]) == final_view  # patch 1 is the whole view
     tail = (await lobby.get(f"/api/tables/{tid}/deltas?from=100")).json()
-    assert tail["deltas"] == sequences[0][100:]
+    assert tail["deltas"] == stored["deltas"][100:]
     replayed = (await lobby.http.post("/api/replay", json=record)).json()
-    assert [{**d, "head": ""} for d in sequences[0]] == replayed["deltas"]
+    assert [unheaded(d) for d in stored["deltas"]] == replayed["deltas"]
     broken = {**record, "actions": [{"seat": 3, "type": "pass"}, *record["actions"]]}
     r = await lobby.http.post("/api/replay", json=broken)
     assert r.status_code == 400 and r.json()["error"]["index"] == 0

@@ -23,7 +23,7 @@ import uvicorn
 from server import config
 from server.app import create_app
 from tests.conftest import TEST_ENV
-from tests.server.client import Lobby, Player, Socket, ended, in_process
+from tests.server.client import Lobby, Player, Socket, ended, in_process, reaches
 
 SERVER_MODULES = ("server.", "engine.", "uvicorn.", "starlette.", "redis.", "websockets.server",
                   "websockets.http11", "websockets.extensions")
@@ -66,7 +66,7 @@ async def play(lobby: Lobby, ws_base: str, seed: int) -> None:
     for w in watchers:
         await w.wait(lambda f: f["t"] == "welcome")
     await lobby.start(tid, table["owner_token"])
-    await watchers[1].wait(lambda f: f["t"] == "delta" and f["seq"] >= 10)
+    await watchers[1].wait(lambda f: reaches(f, 10))
     await watchers[1].close()
     again = await Socket(ws_base, tid, binary=False).connect(
         last_seq=watchers[1].deltas()[-1]["seq"])

@@ -11,7 +11,18 @@ import subprocess
 import sys
 
 from tests.conftest import ROOT
-from tests.server.client import Lobby, Player, Socket, apply_deltas, auth, ended
+from tests.server.client import (
+    Lobby,
+    Player,
+    Socket,
+    apply_deltas,
+    assert_same_history,
+    auth,
+    ended,
+    events_of,
+    reaches,
+    unheaded,
+)
 
 
 async def test_keltis_game_per_viewer(server, tmp_path) -> None:
@@ -32,7 +43,7 @@ async def test_keltis_game_per_viewer(server, tmp_path) -> None:
     while any(p.seq is None for p in players):  # welcomed before the start: every delta
         await asyncio.sleep(0.02)
     await lobby.start(tid)
-    await watcher.wait(lambda f: f["t"] == "delta" and f["seq"] >= 30)
+    await watcher.wait(lambda f: reaches(f, 30))
     await watcher.close()
     mid = max(d["seq"] for d in watcher.deltas())
     during = {who: (await lobby.http.get(f"/api/tables/{tid}/deltas", headers=auth(tok))).json()
@@ -53,7 +64,8 @@ async def test_keltis_game_per_viewer(server, tmp_path) -> None:
     assert spectators[0].deltas() == spectators[1].deltas()
     # Resumed after seq `mid`: the missed deltas are seat 1's own.
     folded = apply_deltas(apply_deltas({}, watcher.deltas()), resumed.deltas())
-    assert resumed.deltas()[0]["seq"] == mid + 1
+    assert resumed.deltas()[0]["prev"] == mid
+    assert resumed.deltas()[0]["events"][0]["seq"] == mid + 1
     assert folded == apply_deltas({}, players[1].deltas)
 
     # No hand before the end: no spectator frame holds another's cards.
@@ -63,17 +75,18 @@ async def test_keltis_game_per_viewer(server, tmp_path) -> None:
     for d in spectators[0].deltas()[:-1]:
         view = apply_deltas(view, [d])
         assert all(p["hand"] is None for p in view["players"]), d["seq"]
-        assert "cards" not in d["event"] or d["event"]["type"] != "hand_dealt"
-        if d["event"]["type"] == "card_drawn" and d["event"]["source"] == "deck":
-            assert "card" not in d["event"]
+        for e in (x["event"] for x in d["events"]):
+            assert "cards" not in e or e["type"] != "hand_dealt"
+            if e["type"] == "card_drawn" and e["source"] == "deck":
+                assert "card" not in e
     assert all(p["hand"] == hands.get(p["seat"], p["hand"]) for p in public["players"])
     # Seat 0's history, asked for mid-game with its token, was its own; the spectator's not.
     own = [d for d in players[0].deltas if d["seq"] <= during["seat0"]["seq"]]
-    assert during["seat0"]["deltas"] == [{**d, "head": d["head"]} for d in own]
-    first_deal = next(d for d in during["seat0"]["deltas"]
+    assert_same_history(during["seat0"]["deltas"], own)
+    first_deal = next(d for d in events_of(during["seat0"]["deltas"])
                       if d["event"]["type"] == "hand_dealt" and d["event"]["seat"] == 0)
     assert len(first_deal["event"]["cards"]) == 8
-    assert all("cards" not in d["event"] for d in during["spectator"]["deltas"]
+    assert all("cards" not in d["event"] for d in events_of(during["spectator"]["deltas"])
                if d["event"]["type"] == "hand_dealt")
     events = (await lobby.http.get(f"/api/tables/{tid}/events",
                                    headers=auth(tokens[1]))).json()["events"]
@@ -93,7 +106,7 @@ async def test_keltis_game_per_viewer(server, tmp_path) -> None:
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout
     replayed = (await lobby.http.post("/api/replay", json=record)).json()
-    assert replayed["deltas"] == [{**d, "head": ""} for d in spectators[0].deltas()]
+    assert_same_history(replayed["deltas"], [unheaded(d) for d in spectators[0].deltas()])
     for s in (*spectators, resumed):
         await s.close()
     await lobby.close()

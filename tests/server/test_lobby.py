@@ -273,7 +273,7 @@ async def test_a_private_table_is_unlisted_and_hidden_without_its_secret(lobby, 
         # The creator's token needs no secret either.
         await lobby.bot(tid, 1, token=owner)
         await lobby.start(tid, owner)
-        await watcher.wait(lambda f: f["t"] == "delta")
+        await watcher.wait(lambda f: f["t"] == "deltas")
     finally:
         await player.close()
         await watcher.close()

@@ -39,7 +39,8 @@ async def test_player_on_one_process_spectator_on_the_other(server, server_b):
     for w in (watch_a, watch_b):
         await w.wait(ended)
     a, b = watch_a.deltas(), watch_b.deltas()
-    assert [d["seq"] for d in a] == list(range(1, len(a) + 1))
+    seqs = [e["seq"] for e in watch_a.events()]
+    assert seqs == list(range(1, len(seqs) + 1))
     assert a == b
     for s in (*players, watch_a, watch_b):
         await s.close()
@@ -78,12 +79,12 @@ async def test_conflicting_actions_from_two_processes_store_exactly_one(server, 
         view = (await lobby.get(f"/api/tables/{tid}/view")).json()
         entries = (await lobby.get(f"/api/tables/{tid}/events")).json()
         assert entries["seq"] == view["seq"] == acks[0]["seq"]
-        await spectator.wait(lambda f, s=view["seq"]: f["t"] == "delta" and f["seq"] == s)
+        await spectator.wait(lambda f, s=view["seq"]: f["t"] == "deltas" and f["seq"] == s)
         assert current_seq(spectator) == view["seq"]
         for s in (here, there):
             await s.close()
     # The stored events replay to the served view: no second action slipped in.
-    seqs = [d["seq"] for d in spectator.deltas()]
+    seqs = [e["seq"] for e in spectator.events()]
     assert seqs == list(range(seqs[0], seqs[-1] + 1))
     await spectator.close()
     await lobby.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from tests.server.client import Lobby, Socket
+from tests.server.client import Lobby, Socket, ended
 
 
 async def test_prompt_details_match_the_events_of_the_actions_taken(server):
@@ -20,12 +20,11 @@ async def test_prompt_details_match_the_events_of_the_actions_taken(server):
     rng = random.Random(11)
     checked = 0
     used = [0, 0]
-    while not any(d["event"]["type"] == "game_ended" for d in socks[0].deltas()):
+    while not any(ended(d) for d in socks[0].deltas()):
         # Whoever holds the newest prompt answers it, preferring a buy or a fight.
         found = None
         for _ in range(500):  # 10 s at most
-            if found is not None or any(d["event"]["type"] == "game_ended"
-                                        for d in socks[0].deltas()):
+            if found is not None or any(ended(d) for d in socks[0].deltas()):
                 break
             for i, s in enumerate(socks):
                 prompts = [f for f in s.frames if f["t"] == "prompt"]
@@ -44,10 +43,10 @@ async def test_prompt_details_match_the_events_of_the_actions_taken(server):
         before = len(sock.deltas())
         await sock.send({"t": "action", "id": f"x{prompt['seq']}", "action": legal[i],
                          "seq": prompt["seq"]})
-        delta = await sock.wait(lambda f, n=prompt["seq"]: f.get("t") == "delta"
-                                and f["seq"] == n + 1)
+        delta = await sock.wait(lambda f, n=prompt["seq"]: f.get("t") == "deltas"
+                                and f["prev"] == n)
         assert len(sock.deltas()) > before
-        e = delta["event"]
+        e = delta["events"][0]["event"]  # the action's own event comes first
         if legal[i]["type"] in ("buy", "fight"):
             d = details[i]
             assert d["payout"] == {k: e[k] for k in ("sabres", "ducats", "jewels")}
@@ -56,7 +55,7 @@ async def test_prompt_details_match_the_events_of_the_actions_taken(server):
             checked += 1
         elif legal[i]["type"].startswith("sell"):
             assert details[i] == {"gain": {"ducats": e["ducats"]}}
-    assert socks[0].deltas()[-1]["event"]["type"] == "game_ended"
+    assert socks[0].deltas()[-1]["events"][-1]["event"]["type"] == "game_ended"
     assert checked >= 10
     for s in socks:
         await s.close()

@@ -19,7 +19,7 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 from uvicorn.config import WS_PROTOCOLS
 
-from server.direct import SCOPE_KEY, DirectSocket, RawSend, missing_seam
+from server.direct import SCOPE_KEY, DirectSocket, RawSend, missing_seam, prepare
 from tests.server.client import Socket, in_process
 
 
@@ -42,13 +42,19 @@ async def test_direct_writes_find_their_seams_behind_uvicorns_send():
         method = send() if isinstance(send, weakref.WeakMethod) else send
         proto = getattr(method, "__self__", None)
         found["missing"] = missing_seam(proto) if proto is not None else ["send.__self__"]
-        found["direct"] = DirectSocket.of(send)
+        found["direct"] = direct = DirectSocket.of(send)
+        if direct is not None:  # the handshake's objects go; the socket still works
+            direct.release_handshake()
+            found["released"] = (proto.request, proto.response)
+            assert direct.write(prepare(b"after the handshake"))
         await ws.close()
 
     app = RawSend(Starlette(routes=[WebSocketRoute("/ws/tables/x", endpoint)]))
     async with in_process(app) as port:
         sock = await Socket(f"ws://127.0.0.1:{port}", "x").connect()
         await asyncio.wait_for(sock.wait_closed(), 10)
+    assert sock.raw == [b"after the handshake"]
+    assert found["released"] == (None, None)
     assert found["missing"] == [], (
         f"uvicorn {uvicorn.__version__}: server/direct.py reads {found['missing']} of the "
         "protocol behind the ASGI send (to write prepared frames); adapt "

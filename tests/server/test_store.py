@@ -155,6 +155,14 @@ async def test_rate_counter(store):
     assert [await store.hit(key, 3600) for _ in range(3)] == [1, 2, 3]
 
 
+async def test_presence_of_many_tables_in_one_call(store):
+    await store.presence("pa", {"on:0:p1": "5", "spec:p1": "2 5"}, [], 60, False)
+    got = await store.presence_many([("pa", {"on:1:p1": "7"}, ["spec:p1"]),
+                                     ("pb", {"seen:0": "3"}, []), ("pc", {}, [])], 60)
+    assert got == [{"on:0:p1": "5", "on:1:p1": "7"}, {"seen:0": "3"}, {}]
+    assert await store.presence("pa", {}, [], 60, False) == got[0]
+
+
 def test_meta_round_trip_keeps_secrets_out_of_the_summary():
     meta = new_meta(3)
     token = secrets.token_urlsafe(16)

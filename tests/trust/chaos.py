@@ -38,6 +38,7 @@ class Spectator:
     rng: random.Random
     seq: int | None = None
     deltas: list[dict[str, Any]] = field(default_factory=list)
+    """The events of every ``deltas`` frame applied: ``{"seq", "event", "head"}``."""
     problems: list[str] = field(default_factory=list)
     reconnects: int = 0
     resyncs: int = 0
@@ -74,12 +75,14 @@ class Spectator:
                     if m["view"].get("phase") == "ended":
                         self.done = True
                         return
-            elif m["t"] == "delta":
-                if self.seq is None or m["seq"] != self.seq + 1:
-                    self.problems.append(f"delta {m['seq']} after {self.seq}")
+            elif m["t"] == "deltas":
+                if self.seq is None or m["prev"] != self.seq:
+                    self.problems.append(f"deltas {m['prev']}+ after {self.seq}")
+                if [e["seq"] for e in m["events"]] != list(range(m["prev"] + 1, m["seq"] + 1)):
+                    self.problems.append(f"deltas {m['prev']}+ not consecutive")
                 self.seq = m["seq"]
-                self.deltas.append(m)
-                if m["event"]["type"] == "game_ended":
+                self.deltas.extend(m["events"])  # each {"seq", "event", "head"}
+                if m["events"][-1]["event"]["type"] == "game_ended":
                     self.done = True
                     return
 
@@ -142,7 +145,7 @@ def verify_record(record: dict[str, Any], path: Path) -> subprocess.CompletedPro
 
 
 def check_against_record(spectator: Spectator, record: dict[str, Any]) -> list[str]:
-    """Every delta the spectator applied has the event and the chain head the record's
+    """Every event the spectator applied has the event and the chain head the record's
     replay gives for its seq: nobody saw another history than the one recorded."""
     events = list(EINAUGE.start(record["players"], record["options"], "", record["deck"]))
     state = EINAUGE.replay(events)

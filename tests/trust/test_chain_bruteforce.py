@@ -92,12 +92,12 @@ async def play_to_late_position(server: Any, lobby: Lobby, players: int, late: i
         events += EINAUGE.play(state, action)
     seq = len(events)
     for w in watchers:
-        await w.wait(lambda f: f["t"] == "delta" and f["seq"] == seq)
+        await w.wait(lambda f: f["t"] == "deltas" and f["seq"] == seq)
     late_spectator = await Client(server.ws_url, tid).connect()
     late_welcome = await late_spectator.wait(lambda f: f["t"] == "welcome")
     back = seq - 10
     rejoined = await Client(server.ws_url, tid).connect(last_seq=back)
-    await rejoined.wait(lambda f: f["t"] == "delta" and f["seq"] == seq)
+    await rejoined.wait(lambda f: f["t"] == "deltas" and f["seq"] == seq)
     http = {path: await lobby.http.get(f"/api/tables/{tid}{path}")
             for path in ("", "/view", "/events?from=0", "/deltas?from=0", "/record")}
     for c in (*seats, *watchers, late_spectator, rejoined):
@@ -105,7 +105,7 @@ async def play_to_late_position(server: Any, lobby: Lobby, players: int, late: i
 
     def deltas(client: Client) -> list[bytes | str]:
         return [raw for raw, f in zip(client.raw, client.frames, strict=True)
-                if f["t"] == "delta"]
+                if f["t"] == "deltas"]
 
     seen = {
         "table_id": tid,
@@ -140,31 +140,39 @@ def observer_knowledge(seen: dict[str, Any]) -> dict[str, Any]:
 
 
 def rebuild(know: dict[str, Any], deck: list[str], actions: list[Message]
-            ) -> tuple[list[Message], Any]:
-    """The full events and final state the recorded actions give on ``deck``."""
+            ) -> tuple[list[Message], Any, set[int]]:
+    """The full events and final state the recorded actions give on ``deck``, and the
+    seqs each append (the start, then each action) ended at: one live frame each."""
     events = list(EINAUGE.start(know["players"], know["options"], "", deck))
     state = EINAUGE.replay(events)
+    ends = {len(events)}
     for action in actions:
         events += EINAUGE.play(state, action)
-    return events, state
+        ends.add(len(events))
+    return events, state, ends
 
 
 def consistent(seen: dict[str, Any], know: dict[str, Any], deck: list[str],
                actions: list[Message]) -> bool:
     """Whether the game on ``deck`` would have shown the observer exactly what it saw:
     every frame byte for byte, every HTTP body, every head."""
-    events, state = rebuild(know, deck, actions)
-    if len(events) != len(seen["live_msgpack"]):
+    events, state, ends = rebuild(know, deck, actions)
+    if len(ends) != len(seen["live_msgpack"]):
         return False
     chain = [h.hex() for h in heads(know["table_id"], know["commitment"],
                                     public_events(EINAUGE, events, know["name_commitments"]))]
+    live = [d.dicts[None] for d in replay_deltas(EINAUGE, [None], events, chain, ends=ends)]
+    if [protocol.encode(d, True) for d in live] != seen["live_msgpack"]:
+        return False
+    if [protocol.encode(d, False) for d in live] != seen["live_json"]:
+        return False
+    # The missed frames from the ring (the live ones), or rebuilt by replay as one.
+    back = seen["rejoined_after"]
+    caught = [[protocol.encode(d.dicts[None], True) for d in replay_deltas(
+        EINAUGE, [None], events, chain, back, ends=way)] for way in (ends, ())]
+    if seen["rejoined"] not in caught:
+        return False
     deltas = [d.dicts[None] for d in replay_deltas(EINAUGE, [None], events, chain)]
-    if [protocol.encode(d, True) for d in deltas] != seen["live_msgpack"]:
-        return False
-    if [protocol.encode(d, False) for d in deltas] != seen["live_json"]:
-        return False
-    if [protocol.encode(d, True) for d in deltas[seen["rejoined_after"]:]] != seen["rejoined"]:
-        return False
     welcome = seen["late_welcome"]
     if not (welcome["seq"] == len(events) and welcome["head"] == chain[-1]
             and same(welcome["view"], EINAUGE.view(state, None))):

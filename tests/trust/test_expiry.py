@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from tests.server.client import ended
 from tests.trust.wire import Client, Lobby, crashes
 
 IDLE = 1  # seconds (EINAUGE_IDLE_EXPIRY)
@@ -23,7 +24,7 @@ async def test_unstarted_tables_expire_and_finished_games_stay(redis_url, spawn)
     watcher = await Client(server.ws_url, played["id"]).connect()
     await watcher.wait(lambda f: f["t"] == "welcome")
     await lobby.start(played["id"], played["owner_token"])
-    await watcher.wait(lambda f: f["t"] == "delta" and f["event"]["type"] == "game_ended")
+    await watcher.wait(ended)
     await watcher.close()
     record = (await lobby.http.get(f"/api/tables/{played['id']}/record")).json()
 

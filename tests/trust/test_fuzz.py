@@ -280,8 +280,8 @@ def test_websocket_fuzz(logged_server, fuzz_table) -> None:
         prompt = next(f for f in iter(seat0.recv, None) if f["t"] == "prompt")
         seat0.send({"t": "action", "id": "real-2", "action": prompt["legal_actions"][0]})
         assert next(f for f in iter(seat0.recv, None) if f["t"] in ("ack", "error"))["t"] == "ack"
-        delta = next(f for f in iter(bystander.recv, None) if f["t"] == "delta")
-        assert delta["seq"] == view["seq"] + 1
+        delta = next(f for f in iter(bystander.recv, None) if f["t"] == "deltas")
+        assert delta["prev"] == view["seq"] and delta["events"][0]["seq"] == view["seq"] + 1
 
 
 ENDPOINTS = [

@@ -113,8 +113,8 @@ async def test_resent_action_id_gets_the_original_ack_once(logged_server, second
 
     # Every client saw each stored event exactly once, in order.
     final = await stored_seq(lobby, tid)
-    await watcher.wait(lambda f: f["t"] == "delta" and f["seq"] == final)
-    seqs = [f["seq"] for f in watcher.frames if f["t"] == "delta"]
+    await watcher.wait(lambda f: f["t"] == "deltas" and f["seq"] == final)
+    seqs = [e["seq"] for f in watcher.frames if f["t"] == "deltas" for e in f["events"]]
     assert seqs == list(range(watcher.frames[0]["seq"] + 1, final + 1))
     for client in (again, a, b, watcher):
         await client.close()

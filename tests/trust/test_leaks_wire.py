@@ -32,7 +32,7 @@ from engine.einauge.cards import CARDS
 from engine.einauge.game import EINAUGE
 from engine.einauge.setup import shuffled_deck
 from engine.game import Message
-from tests.server.client import ClockFile
+from tests.server.client import ClockFile, ended
 from tests.trust.test_leaks_engine import twin_decks
 from tests.trust.wire import (
     Client,
@@ -90,7 +90,7 @@ def body_value(body: bytes) -> Any:
 
 
 def frame_seq(frame: dict[str, Any]) -> int | None:
-    return frame.get("seq") if frame.get("t") in ("welcome", "delta", "prompt", "ack") else None
+    return frame.get("seq") if frame.get("t") in ("welcome", "deltas", "prompt", "ack") else None
 
 
 class Side:
@@ -141,7 +141,7 @@ async def snapshot(http: httpx.AsyncClient, side: Side, seq: int) -> None:
 
 async def caught_up(side: Side, seq: int) -> None:
     for c in side.clients.values():
-        await c.wait(lambda f, s=seq: f["t"] == "delta" and f["seq"] == s)
+        await c.wait(lambda f, s=seq: f["t"] == "deltas" and f["seq"] == s)
 
 
 async def play_pair(sides: list[tuple[LoggedServer, Lobby]], i: int) -> dict[str, int]:
@@ -198,11 +198,13 @@ async def play_pair(sides: list[tuple[LoggedServer, Lobby]], i: int) -> dict[str
             assert x == y, (i, name, j, ga[j], gb[j])
         assert len(left) == len(right), (i, name)
         compared += len(left) + 1
-        heads += sum(1 for f in fa[:cut_a] if f.get("head"))
+        heads += sum(1 for f in fa[:cut_a] for e in f.get("events", ()) if e["head"])
         # The first differing reveal really differs (the pair tested something), and so
         # does its head: the heads are compared, and they follow the public log.
-        da = next(f for f in fa if f.get("t") == "delta" and f["seq"] == first_diff)
-        db = next(f for f in fb if f.get("t") == "delta" and f["seq"] == first_diff)
+        da = next(e for f in fa if f.get("t") == "deltas" for e in f["events"]
+                  if e["seq"] == first_diff)
+        db = next(e for f in fb if f.get("t") == "deltas" for e in f["events"]
+                  if e["seq"] == first_diff)
         assert da["event"] != db["event"]
         assert da["head"] != db["head"]
     for (sa, ca, ba), (sb, cb, bb) in zip(a.http, b.http, strict=True):
@@ -282,7 +284,7 @@ async def test_no_seed_or_face_down_card_before_the_end(logged_server) -> None:
         break
     record = r.json()
     for s in spectators:
-        await s.wait(lambda f: f.get("t") == "delta" and f["event"]["type"] == "game_ended")
+        await s.wait(ended)
     secrets = [record["server_seed"].encode(), record["seed"].encode()]
     events = [EINAUGE.start(record["players"], record["options"], "", record["deck"])]
     state = EINAUGE.replay(events[0])

@@ -109,7 +109,7 @@ def cards_in(node: Any) -> set[str]:
 
 async def caught_up(side: Side, seq: int) -> None:
     for c in side.clients.values():
-        await c.wait(lambda f, s=seq: f["t"] == "delta" and f["seq"] == s)
+        await c.wait(lambda f, s=seq: f["t"] == "deltas" and f["seq"] == s)
 
 
 async def snapshot(side: Side, table_id: str, tokens: list[str], seq: int) -> None:

@@ -24,10 +24,10 @@ def seen_view(sock: Socket) -> tuple[int, dict[str, Any]]:
     """The seq and view a thin client holds: its last full view, then the deltas after it."""
     last = max(i for i, f in enumerate(sock.frames) if f["t"] == "welcome" and f["view"])
     welcome = sock.frames[last]
-    deltas = [f for f in sock.frames[last:] if f["t"] == "delta"]
+    deltas = [f for f in sock.frames[last:] if f["t"] == "deltas"]
     seq = welcome["seq"]
     for d in deltas:
-        assert d["seq"] == seq + 1, (seq, d["seq"])  # no gap, no duplicate after the view
+        assert d["prev"] == seq, (seq, d["prev"])  # no gap, no duplicate after the view
         seq = d["seq"]
     return seq, apply_deltas(welcome["view"], deltas)
 
@@ -80,7 +80,7 @@ async def test_redis_restarted_empty_closes_the_tables_it_lost_and_nothing_spins
     spectator = await Socket(server.ws_url, tid, binary=False).connect()
     await spectator.wait(lambda f: f["t"] == "welcome")
     seq = await Seats(players, seed=1).step(8)
-    await spectator.wait(lambda f: f["t"] == "delta" and f["seq"] == seq)
+    await spectator.wait(lambda f: f["t"] == "deltas" and f["seq"] == seq)
     bots = await lobby.create(2)
     for seat in range(2):
         await lobby.bot(bots["id"], seat)
@@ -142,7 +142,7 @@ async def test_redis_restarted_from_an_older_append_only_file_rebuilds_and_resyn
     await asyncio.to_thread(own_redis.start)
     newer = await seats.step(8)
     assert newer > older
-    await spectator.wait(lambda f: f["t"] == "delta" and f["seq"] == newer)
+    await spectator.wait(lambda f: f["t"] == "deltas" and f["seq"] == newer)
     marks = [len(s.frames) for s in (*players, spectator)]
 
     # Redis restarts from the older file: it lost every action after ``older``.
@@ -162,7 +162,7 @@ async def test_redis_restarted_from_an_older_append_only_file_rebuilds_and_resyn
     late = await Socket(server.ws_url, tid).connect(last_seq=1)
     welcome = await late.wait(lambda f: f["t"] == "welcome")
     assert welcome["seq"] == stored_seq and welcome["view"] is None
-    await late.wait(lambda f: f["t"] == "delta" and f["seq"] == stored_seq)
+    await late.wait(lambda f: f["t"] == "deltas" and f["seq"] == stored_seq)
 
     # Play goes on from the stored stream; everyone ends with Redis's view.
     last = await seats.step(6)
@@ -170,7 +170,7 @@ async def test_redis_restarted_from_an_older_append_only_file_rebuilds_and_resyn
     final_seq, _, final = stored_view(own_redis.url, tid)
     assert final_seq == last
     for sock in (*players, spectator):
-        await sock.wait(lambda f: f["t"] == "delta" and f["seq"] == last)
+        await sock.wait(lambda f: f["t"] == "deltas" and f["seq"] == last)
         assert seen_view(sock) == (last, final)
     assert (await lobby.get(f"/api/tables/{tid}/view")).json() == final
     metrics = (await lobby.get("/metrics")).text
@@ -202,7 +202,7 @@ async def test_an_older_stream_without_a_restart_is_noticed_by_every_process(
     snapshot = {k: r.dump(k) for k in keys}
     newer = await seats.step(10)
     for w in watchers:
-        await w.wait(lambda f: f["t"] == "delta" and f["seq"] == newer)
+        await w.wait(lambda f: f["t"] == "deltas" and f["seq"] == newer)
     for k, dumped in snapshot.items():
         r.restore(k, 0, dumped, replace=True)
     r.close()
@@ -226,9 +226,10 @@ async def test_an_older_stream_without_a_restart_is_noticed_by_every_process(
     final_seq, final_head, final = stored_view(own_redis.url, tid)
     assert final_seq == last < newer + 6
     for sock in (*players, *watchers):
-        await sock.wait(lambda f: f["t"] == "delta" and f["seq"] == last)
+        await sock.wait(lambda f: f["t"] == "deltas" and f["seq"] == last)
         assert seen_view(sock) == (last, final)
-        assert [f for f in sock.frames if f["t"] == "delta"][-1]["head"] == final_head
+        last_frame = [f for f in sock.frames if f["t"] == "deltas"][-1]
+        assert last_frame["events"][-1]["head"] == final_head
     welcome = await watchers[1].wait(lambda f: f["t"] == "welcome", start=marks[3])
     assert welcome["seq"] < newer
     for s in servers:

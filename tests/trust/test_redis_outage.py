@@ -91,8 +91,8 @@ async def test_actions_during_a_redis_outage_are_refused_then_recovered(own_redi
     events = (await lobby.http.get(f"/api/tables/{tid}/events")).json()
     assert events["seq"] == acked[-1] == len(events["events"])
     assert acked == sorted(set(acked))
-    await spectator.wait(lambda f: f["t"] == "delta" and f["seq"] == acked[-1])
-    seqs = [f["seq"] for f in spectator.frames if f["t"] == "delta"]
+    await spectator.wait(lambda f: f["t"] == "deltas" and f["seq"] == acked[-1])
+    seqs = [e["seq"] for f in spectator.frames if f["t"] == "deltas" for e in f["events"]]
     assert seqs == list(range(spectator.frames[0]["seq"] + 1, acked[-1] + 1))
     assert spectator.close_code is None and not spectator.closed.is_set()
     # After a restart of the server too, the store still holds every acknowledged event.

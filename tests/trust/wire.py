@@ -124,7 +124,7 @@ class Client:
         """The seq of the last delta or full welcome seen."""
         seq = None
         for f in self.frames:
-            if f.get("t") == "delta" or (f.get("t") == "welcome" and f.get("view") is not None):
+            if f.get("t") == "deltas" or (f.get("t") == "welcome" and f.get("view") is not None):
                 seq = f["seq"]
         return seq
 
