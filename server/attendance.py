@@ -36,6 +36,8 @@ class Attendance:
         self.tables = tables
         self.settings = tables.settings
         self.process = secrets.token_hex(6)
+        self.pending: dict[str, list[Connection]] = {}
+        """Per table with a change not written yet: the newcomers to tell."""
         self.held: dict[str, tuple[frozenset[int], bool]] = {}
         """Per table: the seats and whether spectators this process last vouched for."""
         self.task: asyncio.Task[None] | None = None
@@ -54,8 +56,21 @@ class Attendance:
 
     def changed(self, table: LiveTable, newcomer: Connection | None = None) -> None:
         """A local socket of ``table`` came (``newcomer``) or went: write and announce it;
-        the newcomer gets the presence even when nothing changed."""
-        self.tables.spawn(self.refresh(table, notify=True, newcomer=newcomer))
+        the newcomer gets the presence even when nothing changed. The sockets that come
+        and go in one turn of the event loop share one write (a storm of a thousand
+        spectators made a thousand, each with its notice to every process)."""
+        waiting = self.pending.get(table.id)
+        if waiting is not None:
+            if newcomer is not None:
+                waiting.append(newcomer)
+            return
+        self.pending[table.id] = [newcomer] if newcomer is not None else []
+        self.tables.spawn(self._changed(table))
+
+    async def _changed(self, table: LiveTable) -> None:
+        await asyncio.sleep(0)  # the others of this turn join
+        newcomers = self.pending.pop(table.id, [])
+        await self.refresh(table, notify=True, newcomers=newcomers)
 
     def notice(self, table: LiveTable) -> None:
         """Another process announced a change: read it."""
@@ -88,7 +103,7 @@ class Attendance:
         return presence.connected(await self.read(table), seat, self.tables.now())
 
     async def refresh(self, table: LiveTable, notify: bool,
-                      newcomer: Connection | None = None) -> None:
+                      newcomers: list[Connection] | None = None) -> None:
         """Write this process's part of ``table``'s presence, read the whole, and send a
         ``presence`` message to the local sockets if anything they were shown changed."""
         now = self.tables.now()
@@ -99,7 +114,7 @@ class Attendance:
             metrics.REDIS_ERRORS.inc()
             log.warning("presence failed", table=table.id, error=str(e))
             return
-        self._show(table, fields, now, newcomer)
+        self._show(table, fields, now, newcomers)
 
     def _claims(self, table: LiveTable, now: int) -> tuple[dict[str, str], list[str]]:
         """The presence fields this process writes for ``table`` now, and those it drops
@@ -122,15 +137,17 @@ class Attendance:
         return put, drop
 
     def _show(self, table: LiveTable, fields: dict[str, str], now: int,
-              newcomer: Connection | None = None) -> None:
+              newcomers: list[Connection] | None = None) -> None:
         msg = self.message(table, fields, now)
         shown = table.presence
         if shown is None or (shown["seats"], shown["spectators"]) != (msg["seats"],
                                                                       msg["spectators"]):
             table.presence = msg
             table.room.publish("message", msg)
-        elif newcomer is not None and not newcomer.closed:
-            newcomer.message(msg)
+            return
+        for conn in newcomers or ():
+            if not conn.closed:
+                conn.message(msg)
 
     async def refresh_all(self) -> None:
         """The periodic refresh of every table this process holds sockets of, in one

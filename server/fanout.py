@@ -6,8 +6,9 @@
 - ``Connection``: a socket's small state (seat, encoding, last seq sent, rate bucket) and
   an outbox drained by a writer task that exists only while frames are queued, so a slow
   socket never holds up the others.
-- ``Room``: a table's local sockets; a broadcaster task delivers deltas in seq order,
-  players first, then spectators in chunks that yield to the event loop.
+- ``Room``: a table's local sockets; deltas go out in seq order, players first, at once
+  for a room of one chunk with nothing waiting, else by a broadcaster task that gives the
+  event loop its turn between chunks of spectators.
 
 The Redis subscription that feeds the rooms is ``server/subscriber.py``.
 """
@@ -18,7 +19,15 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Coroutine,
+    Generator,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from typing import Any
 
 from server import metrics, protocol
@@ -303,12 +312,25 @@ class Room:
         return self.players.get(seat, set())
 
     def publish(self, kind: str, item: Any) -> None:
-        """Queue ``("delta", Delta)``, ``("prompt", (seat, seq, prompt message))``,
+        """Deliver ``("delta", Delta)``, ``("prompt", (seat, seq, prompt message))``,
         ``("table", summary)`` or ``("message", msg)`` (a message for every socket, e.g.
-        ``clock`` or ``presence``) for delivery after everything queued before it."""
+        ``clock`` or ``presence``) after everything published before it: at once when
+        nothing waits and the room is one chunk (a table of players and a few spectators:
+        no task per action), else by the room's broadcaster task."""
         if not len(self):
             return
-        self.pending.append((kind, item, time.perf_counter()))
+        since = time.perf_counter()
+        if (not self.pending and (self.task is None or self.task.done())
+                and len(self) <= SPECTATOR_CHUNK):
+            try:
+                for _ in self._handle(kind, [item] if kind == "delta" else item):
+                    pass  # one chunk: it never yields
+            except Exception:  # a bug must not fail the append that published it
+                log.exception("delivery failed", table=self.table_id, kind=kind)
+            if kind == "delta":
+                metrics.FANOUT.observe(time.perf_counter() - since)
+            return
+        self.pending.append((kind, item, since))
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._run())
 
@@ -316,8 +338,8 @@ class Room:
         while self.pending:
             kind, item, since = self.pending.popleft()
             if kind == "delta":
-                # Deltas queued together (the events of one action) go out together: one
-                # write per socket instead of one per event.
+                # Deltas queued together (appends in a row) go out together: one write
+                # per socket instead of one per append.
                 batch, stamps = [item], [since]
                 while self.pending and self.pending[0][0] == "delta":
                     _, item, since = self.pending.popleft()
@@ -325,7 +347,8 @@ class Room:
                     stamps.append(since)
                 item = batch
             try:
-                await self._handle(kind, item)
+                for _ in self._handle(kind, item):
+                    await asyncio.sleep(0)  # between chunks of sockets
             except Exception:  # a bug must not stop the table's deliveries
                 log.exception("delivery failed", table=self.table_id, kind=kind)
             if kind == "delta":
@@ -333,9 +356,11 @@ class Room:
                 for since in stamps:
                     metrics.FANOUT.observe(done - since)
 
-    async def _handle(self, kind: str, item: Any) -> None:
+    def _handle(self, kind: str, item: Any) -> Iterator[None]:
+        """Deliver one item, yielding after each chunk of ``SPECTATOR_CHUNK`` sockets
+        (the caller gives the event loop its turn there)."""
         if kind == "delta":
-            await self._deliver(item)
+            yield from self._deliver(item)
         elif kind == "prompt":
             seat, seq, msg = item
             frames: dict[bool, Frame] = {}
@@ -347,17 +372,18 @@ class Room:
         elif kind in ("table", "message"):
             msg = {"t": "table", "table": item} if kind == "table" else item
             frames = {}
-            for i, conn in enumerate(tuple(self.connections())):
+            conns = tuple(self.connections())
+            for i, conn in enumerate(conns):
                 if conn.binary not in frames:
                     frames[conn.binary] = protocol.encode(msg, conn.binary)
                 conn.push(frames[conn.binary])
-                if i % SPECTATOR_CHUNK == SPECTATOR_CHUNK - 1:
-                    await asyncio.sleep(0)
+                if i % SPECTATOR_CHUNK == SPECTATOR_CHUNK - 1 and i + 1 < len(conns):
+                    yield
 
-    async def _deliver(self, batch: list[Delta]) -> None:
+    def _deliver(self, batch: list[Delta]) -> Iterator[None]:
         """Hand consecutive deltas to every socket that has seen the one before them (a
         socket welcomed later skips those its welcome covered): players first, then
-        spectators in chunks that yield to the event loop."""
+        spectators in chunks, yielding between them."""
         joined: dict[tuple[int | None, bool, int], tuple[list[Frame], bytes]] = {}
         delivered = direct = 0
 
@@ -389,6 +415,6 @@ class Room:
             for conn in spectators[start:start + SPECTATOR_CHUNK]:
                 deliver(conn, None)
             if start + SPECTATOR_CHUNK < len(spectators):
-                await asyncio.sleep(0)
+                yield
         metrics.DELIVERIES.inc(delivered)
         metrics.DIRECT_WRITES.inc(direct)

@@ -391,6 +391,7 @@ class Tables:
         self.store = store
         self.cache: dict[str, LiveTable] = {}  # the tables something local watches
         self.loading: dict[str, asyncio.Future[LiveTable | None]] = {}
+        self.peeking: dict[str, asyncio.Future[dict[str, str]]] = {}
         self.subscriber = Subscriber(store.redis, self._published, self._resync_all)
         self.bot_runner: Callable[[LiveTable, int], asyncio.Task[None]] | None = None
         self.on_resync: Callable[[LiveTable], None] | None = None
@@ -468,14 +469,24 @@ class Tables:
 
     async def peek(self, table_id: str, fresh: bool = False) -> TableMeta | None:
         """The table's meta without loading the table: the cached table's (unless
-        ``fresh``), else one ``HGETALL``; ``None`` for an unknown table. A private table's
+        ``fresh``), else one ``HGETALL`` (shared with the peeks of that table already
+        waiting for theirs: a caller that must not act on a meta read before it asked
+        checks again, as ``server/ws.py`` does); ``None`` for an unknown table. A private table's
         secret is checked on it first, so a refusal costs what an unknown id costs (no
         replay: nothing to time). Raises ``Unavailable``."""
         cached = None if fresh else self.cache.get(table_id)
         if cached is not None:
             return cached.meta
+        # Sockets arriving together (a thousand spectators after a link was shared)
+        # share one HGETALL in flight instead of one each, which overran the Redis
+        # timeout (1013) on a loaded machine.
+        pending = self.peeking.get(table_id)
+        if pending is None:
+            pending = asyncio.ensure_future(self.store.load_meta(table_id))
+            self.peeking[table_id] = pending
+            pending.add_done_callback(lambda _: self.peeking.pop(table_id, None))
         try:
-            fields = await self.store.load_meta(table_id)
+            fields = await asyncio.shield(pending)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             raise Unavailable(str(e)) from None

@@ -20,6 +20,13 @@ def make_conn(seat: int | None, seq: int, got: list) -> Connection:
     return conn
 
 
+async def drained(room: Room) -> None:
+    """Until the room's broadcaster (if it needed one) has delivered everything."""
+    if room.task is not None:
+        await room.task
+    assert not room.pending
+
+
 def delta(seq: int, first: int | None = None) -> Delta:
     first = seq if first is None else first
     return Delta(first, seq, {None: {"t": "deltas", "seq": seq, "prev": first - 1, "patch": [],
@@ -37,12 +44,12 @@ async def test_a_burst_of_deltas_reaches_each_socket_from_its_own_seq():
         room.add(c)
     for seq in range(5, 9):
         room.publish("delta", delta(seq))
-    await room.task
+    await drained(room)
     assert got == {"player": [5, 6, 7, 8], "early": [5, 6, 7, 8], "late": [7, 8], "ahead": []}
     assert [c.seq for c in conns.values()] == [8, 8, 8, 9]
     room.publish("delta", delta(9))
     room.publish("delta", delta(10))
-    await room.task
+    await drained(room)
     assert got["late"] == [7, 8, 9, 10] and got["ahead"] == [10]
 
 
@@ -54,8 +61,17 @@ async def test_spectators_beyond_a_chunk_all_get_every_delta():
     for seq in (1, 2, 3):
         room.publish("delta", delta(seq))
         await asyncio.sleep(0)  # the broadcaster may be part-way through a batch
-    await room.task
+    await drained(room)
     assert all(got == [1, 2, 3] for got in lists)
+    assert room.task is not None  # beyond one chunk: a broadcaster task delivers
+
+
+async def test_a_small_room_gets_its_deltas_at_once_without_a_task():
+    room = Room("t")
+    got: list[int] = []
+    room.add(make_conn(None, 0, got))
+    room.publish("delta", delta(1))
+    assert got == [1] and room.task is None
 
 
 async def test_an_append_of_several_events_is_one_frame_per_socket():
@@ -66,6 +82,6 @@ async def test_an_append_of_several_events_is_one_frame_per_socket():
     room.add(make_conn(None, 5, got["inside"]))  # holds a seq inside the append: a gap
     room.publish("delta", delta(7, first=5))  # events 5, 6, 7
     room.publish("delta", delta(8))
-    await room.task
+    await drained(room)
     assert got["player"] == got["spectator"] == [7, 8]  # two frames, not four
     assert got["inside"] == []
