@@ -18,7 +18,6 @@ on it).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from difflib import SequenceMatcher
 from typing import Any
 
 
@@ -82,28 +81,42 @@ def _scalars(before: list[Any], after: list[Any]) -> bool:
 
 
 def _edits(before: list[Any], after: list[Any], path: str) -> list[dict[str, Any]]:
-    """Element ops turning the list ``before`` into ``after`` (``difflib``'s matching
-    blocks: a card taken out of the display and one revealed at its end are a ``remove``
-    and an ``add``), if at most ``LIST_OPS`` of them do it; else the list whole. Ops run
-    from the list's end, so each index is the one in ``before``."""
+    """Element ops turning the list of scalars ``before`` into ``after``, if at most
+    ``LIST_OPS`` do it, else the list whole. After their common head: one element taken
+    out (or none) and the rest shifted up, new ones at the end (a card bought from the
+    display and others revealed: a ``remove`` and ``add``s); else the elements between
+    the common head and tail replaced, removed or added."""
     whole_list = [{"op": "replace", "path": path, "value": after}]
     if not _scalars(before, after):
         return whole_list
-    ops: list[dict[str, Any]] = []
-    matcher = SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):
-        if tag == "equal":
-            continue
-        common = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        ops.extend({"op": "replace", "path": f"{path}/{i1 + k}", "value": after[j1 + k]}
-                   for k in range(common))
-        ops.extend({"op": "remove", "path": f"{path}/{i1 + common}"}
-                   for _ in range(i2 - i1 - common))
-        at = i1 + common
-        ops.extend({"op": "add", "path": f"{path}/{at + k}", "value": after[j1 + common + k]}
-                   for k in range(j2 - j1 - common))
-        if len(ops) > LIST_OPS:
-            return whole_list
+    head = 0
+    for old, new in zip(before, after, strict=False):
+        if old != new:
+            break
+        head += 1
+    for taken in (0, 1):
+        rest = before[head + taken:]
+        at = head + len(rest)
+        if taken <= len(before) - head and after[head:at] == rest:
+            if taken + len(after) - at > LIST_OPS:
+                break
+            return ([{"op": "remove", "path": f"{path}/{head}"}] * taken
+                    + [{"op": "add", "path": f"{path}/{i}", "value": after[i]}
+                       for i in range(at, len(after))])
+    tail = 0
+    while (tail < min(len(before), len(after)) - head
+           and before[-1 - tail] == after[-1 - tail]):
+        tail += 1
+    old_mid, new_mid = len(before) - head - tail, len(after) - head - tail
+    if max(old_mid, new_mid) > LIST_OPS:
+        return whole_list
+    common = min(old_mid, new_mid)
+    ops = [{"op": "replace", "path": f"{path}/{head + i}", "value": after[head + i]}
+           for i in range(common)]
+    at = head + common
+    ops.extend({"op": "remove", "path": f"{path}/{at}"} for _ in range(old_mid - new_mid))
+    ops.extend({"op": "add", "path": f"{path}/{at + i}", "value": after[at + i]}
+               for i in range(new_mid - old_mid))
     return ops
 
 
