@@ -66,7 +66,7 @@ async def test_bad_keltis_actions_are_refused_clearly_and_change_nothing(server)
     await asyncio.sleep(0.1)
     after = (await lobby.http.get(f"/api/tables/{tid}/view", headers=auth(tokens[0]))).json()
     assert after == views[0]  # nothing changed
-    assert not [f for f in sock.frames if f["t"] == "delta" and f["seq"] > prompt["seq"]]
+    assert not [f for f in sock.frames if f["t"] == "deltas" and f["seq"] > prompt["seq"]]
 
     # A discard blocks its pile for this turn's draw: refused, and the draw step stays.
     card = mine[0]

@@ -47,7 +47,7 @@ async def test_resigned_token_sees_no_card_the_bot_draws(server) -> None:
                                "action": rng.choice(prompt["legal_actions"])})
         await asyncio.sleep(0.01)
     seq = max(d["seq"] for d in player.deltas())
-    await watcher.wait(lambda f: f["t"] == "delta" and f["seq"] >= seq)
+    await watcher.wait(lambda f: f["t"] == "deltas" and f["seq"] >= seq)
     # Everything the resigned token may read: HTTP history and its live socket.
     view = (await lobby.http.get(f"/api/tables/{tid}/view", headers=auth(tokens[1]))).json()
     events = (await lobby.http.get(f"/api/tables/{tid}/events",
