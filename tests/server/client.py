@@ -341,7 +341,10 @@ class Player:
                 self.deltas.append(m)
                 if ended(m):
                     self.done = True
-                    return
+                    if pending is None:
+                        return
+                    # The frame may come before the ack of the action that ended the
+                    # game: read on until that ack (or its error) came.
             elif t == "prompt":
                 prompt = m
             elif t == "ack":
@@ -355,6 +358,8 @@ class Player:
                                         "action": self.sent[pending]}))
                     continue
                 pending = None
+            if self.done and pending is None:
+                return
             if pending is None and prompt is not None and prompt["seq"] == self.seq:
                 if self.delay:
                     await asyncio.sleep(self.delay)
