@@ -165,7 +165,7 @@ def cards_in(node: Any) -> set[str]:
 
 async def caught_up(side: Side, seq: int) -> None:
     for c in side.clients.values():
-        await c.wait(lambda f, s=seq: f["t"] == "delta" and f["seq"] == s, timeout=30)
+        await c.wait(lambda f, s=seq: f["t"] == "deltas" and f["seq"] == s, timeout=30)
 
 
 async def snapshot(side: Side, table_id: str, tokens: list[str], seq: int) -> None:
