@@ -126,7 +126,7 @@ def observer_knowledge(seen: dict[str, Any]) -> dict[str, Any]:
     """What a tokenless observer works out from the public values alone: the table's
     public facts, the cards revealed so far in deck order, the cards still face down."""
     summary = seen["http"][""][1]
-    publics = [unpack(raw)["event"] for raw in seen["live_msgpack"]]
+    publics = [e["event"] for raw in seen["live_msgpack"] for e in unpack(raw)["events"]]
     first = publics[0]
     revealed = [*first["display"], *first["pirate_table"],
                 *(e["card"] for e in publics[1:] if e["type"] == "card_revealed")]
