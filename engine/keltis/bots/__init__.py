@@ -1,5 +1,6 @@
 """Keltis's bots: ``greedy`` (one step, sampled hidden cards) and ``mcts`` (the generic
-information-set search of ``engine.bots.ismcts`` with ``heuristic`` at its leaves);
+information-set search of ``engine.bots.ismcts``; its leaves are played on by
+``rollout`` for a few plays, then valued by ``heuristic``);
 ``random`` is the generic one of ``engine.bots``. docs/bots.md has their strength."""
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ from engine.game import Message
 from engine.keltis import rules
 from engine.keltis.bots.greedy import GreedyBot
 from engine.keltis.bots.heuristic import margin, values, win_estimate
+from engine.keltis.bots.rollout import playout
 from engine.keltis.game import KELTIS
 from engine.keltis.observation import sample
 
 
 def evaluate(state: Any) -> list[float]:
-    """Per seat in 0..1: its win share once the game is over, else ``win_estimate``."""
+    """Per seat in 0..1: its win share once the game is over, else ``win_estimate``
+    after ``rollout.playout`` has carried ``state`` (changed in place) on by
+    ``rollout.PLAYS`` plays."""
+    playout(state)
     if state.result is not None:
         return win_shares(state.result, len(state.players))
     vals = values(state)
