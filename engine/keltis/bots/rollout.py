@@ -42,8 +42,8 @@ def best_play(state: State, seat: int, legal: list[Message]) -> Message:
 
 
 def playout(state: State, plays: int = PLAYS) -> None:
-    """Play ``state`` on in place for up to ``plays`` plays (module docstring); stops
-    early at the end of the game."""
+    """Play ``state`` on in place for up to ``plays`` plays (module docstring): it stops
+    right after the last of them (before that play's refill), or at the end of the game."""
     done = 0
     while done < plays and state.step in _MOVING:
         seat: int = state.current_seat  # type: ignore[assignment]

@@ -10,7 +10,8 @@ import pytest
 
 from engine.bots import Bot, make_bot
 from engine.keltis import KELTIS
-from engine.keltis.bots.heuristic import row_value, values, win_estimate
+from engine.keltis.bots.heuristic import DECK_START, player_value, row_value, values, win_estimate
+from engine.keltis.bots.rollout import best_play, playout
 from engine.keltis.scoring import ROW_POINTS
 from engine.selfplay import play_game
 
@@ -114,3 +115,39 @@ def test_greedy_beats_random_clearly() -> None:
         if greedy_seat in winners:
             wins += 1 / len(winners)
     assert wins >= 27, wins
+
+
+def test_rollout_plays_each_mover_s_best_own_value_then_draws_from_the_deck() -> None:
+    """``rollout.playout`` carries a leaf on by ``plays`` plays, each the mover's best by
+    its own ``player_value``, with the refills in between from the deck."""
+    state = _midgame("p", 30)
+    seat = KELTIS.to_move(state)[0]
+    assert state.step == "play"
+    legal = KELTIS.legal_actions(state, seat)
+    left, free = state.deck_count / DECK_START, frozenset(state.stones)
+
+    def own(action: Any) -> float:
+        s = state.copy()
+        KELTIS.play(s, action)
+        return player_value(s.players[seat], left, free)
+
+    best = best_play(state, seat, legal)
+    assert own(best) == max(own(a) for a in legal)
+    after = state.copy()
+    KELTIS.play(after, best)
+    deck_before = state.deck_count
+    played = state.copy()
+    playout(played, 2)
+    # Stopped after the next seat's play, before its refill; ours was refilled.
+    assert played.step == "draw" and played.current_seat == (seat + 1) % 3
+    assert len(played.players[seat].hand) == 8
+    assert len(played.players[(seat + 1) % 3].hand) in (6, 7)
+    mine, first = played.players[seat], after.players[seat]  # the same first play
+    assert (mine.rows, mine.point_row, mine.stones) == (first.rows, first.point_row,
+                                                        first.stones)
+    assert deck_before - played.deck_count in (1, 2)  # 1 draw after a play, 2 after a stone
+    ended = play_game(KELTIS, ["a", "b"], {}, "h", [make_bot("random", 0),
+                                                   make_bot("random", 1)]).state
+    total = KELTIS.result(ended)
+    playout(ended, 2)
+    assert KELTIS.result(ended) == total
