@@ -57,6 +57,7 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
     clicks = 0
     checks = 0
     shown_final = False
+    pictured = False
     while not (ended(anna) and ended(ben)):
         acted = False
         for p in (anna, ben):
@@ -65,9 +66,11 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
                 acted = True
         if not acted:
             anna.wait_for_timeout(30)
-        if clicks == 60 and not shown_final:
-            # Mid-game, a card selected: its places lit (the screenshot of the table).
-            wait_turn(anna)
+        if clicks >= 60 and not pictured and anna.evaluate(MY_PLAY):
+            # Mid-game, a card selected: its places lit (the screenshot of the table). Only
+            # on Anna's own play step: waiting for it here would wait for Ben, who is not
+            # clicking meanwhile.
+            pictured = True
             anna.locator("[data-testid=hand-cards] [data-hand].can").first.click()
             expect(anna.locator(LIT).first).to_be_visible()
             shot(anna, "keltis-table")
@@ -79,7 +82,7 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
         if clicks % 20 == 0:
             checks += assert_no_hand(spec, anna, web, table_id)
         assert clicks < 2000
-    assert shown_final
+    assert shown_final and pictured
     assert STONES_CLICKED.get(id(anna), 0) + STONES_CLICKED.get(id(ben), 0) > 0
     assert clicks > 40 and checks > 0
     expect(spec.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
@@ -341,10 +344,13 @@ def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProc
     ctx.close()
 
 
+MY_PLAY = """() => { const c = window.__einauge.conn, v = c.view;
+  return !!(c.prompt && c.prompt.seq === c.seq && v && v.current_seat === c.seat
+    && window.__einauge.shown() === c.seq && v.step === 'play'); }"""
+
+
 def wait_turn(page: Page) -> None:
-    page.wait_for_function("""() => { const c = window.__einauge.conn, v = c.view;
-      return c.prompt && c.prompt.seq === c.seq && v && v.current_seat === c.seat
-        && window.__einauge.shown() === c.seq && v.step === 'play'; }""", timeout=30_000)
+    page.wait_for_function(MY_PLAY, timeout=30_000)
 
 
 def assert_no_hand(spec: Page, player: Page, web: ServerProcess, tid: str) -> int:
