@@ -161,7 +161,9 @@ export function replayPage(root, id) {
     const g = game();
     mount(els.log, st.turns.map((turn, i) => {
       const evs = st.deltas.slice(turn.first - 1, turn.last);
-      const actor = evs.map((d) => d.event).find((e) => typeof e.seat === "number" && e.type !== "ship_revealed" && e.type !== "final_round_started");
+      // Whose turn: the seat of its first decision (the game module's `isMove`), not of an
+      // automatic event that names a seat.
+      const actor = evs.map((d) => d.event).find((e) => typeof e.seat === "number" && g.isMove(e));
       const who = actor ? names[actor.seat] ?? `#${actor.seat + 1}` : "";
       return h("li", { class: `turn-group${actor ? ` seat-${actor.seat}` : ""}`, dataset: { step: i + 1 }, testid: `replay-turn-${i + 1}` },
         h("button", { type: "button", class: "turn-head", testid: `replay-turn-head-${i + 1}`, onclick: () => seekStep(i) },
