@@ -104,7 +104,18 @@ async def test_wait_is_sent_on_the_connection_that_wrote(cluster) -> None:
         finally:
             cluster.resume(replica)
         assert await store.load_entries(meta.id) == entries  # on the master all along
-        dup = await store.append(meta.id, 0, entries, head="1" * 64, act_key="p:0:x")
+        # The client resends until it gets an answer; a replica just woken from SIGSTOP may
+        # take longer than one 300 ms WAIT to catch up on a loaded machine.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                dup = await store.append(meta.id, 0, entries, head="1" * 64, act_key="p:0:x")
+                break
+            except st.NotReplicated:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.2)
         assert (dup.status, dup.seq) == ("dup", 1)  # the resend: now on the replica too
+        assert await store.load_entries(meta.id) == entries  # and stored once
     finally:
         await store.close()
