@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import random
 from typing import Any
 
@@ -38,7 +37,9 @@ from tests.trust.wire import (
     Client,
     Lobby,
     LoggedServer,
+    body_value,
     crashes,
+    frame_seq,
     secrets_of,
     start_with_deck,
     twin_table,
@@ -79,18 +80,6 @@ def hidden_cards(node: Any, deck: list[str], shown: int) -> list[str]:
 
     walk(node)
     return found
-
-
-def body_value(body: bytes) -> Any:
-    """A response body as JSON, or its text when it is not JSON (a plain 404 page)."""
-    try:
-        return json.loads(body)
-    except ValueError:
-        return body.decode(errors="replace")
-
-
-def frame_seq(frame: dict[str, Any]) -> int | None:
-    return frame.get("seq") if frame.get("t") in ("welcome", "deltas", "prompt", "ack") else None
 
 
 class Side:

@@ -57,6 +57,19 @@ def unpack(data: bytes | str) -> Any:
     return msgpack.unpackb(data, raw=False) if isinstance(data, bytes) else json.loads(data)
 
 
+def body_value(body: bytes) -> Any:
+    """A response body as JSON, or its text when it is not JSON (a plain 404 page)."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        return body.decode(errors="replace")
+
+
+def frame_seq(frame: dict[str, Any]) -> int | None:
+    """The seq a frame speaks for (``None`` for frames that carry no game state)."""
+    return frame.get("seq") if frame.get("t") in ("welcome", "deltas", "prompt", "ack") else None
+
+
 class Client:
     """One websocket client of one table; keeps every frame (raw and decoded)."""
 
