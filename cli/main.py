@@ -10,6 +10,8 @@ import argparse
 import importlib
 import sys
 
+from engine import GAMES
+
 COMMANDS = ("cli.selfplay", "cli.record", "cli.verify", "cli.tournament", "cli.serve",
             "cli.balance")
 """Modules that register a sub-command; a module that fails to import is a bug, not hidden."""
@@ -17,8 +19,10 @@ COMMANDS = ("cli.selfplay", "cli.record", "cli.verify", "cli.tournament", "cli.s
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser with every sub-command registered."""
+    titles = [game.title for game in GAMES.values()]
     parser = argparse.ArgumentParser(
-        prog="einauge", description="Einauge sei wachsam! online: engine tools and service.")
+        description=f"Cardtable, online card games ({', '.join(titles)}): engine tools and "
+                    "the service.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         importlib.import_module(name).register(sub)

@@ -1,7 +1,9 @@
 """``einauge verify RECORD.json``: prove a game record fair and untampered, offline.
 
 Prints one line per check (``engine.verify.CHECKS``): ``pass``, ``FAIL`` or ``not run``
-with what was compared or what differed, then a summary line. Exit 0 when the record
+with what was compared or what differed, then a summary line: ``verified`` only when every
+check passed, ``replayed, not fully verified`` when some could not run (a self-play record
+has no commitment, seed or chain), ``NOT verified`` when one failed. Exit 0 when the record
 verifies (no check failed and the replay ran), 1 when a check failed, 2 when the file
 cannot be read. ``--json`` prints the report as one JSON object instead.
 """
@@ -48,9 +50,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"{label:<8} {c.name:<{width}}  {c.detail}")
         failed = [c.name for c in report.failed()]
         not_run = [c.name for c in report.checks if c.status == NOT_RUN]
-        if report.ok:
-            extra = f" (not run: {', '.join(not_run)})" if not_run else ""
-            print(f"verified: {args.file}{extra}")
+        if report.ok and not not_run:
+            print(f"verified: {args.file}")
+        elif report.ok:
+            # A record without a commitment or chain (a self-play record) replays legally,
+            # but nothing in it proves the shuffle fair: say so rather than "verified".
+            print(f"replayed, not fully verified: {args.file}: not run: {', '.join(not_run)} "
+                  "(the record carries nothing to check them against)")
         else:
             why = f"failed: {', '.join(failed)}" if failed else "the replay did not run"
             print(f"NOT verified: {args.file}: {why}")

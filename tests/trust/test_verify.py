@@ -255,6 +255,19 @@ def test_cli_prints_each_check_and_sets_the_exit_code(tmp_path, capsys) -> None:
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_cli_does_not_call_a_record_without_commitment_verified(tmp_path, capsys) -> None:
+    """A self-play record replays legally but carries no commitment, seed or chain: the
+    summary must not read as a proof of a fair shuffle."""
+    assert main(["selfplay", "--games", "1", "--players", "3", "--records",
+                 str(tmp_path)]) == 0
+    [path] = tmp_path.glob("*.json")
+    capsys.readouterr()
+    assert main(["verify", str(path)]) == 0
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last.startswith(f"replayed, not fully verified: {path}: not run: commitment"), last
+    assert not last.startswith("verified")
+
+
 def test_installed_command_runs(tmp_path) -> None:
     path = tmp_path / "r.json"
     path.write_bytes(DATA)
