@@ -127,7 +127,9 @@ export function lobbyPage(root, go) {
   async function refresh() {
     try {
       const [live, ended] = await Promise.all([api.listTables(), api.listTables("ended").catch(() => ({ tables: [] }))]);
-      st.tables = live.tables;
+      // Two reads: a game that ended between them is in both; "ended" is final, so it wins.
+      const over = new Set(ended.tables.map((x) => x.id));
+      st.tables = live.tables.filter((x) => !over.has(x.id));
       st.ended = ended.tables;
       st.error = null;
     } catch (e) {

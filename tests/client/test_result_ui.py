@@ -185,3 +185,23 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
     assert api(web, "GET", f"/api/tables/{new_id}")["status"] == "running"
     for c in contexts:
         c.close()
+
+
+def test_a_game_that_ends_between_the_lobby_s_two_reads_is_listed_once(
+        ended: Ended, web: ServerProcess) -> None:
+    """The lobby reads the live tables and the finished ones in two requests; a game that
+    ends between them comes back in both (here the live answer is the one the server
+    gave while the game ran). It is listed once, as finished."""
+    summary = api(web, "GET", f"/api/tables/{ended.table_id}")
+    assert summary["status"] == "ended"
+    stale = {"tables": [{**summary, "status": "running"}]}
+    page = ended.ctx.new_page()
+    page.route(f"{web.url}/api/tables",
+               lambda route: route.fulfill(json=stale) if route.request.method == "GET"
+               else route.continue_())
+    page.goto(f"{web.url}/")
+    rows = page.get_by_test_id(f"table-row-{ended.table_id}")
+    expect(page.get_by_test_id(f"replay-{ended.table_id}")).to_be_visible()
+    expect(rows).to_have_count(1)
+    expect(page.get_by_test_id(f"watch-{ended.table_id}")).to_have_count(0)
+    page.close()
