@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from engine import GAMES
@@ -32,7 +33,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``| head``): as other Unix tools, stop quietly. Python
+        # would flush stdout again at exit and print a second traceback: point it at
+        # /dev/null first (the recipe of the Python docs, "Note on SIGPIPE").
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
+    return code
 
 
 if __name__ == "__main__":

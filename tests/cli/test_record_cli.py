@@ -47,6 +47,18 @@ def test_record_play_subprocess(tmp_path: Path) -> None:
     assert run.returncode == 0 and json.loads(run.stdout)["phase"] == "turns"
 
 
+def test_a_reader_that_goes_away_ends_it_quietly(tmp_path: Path) -> None:
+    """``record play FILE | head -c 10``: the pipe closes before the view is written; the
+    command stops with 141 (128 + SIGPIPE) and no traceback."""
+    path, _, _ = _record(tmp_path, seed="pipe")
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "record", "play", str(path)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and err == "", err
+
+
 def test_illegal_action_exits_nonzero_and_names_index(tmp_path: Path) -> None:
     path, record, _ = _record(tmp_path, seed="bad")
     index = next(i for i, a in enumerate(record["actions"]) if i >= 9 and "card" in a)
