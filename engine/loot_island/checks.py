@@ -55,7 +55,8 @@ def check_turn(s: State, a: Message) -> int:
         raise IllegalAction("wrong_step", f"{a.type} is not possible now "
                                           f"(phase {s.phase}, step {s.step})")
     if seat != s.current_seat:
-        raise IllegalAction("not_your_turn", f"it is seat {s.current_seat}'s decision")
+        # Players count seats from 1, as Einauge and Keltis word it: seat 0 is player #1.
+        raise IllegalAction("not_your_turn", f"it is player #{s.current_seat + 1}'s turn")
     return seat
 
 

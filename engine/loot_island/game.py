@@ -92,8 +92,13 @@ class LootIsland:
         """Map cards (colour, value, action), loot cards (deck, kind, gold, curse, …),
         healers (cost terms), each event's modifiers while in force (the data file's
         ``[events]``: what a client shows an event changes), the islets in canonical
-        order with their numbers (cubes shed, cards drawn, cards paid) and the landings
-        in clockwise order, from ``data``: public component facts, nothing of a game."""
+        order with their numbers (cubes shed, cards drawn, cards paid), the landings
+        in clockwise order, and ``numbers``: the setup (``minimum`` by player count as
+        strings "2"…"5", ``hand_size``, ``start_cubes``, ``discs``), ``discard_shed``,
+        ``elimination_cubes`` and the scoring values (``crowns`` by rank, ``skulls`` by
+        variants held, ``jewels_pair``, ``jewels_triple``, ``amulet_set``,
+        ``start_marker``) that the rules page shows. All from ``data``: public component
+        facts, nothing of a game."""
         return {"map": {k: c._asdict() for k, c in data.MAP.items()},
                 "loot": {k: c._asdict() for k, c in data.LOOT.items()},
                 "healers": {k: c._asdict() for k, c in data.HEALERS.items()},
@@ -102,7 +107,17 @@ class LootIsland:
                 "islets": list(data.ISLETS),
                 "islet_numbers": {"cost": data.ISLET_COST, "spring_shed": data.SPRING_SHED,
                                   "lookout_draw": data.LOOKOUT_DRAW},
-                "landings": list(data.LANDINGS)}
+                "landings": list(data.LANDINGS),
+                "numbers": {"minimum": {str(n): m for n, m in data.MINIMUM.items()},
+                            "hand_size": data.HAND_SIZE, "start_cubes": data.START_CUBES,
+                            "discs": data.DISCS, "discard_shed": data.DISCARD_SHED,
+                            "elimination_cubes": data.ELIMINATION_CUBES,
+                            "crowns": list(data.CROWN_POINTS),
+                            "skulls": list(data.SKULL_POINTS),
+                            "jewels_pair": data.JEWELS_PAIR,
+                            "jewels_triple": data.JEWELS_TRIPLE,
+                            "amulet_set": data.AMULET_SET,
+                            "start_marker": data.START_MARKER}}
 
     def start(self, players: Sequence[str], options: Mapping[str, Any] | None,
               seed: str | None, orders: Mapping[str, Any] | None = None) -> list[Message]:

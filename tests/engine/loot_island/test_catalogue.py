@@ -40,3 +40,18 @@ def test_catalogue_lists_islets_landings_and_their_numbers() -> None:
     cat["events"]["event-b01"]["minimum"] = 99
     assert LOOT_ISLAND.catalogue()["events"]["event-b01"] == {"minimum": 1}
     json.dumps(LOOT_ISLAND.catalogue())
+
+
+def test_catalogue_carries_the_numbers_the_rules_page_shows_as_the_data_file_has_them() -> None:
+    import tomllib
+    from importlib.resources import files
+    raw = tomllib.loads(files("engine.loot_island").joinpath("data.toml").read_text("utf-8"))
+    n = LOOT_ISLAND.catalogue()["numbers"]
+    # The data file, not RULES' table: 5 players play to a minimum of 5 there (RULES says 6,
+    # docs/rules-loot-island.md gives the balance check), and the page must show the 5.
+    assert n["minimum"] == {"2": 4, "3": 4, "4": 5, "5": 5} == raw["setup"]["minimum"]
+    assert (n["hand_size"], n["start_cubes"], n["discs"]) == (7, 3, 3)
+    assert (n["discard_shed"], n["elimination_cubes"]) == (2, 13)
+    assert n["crowns"] == [25, 18, 15, 12, 10] == raw["scoring"]["crowns"]
+    assert n["skulls"] == [0, 1, 3, 6]
+    assert (n["jewels_pair"], n["jewels_triple"], n["amulet_set"], n["start_marker"]) == (8, 20, 10, 5)

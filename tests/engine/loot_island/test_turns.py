@@ -141,6 +141,12 @@ def test_wrong_step_and_not_your_turn() -> None:
     with pytest.raises(IllegalAction) as e:
         t.decide("pass", seat=1)
     assert e.value.code == "not_your_turn"
+    # Seats are named as players count them (1-based), as Einauge and Keltis word it.
+    assert (t.state.current_seat, e.value.message) == (0, "it is player #1's turn")
+    t.act("pass")
+    with pytest.raises(IllegalAction) as e:
+        t.decide("pass", seat=0)
+    assert (t.state.current_seat, e.value.message) == (1, "it is player #2's turn")
     with pytest.raises(IllegalAction) as e:
         t.decide("pass", seat="0")
     assert e.value.code == "bad_action"
