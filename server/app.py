@@ -3,7 +3,7 @@
 ``create_app(settings)`` needs a reachable Redis at ``settings.redis_url`` (``einauge
 serve`` starts the embedded one first). Static files of ``client-web/dist`` are served at
 ``/`` when that folder exists, with ``index.html`` for the single-page routes
-``/table/<id>``, ``/replay/<id>`` and ``/rules``.
+``/table/<id>``, ``/replay/<id>``, ``/rules`` and ``/rules/<game>``.
 """
 
 from __future__ import annotations
@@ -236,7 +236,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
     if (dist / "index.html").is_file():
         page = _spa(dist / "index.html")
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
-                   Route("/replay", page), Route("/rules", page), Route("/account", page),
+                   Route("/replay", page), Route("/rules", page), Route("/rules/{game}", page),
+                   Route("/account", page),
                    Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]

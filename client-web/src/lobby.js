@@ -3,10 +3,11 @@ import { currentAccount } from "./account.js";
 import { api } from "./api.js";
 import { resultText } from "./gamerows.js";
 import { h, mount } from "./dom.js";
-import { onLangChange, t } from "./i18n.js";
+import { currentLang, onLangChange, t } from "./i18n.js";
 import { timeControlText } from "./clock.js";
 import { seatName } from "./names.js";
-import { hasGameModule } from "./games/index.js";
+import { gameModule, hasGameModule } from "./games/index.js";
+import { rulesHref, setRulesGame } from "./rulesnav.js";
 import { kebab, optionFields, optionsText, readOptions } from "./options.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
 
@@ -44,7 +45,7 @@ export function lobbyPage(root, go) {
     const name = form.querySelector("#t-name");
     const seats = [];
     for (let n = g.min_players; n <= g.max_players; n++) seats.push(n);
-    const gameSel = h("select", { id: "t-game", name: "game", testid: "game-select", onchange: () => { st.game = gameSel.value; renderForm(); } },
+    const gameSel = h("select", { id: "t-game", name: "game", testid: "game-select", onchange: () => { st.game = gameSel.value; renderForm(); renderHowTo(); } },
       st.games.map((x) => h("option", { value: x.name, selected: x.name === g.name }, x.title)));
     const seatSel = h("select", { id: "t-seats", name: "seats", testid: "seats-select", onchange: () => { st.seats = Number(seatSel.value); } },
       seats.map((n) => h("option", { value: n, selected: n === Math.min(Math.max(st.seats, g.min_players), g.max_players) }, n)));
@@ -140,9 +141,17 @@ export function lobbyPage(root, go) {
   }
 
   const howTo = h("section", { class: "panel howto" });
+  // How to play the game chosen in the form (its rules document's `howto`), linking its rules.
   function renderHowTo() {
-    mount(howTo, h("h2", {}, t("howto_title")), h("ol", {}, [1, 2, 3, 4].map((i) => h("li", {}, t(`howto_${i}`)))),
-      h("p", {}, h("a", { class: "button", href: "/rules", "data-link": true, testid: "lobby-rules" }, t("rules_full"))));
+    const g = chosen();
+    setRulesGame(g ? g.name : null);
+    if (!g) { mount(howTo, h("h2", {}, t("howto_title")), h("p", {}, t("loading"))); return; }
+    const game = gameModule(g.name);
+    const steps = [t("howto_1", { min: g.min_players, max: g.max_players }), t("howto_2"),
+      ...game.rules.doc(currentLang(), null).howto];
+    mount(howTo, h("h2", {}, t("howto_title")), h("ol", { testid: "howto-steps", dataset: { game: game.name } }, steps.map((x) => h("li", {}, x))),
+      h("p", {}, h("a", { class: "button", href: rulesHref(game.name), "data-link": true, testid: "lobby-rules" },
+        st.games.length > 1 ? t("rules_full_of", { game: g.title }) : t("rules_full"))));
   }
 
   function renderAll() { renderForm(); renderList(); renderHowTo(); }

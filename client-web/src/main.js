@@ -1,6 +1,6 @@
 // Entry point: the header (home link, account, language switch) and a small router for
 // / (lobby), /table/<id> (live table), /replay/<id> and /replay (replay viewer), /account,
-// /my-games, /players/<name> and /leaderboard.
+// /my-games, /players/<name>, /leaderboard, and /rules/<game> (/rules: the first game's).
 import { accountPage, currentAccount, loadSession, onSessionChange } from "./account.js";
 import { h, mount } from "./dom.js";
 import { LANGS, currentLang, onLangChange, setLang, t } from "./i18n.js";
@@ -12,6 +12,7 @@ import { myGamesPage } from "./mygames.js";
 import { profilePage } from "./profile.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rules.js";
+import { onRulesGameChange, rulesHref, setRulesGame } from "./rulesnav.js";
 import { tablePage } from "./table.js";
 
 const header = document.getElementById("header");
@@ -29,7 +30,8 @@ function renderHeader() {
       h("a", { href: "/leaderboard", "data-link": true, testid: "nav-leaderboard" }, t("nav_leaderboard")),
       h("a", { href: "/account", "data-link": true, testid: "nav-account", class: "account-link" },
         currentAccount() ? currentAccount().username : t("nav_log_in")),
-      h("a", { href: "/rules", "data-link": true, testid: "nav-rules" }, t("rules"))),
+      // The rules of the game in context (a table, a replay, the lobby's choice).
+      h("a", { href: rulesHref(), "data-link": true, testid: "nav-rules" }, t("rules"))),
     h("div", { class: "lang", role: "group", "aria-label": t("language") },
       Object.keys(LANGS).map((l) => h("button", {
         type: "button", class: `ghost small${l === currentLang() ? " on" : ""}`, testid: `lang-${l}`,
@@ -43,6 +45,7 @@ function route() {
   cleanup = null;
   window.scrollTo(0, 0);
   hideCardDetail();
+  setRulesGame(null); // each page names its game, if it has one
   const path = location.pathname.replace(/\/+$/, "") || "/";
   let m;
   if ((m = path.match(/^\/table\/([^/]+)$/))) cleanup = tablePage(root, decodeURIComponent(m[1]));
@@ -53,8 +56,9 @@ function route() {
   else if (path === "/leaderboard") cleanup = leaderboardPage(root);
   else if ((m = path.match(/^\/players\/([^/]+)$/))) cleanup = profilePage(root, decodeURIComponent(m[1]));
   else if (path === "/rules") cleanup = rulesPage(root);
+  else if ((m = path.match(/^\/rules\/([^/]+)$/))) cleanup = rulesPage(root, decodeURIComponent(m[1]));
   else cleanup = lobbyPage(root, go);
-  if (path !== "/rules") document.title = `${t("title")}`;
+  if (!path.startsWith("/rules")) document.title = `${t("title")}`;
 }
 
 /** Navigate inside the app without a page load. */
@@ -72,6 +76,7 @@ document.addEventListener("click", (e) => {
 window.addEventListener("popstate", route);
 onLangChange(renderHeader);
 onSessionChange(renderHeader);
+onRulesGameChange(renderHeader);
 // Sticky bars below the header need its height, which wraps differently per width.
 const headerHeight = () => document.documentElement.style.setProperty("--header-h", `${header.offsetHeight}px`);
 window.addEventListener("resize", headerHeight);

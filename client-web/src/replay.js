@@ -3,7 +3,7 @@
 // shows at once. It steps by turn, as players expect: one step is one player's turn, and the
 // log lists each turn's events inside it, each a jump to that very event. Which event belongs
 // to which turn comes from the server's views (the engine's `turn` counter), not from a
-// rule here; a game whose views have no `turn` steps by event.
+// rule here; a game whose views have no `turn` steps by decision (its module's `isMove`).
 import { api } from "./api.js";
 import { errorText } from "./errors.js";
 import { patched } from "./patch.js";
@@ -12,6 +12,7 @@ import { onLangChange, t } from "./i18n.js";
 import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { notFoundPage } from "./notfound.js";
+import { rulesHref, setRulesGame } from "./rulesnav.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const TURN_MS = 1500; // one turn per this at 1x
@@ -32,14 +33,18 @@ export function foldViews(deltas) {
 /**
  * The turns of a folded game, `[{turn, first, last}]` (seqs, 1-based): event k belongs to
  * the turn that the view before it shows (`views[k-1].turn`, the engine's count of turns
- * begun); the start joins turn 1. Views without `turn` (an older server) give one step per
- * event.
+ * begun); the start joins turn 1. A game whose views carry no `turn` (its CONTRACT's view
+ * has none: Keltis, Loot Island) steps by decision: each event that `isMove` (the game
+ * module's "someone decided") begins a step, and the automatic events after it join that
+ * step; those before the first decision join the first step. `deltas[k-1].event` is event k.
  */
-export function turnSteps(views) {
+export function turnSteps(views, deltas, isMove) {
   const steps = [];
+  let moves = 0;
   for (let k = 1; k < views.length; k += 1) {
     const hasTurn = views[k] && views[k].turn !== undefined;
-    const turn = hasTurn ? Math.max(1, (views[k - 1] && views[k - 1].turn) || 0) : k;
+    if (!hasTurn && isMove(deltas[k - 1].event)) moves += 1;
+    const turn = hasTurn ? Math.max(1, (views[k - 1] && views[k - 1].turn) || 0) : Math.max(1, moves);
     const last = steps[steps.length - 1];
     if (last && last.turn === turn) last.last = k;
     else steps.push({ turn, first: k, last: k });
@@ -90,11 +95,13 @@ export function replayPage(root, id) {
   }
 
   function renderHead() {
+    const named = st.views.length > 1; // the game is known once a view is in
+    if (named) setRulesGame(game().name);
     mount(els.head,
       h("h1", {}, t("replay_title"), st.title ? h("span", { class: "sub" }, ` · ${st.title}`) : null),
       // In the empty state the big chooser below is the only one (one `replay-file` input).
       h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true, testid: "back-to-table" }, "↩ ", st.tableName || t("back_to_table")) : null,
-        h("a", { class: "button ghost", href: "/rules", target: "_blank", rel: "noopener" }, t("rules")),
+        h("a", { class: "button ghost", href: rulesHref(named ? game().name : null), target: "_blank", rel: "noopener", testid: "replay-rules" }, t("rules")),
         isEmpty() ? null : fileInput()),
       st.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, st.error) : null);
   }
@@ -262,7 +269,7 @@ export function replayPage(root, id) {
     const deltas = perEvent(frames);
     st.deltas = deltas;
     st.views = foldViews(deltas);
-    st.turns = turnSteps(st.views);
+    st.turns = turnSteps(st.views, deltas, (e) => game().isMove(e));
     st.title = title ?? st.title;
     st.seats = seats;
     st.error = null;

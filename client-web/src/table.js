@@ -18,6 +18,7 @@ import { ratingText } from "./profile.js";
 import { PACES, Pacer } from "./pacer.js";
 import { chatHello, chatPanel } from "./chat.js";
 import { renderResult } from "./result.js";
+import { rulesHref, setRulesGame } from "./rulesnav.js";
 import { forgetSeat, keyFor, ownerFor, paceSetting, playerName, saveKey, saveOwner, savePace, saveSeat, savePlayerName, seatFor } from "./store.js";
 
 /** True once the game has started (before, the server's view has no players). */
@@ -135,6 +136,7 @@ export function tablePage(root, id) {
   // ---- top bar -------------------------------------------------------------------
   function renderTop() {
     const s = st.summary;
+    setRulesGame(game().name);
     const key = keyFor(id);
     const link = `${location.origin}/table/${id}${key ? `#k=${key}` : ""}`;
     const copyBtn = h("button", { type: "button", class: "ghost small", testid: "copy-link", onclick: async () => {
@@ -151,7 +153,7 @@ export function tablePage(root, id) {
         // The host who has not sat down yet is about to play, not watching: no badge then.
         conn.seat === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator"))
           : handedOver() ? h("span", { class: "badge me", testid: "me-bot-badge" }, t("you_bot_plays")) : null),
-      h("a", { class: "button ghost small", href: "/rules", target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
+      h("a", { class: "button ghost small", href: rulesHref(game().name), target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
       h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
         Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
       h("div", { class: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
@@ -358,7 +360,7 @@ export function tablePage(root, id) {
     const anchor = game().rulesAnchor ? game().rulesAnchor(v) : null; // a game with a rules page
     const last = v.phase !== "ended" ? st.lastMove : null;
     mount(els.banner, h("strong", { testid: "turn-text" }, game().turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null,
-      anchor === null ? null : h("a", { class: "hint rules-hint", href: `/rules#${anchor}`, target: "_blank", rel: "noopener", testid: "hint-rules" }, t("rules_hint")),
+      anchor === null ? null : h("a", { class: "hint rules-hint", href: `${rulesHref(game().name)}#${anchor}`, target: "_blank", rel: "noopener", testid: "hint-rules" }, t("rules_hint")),
       last ? h("span", { class: "last-move-text", testid: "last-move" }, `${t("last_move")}: `, game().describeEvent(last, viewNames(shownRaw(), seatsInfo()))) : null,
       // The full breakdown is below the board: one click away from the end banner.
       v.phase === "ended" && v.result ? h("button", { type: "button", class: "small", testid: "jump-scores",

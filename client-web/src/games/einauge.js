@@ -6,6 +6,7 @@ import { setCardContext } from "../carddetail.js";
 import { loadCards } from "../cards.js";
 import { t } from "../i18n.js";
 import { describeEvent, eventSeat, isMajor } from "../log.js";
+import { einaugeRules } from "./einauge_rules.js";
 import { renderScore } from "../score.js";
 
 /** The banner's hint on this seat's turn: what the step asks for. */
@@ -29,6 +30,6 @@ export const einauge = {
   name: "einauge",
   loadCatalogue: loadCards,
   renderBoard, flipRender, turnText, winnersText, renderScore, describeEvent, eventSeat, isMajor,
-  groupActions, turnHint, setCardContext, rulesAnchor,
+  groupActions, turnHint, setCardContext, rulesAnchor, rules: einaugeRules,
   isMove: (e) => MOVES.has(e.type),
 };

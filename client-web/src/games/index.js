@@ -9,6 +9,9 @@ const GAMES = { einauge, keltis, "loot-island": lootIsland };
 /** True when this client can show game `name` (the lobby offers only those). */
 export const hasGameModule = (name) => Object.hasOwn(GAMES, name);
 
+/** The names of the games this client can show, in registry order. */
+export const gameNames = () => Object.keys(GAMES);
+
 /** The module of game `name` (a table summary's or a view's `game`); the first game
  *  when none is named (Einauge views carry no `game` field). */
 export function gameModule(name) {

@@ -10,6 +10,7 @@ import { flipRender } from "../board.js";
 import { h } from "../dom.js";
 import { listWords, t } from "../i18n.js";
 import { describeEvent as describeSeatEvent } from "../log.js";
+import { keltisRules } from "./keltis_rules.js";
 
 let CATALOGUE = null;
 let loading = null;
@@ -517,4 +518,5 @@ export const keltis = {
   groupActions,
   turnHint,
   isMove: (e) => MOVES.has(e.type),
+  rules: keltisRules,
 };

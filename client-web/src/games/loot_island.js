@@ -13,6 +13,7 @@ import { h, mount } from "../dom.js";
 import { listWords, t } from "../i18n.js";
 import { COLOR_GLYPH, icons } from "../icons.js";
 import "./loot_island_texts.js";
+import { lootIslandRules } from "./loot_island_rules.js";
 
 const GAME = "loot-island";
 let CAT = null;
@@ -417,4 +418,5 @@ export const lootIsland = {
   groupActions,
   turnHint,
   isMove: (e) => ["map_cards_discarded", "map_cards_played", "islet_used", "passed", "loot_taken", "loot_discarded", "healer_chosen"].includes(e.type),
+  rules: lootIslandRules,
 };
