@@ -409,6 +409,8 @@ function renderScore(view) {
         h("td", {}, s.cubes), cols.map((k) => cell(s, k))))))));
 }
 
+const MOVES = new Set(["map_cards_discarded", "map_cards_played", "islet_used", "passed", "loot_taken", "loot_discarded", "healer_chosen"]);
+
 export const lootIsland = {
   name: GAME,
   loadCatalogue,
@@ -417,6 +419,8 @@ export const lootIsland = {
   isMajor: (e) => ["game_started", "round_started", "event_revealed", "coast_explored", "final_exploration_started", "healers_revealed", "game_ended"].includes(e.type),
   groupActions,
   turnHint,
-  isMove: (e) => ["map_cards_discarded", "map_cards_played", "islet_used", "passed", "loot_taken", "loot_discarded", "healer_chosen"].includes(e.type),
+  // A player's own decision (the result of an action): a forced pass, the one healer left
+  // and islet-wreck's loot card follow from the rules, so they join the decision before.
+  isMove: (e) => MOVES.has(e.type) && !e.forced && !e.automatic && !e.wreck,
   rules: lootIslandRules,
 };
