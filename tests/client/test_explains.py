@@ -221,7 +221,7 @@ def test_german_page_shows_a_german_refusal(played):
 
 
 def test_every_hint_links_its_rules_section(played, web: ServerProcess):
-    assert {"/rules#buy", "/rules#place"} <= played.hint_hrefs
+    assert {"/rules/einauge#buy", "/rules/einauge#place"} <= played.hint_hrefs
     page = played.page
     with page.context.expect_page() as info:
         page.get_by_test_id("table-rules").click()
