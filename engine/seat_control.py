@@ -63,6 +63,15 @@ def is_control(event: Mapping[str, Any] | Message) -> bool:
     return kind in TYPES
 
 
+def resigned_seat(event: Message) -> int | None:
+    """The seat ``event`` resigns (a ``seat_controller_changed`` with reason
+    ``resigned``), else ``None``. From that event on the seat's former player reads only
+    what a spectator reads (docs/protocol.md §5, "Resigning")."""
+    if isinstance(event, SeatControllerChanged) and event.reason == "resigned":
+        return event.seat
+    return None
+
+
 def decode(codec: Codec, data: Mapping[str, Any]) -> Message:
     """A stored event's message: a seat-control event, else ``codec``'s (the game's).
     Raises ``IllegalAction`` (``bad_message``) as ``Codec.decode`` does."""

@@ -470,7 +470,7 @@ async def deltas(request: Request) -> Response:
     except ValueError:
         return error(400, "bad_message", "from must be a number")
     after = min(after, meta.seq)
-    seat = meta.seat_of(bearer(request))
+    seat = meta.viewer_of(bearer(request))  # a resigned seat's token: a spectator's
     key = ("deltas", table_id, meta.seq, meta.head, after, seat)
     found = svc.replays.cached(key)
     if found is not None:
@@ -481,8 +481,8 @@ async def deltas(request: Request) -> Response:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None
     # The deltas the bearer's seat was sent live (a reload keeps its own draws; any other
-    # token reads a spectator's). Kept only if the entries are the stream the meta named
-    # (no append raced the load).
+    # token, and a resigned seat's, reads a spectator's). Kept only if the entries are the
+    # stream the meta named (no append raced the load).
     keep = len(entries) == meta.seq and (not entries or entries[-1]["h"] == meta.head)
     return await _replay_answer(svc, key, replays.stored_deltas, meta.game, len(meta.seats),
                                 entries, after, seat, keep=keep)

@@ -193,6 +193,16 @@ class TableMeta:
                 found = i
         return found
 
+    def viewer_of(self, token: str | None) -> int | None:
+        """The seat whose hidden information ``token`` may read: its seat, ``None`` (a
+        spectator's) for no seat or a seat whose player resigned: a bot plays it to the
+        end and its former player, still at the table and in its chat, must not read the
+        cards the bot holds and draws (docs/protocol.md §5, "Resigning"). A seat a bot
+        plays after a timeout, claim or handover keeps its view: its player may take it
+        back at any time."""
+        seat = self.seat_of(token)
+        return None if seat is None or self.seats[seat].resigned else seat
+
     def is_owner(self, token: str | None) -> bool:
         """True for the creator's token."""
         return bool(token and self.owner and hmac.compare_digest(self.owner, token_hash(token)))

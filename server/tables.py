@@ -107,7 +107,8 @@ def replay_deltas(game: Game, keys: list[int | None], events: list[Message],
     appends as live: the seqs acks named; ``()``: one delta for all of them, a
     reconnect's catch-up)."""
     shadow = LiveTable.__new__(LiveTable)
-    shadow.game, shadow.keys = game, keys
+    gone = {seat_control.resigned_seat(e) for e in events[:after]}
+    shadow.game, shadow.keys = game, [k for k in keys if k is None or k not in gone]
     shadow.state = game.initial_state()
     shadow.seq = 0
     for event in events[:after]:
@@ -161,6 +162,9 @@ class LiveTable:
         self.clock: clocks.Clock | None = None
         """The move clock as of the last stored entry that carried one (``c``)."""
         self.control = seat_control.Control()
+        self.resigned_at: dict[int, int] = {}
+        """Per resigned seat, the seq of its resignation: from there on its sockets and
+        token are a spectator's (``viewer_class``)."""
         self.presence: dict[str, Any] | None = None
         """The last ``presence`` message this process sent (server/attendance.py)."""
         self._reset_views()
@@ -186,6 +190,8 @@ class LiveTable:
         self.heads = deque([self.head.hex()], maxlen=HEADS_KEPT)
         self.clock = None
         self.control = seat_control.Control()
+        self.resigned_at = {}
+        self.keys = viewer_keys(self.game, len(meta.seats))
         self.ring.clear()
         self.room.pending.clear()  # deltas of the other stream must not go out now
         self.suspect = False
@@ -202,6 +208,9 @@ class LiveTable:
         event = self.decode(entry)
         if seat_control.is_control(event):
             self.control.apply(event)
+            seat = seat_control.resigned_seat(event)
+            if seat is not None:
+                self.resigned_at.setdefault(seat, self.seq + 1)
         else:
             self.state = self.game.evolve(self.state, event)
         if "c" in entry:
@@ -215,6 +224,7 @@ class LiveTable:
         """Fold all stored entries (from seq 1) into the state without building deltas
         (rebuild on load)."""
         events = [self._fold(entry) for entry in entries]
+        self.keys = [k for k in self.keys if k is None or k not in self.resigned_at]
         self.views, self.last = bases(self.game, self.keys, events, self.state)
 
     def apply(self, entries: list[dict[str, Any]], first_seq: int) -> bool:
@@ -293,25 +303,37 @@ class LiveTable:
         that sees none of them gets nothing (its message is ``None``) and keeps its last
         view, so its next patch covers both. ``prev`` is the seq of the class's previous
         delta: the view its patch applies to. A seat whose message equals the spectators'
-        shares their frame."""
+        shares their frame.
+
+        A seat resigned by these events leaves the viewer classes: its message is the
+        events as a spectator sees them and a patch replacing the whole document with the
+        spectators' view, and from the next delta on it gets the spectators' frames (a
+        seat without an entry does), so its former player's open sockets read no card the
+        bot draws from then on."""
         dicts: dict[int | None, dict[str, Any] | None] = {}
         seq = events[-1][0]
+        gone = {seat_control.resigned_seat(event) for _, _, event in events}
         for k in self.keys:
+            viewer = None if k in gone else k
             shown = [{"seq": n, "event": projected, "head": head} for n, head, event in events
-                     if (projected := project(self.game, event, k)) is not None]
+                     if (projected := project(self.game, event, viewer)) is not None]
             if not shown:
                 dicts[k] = None
                 continue
-            view = self.game.view(self.state, k)
+            view = self.game.view(self.state, viewer)
             # A class's first delta patches the whole document: folding patches 1…k from
             # any document gives the view at k (the replay viewer relies on it).
             last = self.last.get(k, 0)
             msg = {"t": "deltas", "seq": seq, "prev": last, "events": shown,
-                   "patch": diff(self.views.get(k) if last else None, view)}
+                   "patch": diff(self.views.get(k) if last and viewer == k else None, view)}
             self.views[k], self.last[k] = view, seq
             if k is not None and None in dicts and msg == dicts[None]:
                 continue  # same as the spectators': share their frame
             dicts[k] = msg
+        for k in gone & set(self.keys) - {None}:
+            self.keys.remove(k)
+            self.views.pop(k, None)
+            self.last.pop(k, None)
         return Delta(events[0][0], seq, dicts)
 
     def _after_change(self) -> None:
@@ -350,9 +372,15 @@ class LiveTable:
 
     def viewer(self, token: str | None) -> int | None:
         """The seat whose views ``token`` may read (``None``: a spectator's). A wrong or
-        stale token reads what a spectator reads: history endpoints refuse nothing, they
-        only never show more than the token may see."""
-        return self.meta.seat_of(token) if token else None
+        stale token, and the token of a resigned seat (``TableMeta.viewer_of``), reads
+        what a spectator reads: history endpoints refuse nothing, they only never show
+        more than the token may see."""
+        return self.viewer_class(self.meta.viewer_of(token) if token else None)
+
+    def viewer_class(self, seat: int | None) -> int | None:
+        """The viewer class of a socket or token of ``seat``: the seat, or ``None`` (the
+        spectators') once it resigned."""
+        return None if seat is None or seat in self.resigned_at else seat
 
     # ---- deltas for a reconnect ----------------------------------------------------------
 

@@ -262,11 +262,17 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
     table.room.remove(conn)
     deltas = None
     rebuilt: list[Delta] = []
+    viewer = table.viewer_class(conn.seat)
+    if conn.seat is not None and viewer is None and last_seq is not None and (
+            last_seq < table.resigned_at[conn.seat]):
+        # The client holds its seat's view from before the resignation: the spectators'
+        # deltas do not patch it, and the seat's own would show what it may no longer see.
+        last_seq = None
     if last_seq is not None and last_seq <= table.seq:
         deltas = table.recent(last_seq)
         for _ in range(REBUILD_TRIES if deltas is None else 0):
             seq, head = table.seq, table.head.hex()
-            key = ("catch_up", table.id, seq, head, last_seq, conn.seat)
+            key = ("catch_up", table.id, seq, head, last_seq, viewer)
             known = svc.replays.recall(key)  # rebuilt for this stream and head already
             if known is not None and (rest := table.recent(seq)) is not None:
                 rebuilt, deltas = known, rest
@@ -281,15 +287,14 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
                 try:
                     _, packed = await svc.replays.answer(
                         key, replays.catch_up, table.meta.game, len(table.meta.seats),
-                        entries[:seq], last_seq, conn.seat, keep=False)
+                        entries[:seq], last_seq, viewer, keep=False)
                 except Exception:  # Busy, or the worker failed: a full resync
                     break
                 rest = table.recent(seq)  # what the table applied while the worker ran
                 if rest is None:
                     continue
-                ckey = conn.seat if conn.seat is not None else None
                 rebuilt = svc.replays.recall(key) or svc.replays.remember(key, [
-                    Delta(last_seq + 1, seq, {ckey: m}) for m in
+                    Delta(last_seq + 1, seq, {viewer: m}) for m in
                     msgpack.unpackb(packed, raw=False, strict_map_key=False)])
                 deltas = rest
                 break
@@ -316,11 +321,12 @@ def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None,
                  rebuilt: list[Delta] | None = None) -> None:
     """``rebuilt``: the missed deltas before ``deltas`` (from ``replays.catch_up``)."""
     table.room.remove(conn)
+    # A resigned seat's socket keeps its seat (it is still that player's) but reads what
+    # a spectator reads (``LiveTable.viewer_class``).
+    key = table.viewer_class(conn.seat)
     msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
-           "head": table.head.hex(), "view": None if deltas is not None else table.view(conn.seat),
-}
+           "head": table.head.hex(), "view": None if deltas is not None else table.view(key)}
     conn.message(msg)
-    key = conn.seat if conn.seat is not None else None
     for d in (*(rebuilt or ()), *(deltas or ())):
         prepared = d.prepared(key, conn.binary)
         if prepared is not None:  # None: this viewer is sent nothing for that event
