@@ -201,8 +201,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         svc.attendance.start()
         svc.deadlines.start()
         # Running games with bots play on although nobody watches them (in the background:
-        # the service answers meanwhile).
-        svc.tables.spawn(svc.tables.resume_bots())
+        # the service answers meanwhile), each driven by one process (server/bot_leases.py).
+        svc.tables.start_bots()
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())

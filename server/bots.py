@@ -27,6 +27,7 @@ from typing import Any
 from engine import get_game
 from engine.bots import SEARCH_KINDS, kinds, make_bot
 from engine.game import IllegalAction
+from server import metrics
 from server.bot_pool import BotPool
 from server.logging import get_logger
 from server.tables import LiveTable, Tables, Unavailable
@@ -139,6 +140,7 @@ class BotDriver:
                             error=repr(e))
                 await asyncio.sleep(0.5)
                 continue
+            metrics.BOT_MOVES.inc()
             # The delay is served after the search, not before: how long a bot takes to move
             # must not tell how long it thought, which grows with its legal actions, i.e. its
             # hidden hand (docs/fairness.md).

@@ -13,6 +13,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, ge
 TABLES = Gauge("einauge_tables_cached", "Tables held in this process's cache")
 SOCKETS = Gauge("einauge_sockets", "Open websockets that receive deltas")
 ACTIONS = Counter("einauge_actions_total", "Actions handled", ["result"])
+BOT_MOVES = Counter("einauge_bot_moves_total",
+                    "Bot moves this process decided (searched), whether stored or not")
 ACTION_LATENCY = Histogram(
     "einauge_action_latency_seconds", "Action received to ack sent (validated and stored)",
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))

@@ -141,6 +141,22 @@ redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 """
 
+BOT_LEASE_LUA = """
+local owner = redis.call('GET', KEYS[1])
+if owner == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if owner then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+BOT_RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 REPACK_LUA = """
 local meta = KEYS[1]
 if redis.call('HGET', meta, 'z') ~= ARGV[1] then return 0 end
@@ -205,6 +221,11 @@ def channel(table_id: str) -> str:
     return f"t:{{{table_id}}}:deltas"
 
 
+def bot_lease_key(table_id: str) -> str:
+    """The process that drives the table's bots (``Store.lease_bots``), with a TTL."""
+    return f"t:{{{table_id}}}:bots"
+
+
 def chat_bucket_key(table_id: str, who: str) -> str:
     """Hash ``{tokens, at}``: the chat token bucket of ``who`` (a sender key, or ``a:`` and
     a client address) at the table, in the table's slot."""
@@ -265,6 +286,8 @@ class Store:
         self._lset_if = client.register_script(LSET_IF_LUA)
         self._set_if = client.register_script(SET_IF_LUA)
         self._repack = client.register_script(REPACK_LUA)
+        self._lease = client.register_script(BOT_LEASE_LUA)
+        self._release = client.register_script(BOT_RELEASE_LUA)
         self.lobby = LobbyIndex(client)
 
     @classmethod
@@ -578,6 +601,18 @@ class Store:
             await self.redis.sadd(BOT_TABLES, table_id)
         else:
             await self.redis.srem(BOT_TABLES, table_id)
+
+    @bounded
+    async def lease_bots(self, table_id: str, owner: str, ms: int) -> bool:
+        """Take or renew the lease on driving the table's bots for ``ms`` milliseconds:
+        True when ``owner`` (a process) holds it now (it was free, expired or already
+        its own: ``SET NX PX``, or ``PEXPIRE`` of its own), False while another holds it."""
+        return bool(int(await self._lease(keys=[bot_lease_key(table_id)], args=[owner, ms])))
+
+    @bounded
+    async def release_bots(self, table_id: str, owner: str) -> None:
+        """Give the lease up, if ``owner`` still holds it (compare and delete)."""
+        await self._release(keys=[bot_lease_key(table_id)], args=[owner])
 
     @bounded
     async def bot_tables(self, limit: int) -> list[str]:

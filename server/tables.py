@@ -31,6 +31,7 @@ from engine.game import Game, IllegalAction, Message
 from engine.shuffle import combine_seed, commitment
 from server import archive, continuity, metrics, roles
 from server import clock as clocks
+from server.bot_leases import BotLeases
 from server.config import Settings
 from server.errors import LobbyError
 from server.fanout import Delta, Room
@@ -440,17 +441,31 @@ class Tables:
         one (server/deadlines.py keeps the deadline index right)."""
         self.on_presence: Callable[[LiveTable], None] | None = None
         """Called when another process announced a presence change (server/attendance.py)."""
+        self.leases = BotLeases(store, int(settings.bot_lease * 1000))
+        """The tables whose bots this process drives (server/bot_leases.py)."""
+        self._claiming: set[str] = set()
+        self._lease_task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Open the subscription."""
         await self.subscriber.start()
 
+    def start_bots(self) -> None:
+        """Resume the bot tables no other process drives (``resume_bots``), then keep the
+        leases: renew them, and take over tables whose driving process went."""
+        self._lease_task = asyncio.get_running_loop().create_task(self._keep_leases())
+
     async def stop(self) -> None:
-        """Stop bots and the subscription."""
+        """Stop bots, give their leases up (another process takes them over at its next
+        scan) and the subscription."""
         self.closing = True
+        if self._lease_task is not None:
+            self._lease_task.cancel()
         for table in self.cache.values():
             for task in table.bot_tasks.values():
                 task.cancel()
+        with contextlib.suppress(RedisError, TimeoutError):
+            await asyncio.gather(*(self.leases.release(t) for t in sorted(self.leases.held)))
         await self.subscriber.stop()
 
     def spawn(self, coro: Any) -> None:
@@ -990,6 +1005,12 @@ class Tables:
                 if table.by_bot(seat) and seat not in table.bot_tasks]
         if not idle:
             return
+        if table.id not in self.leases.held:
+            # Another process may drive them: only the lease's holder does.
+            if table.id not in self._claiming and not self.closing:
+                self._claiming.add(table.id)
+                self.spawn(self._claim_bots(table))
+            return
         # A bot watches its table: the table stays cached (and, once its task runs,
         # subscribed). Bots play on the cached object only, never on a stray copy.
         if self.cache.setdefault(table.id, table) is not table:
@@ -998,6 +1019,53 @@ class Tables:
         for seat in idle:
             table.turn[seat] = asyncio.Event()
             table.bot_tasks[seat] = self.bot_runner(table, seat)
+
+    async def _claim_bots(self, table: LiveTable) -> None:
+        try:
+            got = await self.leases.claim(table.id)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("could not claim a table's bots", table=table.id, error=str(e))
+            return  # the lease keeper tries again
+        finally:
+            self._claiming.discard(table.id)
+        if got:
+            current = self.cache.get(table.id, table)
+            self._ensure_bots(current)
+            if not current.bot_tasks:
+                await self._release(table.id)  # nothing to drive here after all
+
+    async def _release(self, table_id: str) -> None:
+        try:
+            await self.leases.release(table_id)
+        except RedisError as e:  # it expires on its own
+            metrics.REDIS_ERRORS.inc()
+            log.warning("could not release a table's bots", table=table_id, error=str(e))
+
+    async def _keep_leases(self) -> None:
+        """Every third of the lease: renew the leases held (a table whose lease another
+        process took stops its bots here), take over the cached tables whose bots nobody
+        drives; every lease period (and at once) resume the listed bot tables."""
+        rounds = 0
+        while True:
+            if rounds % 3 == 0:
+                try:
+                    await self.resume_bots()
+                except RedisError as e:
+                    metrics.REDIS_ERRORS.inc()
+                    log.warning("bot tables not resumed", error=str(e))
+            await asyncio.sleep(self.leases.period)
+            rounds += 1
+            try:
+                for table_id in await self.leases.renew():
+                    log.warning("bot lease lost to another process", table=table_id)
+                    table = self.cache.get(table_id)
+                    for task in list(table.bot_tasks.values()) if table is not None else ():
+                        task.cancel()
+                for table in list(self.cache.values()):
+                    self._ensure_bots(table)
+            except Exception:  # a bug must not stop the renewals
+                log.exception("bot leases not kept this round")
 
     def _control_changed(self, table: LiveTable) -> None:
         for event in table.turn.values():
@@ -1014,10 +1082,14 @@ class Tables:
             log.warning("could not note a bot table", table=table_id, error=str(e))
 
     async def resume_bots(self, limit: int = RESUME_LIMIT, parallel: int = 8) -> int:
-        """Load the running tables with bot seats (at most ``limit``, ``parallel`` at a
-        time), so that their bots play on after a restart although nobody watches them.
-        Returns how many now have bots here; drops ended and gone ids from the set."""
-        ids = await self.store.bot_tables(limit)
+        """Drive the listed running tables with bot seats (at most ``limit``,
+        ``parallel`` at a time) whose bots no process drives, so that they play on after
+        a restart although nobody watches them: a table is loaded only once this process
+        holds its lease (server/bot_leases.py); one another process holds costs one Redis
+        call. Returns how many tables this call started bots of; drops ended and gone
+        ids from the set. Raises ``redis.RedisError`` when the set cannot be read."""
+        ids = [t for t in await self.store.bot_tables(limit)
+               if t not in self.leases.held and t not in self.cache]
         gate = asyncio.Semaphore(parallel)
         resumed = 0
 
@@ -1025,17 +1097,21 @@ class Tables:
             nonlocal resumed
             async with gate:
                 try:
+                    if not await self.leases.claim(table_id):
+                        return
                     table = await self.get(table_id)
-                except Unavailable:
+                except (Unavailable, RedisError):
                     return
                 if table is None or self.game_over(table):
                     with contextlib.suppress(RedisError):
                         await self.store.mark_bot_table(table_id, False)
-                elif table.bot_tasks:
+                if table is not None and table.bot_tasks:
                     resumed += 1
+                else:
+                    await self._release(table_id)
 
         await asyncio.gather(*(one(t) for t in ids))
-        if ids:
+        if resumed:
             log.info("bot tables resumed", tables=resumed, listed=len(ids))
         return resumed
 
@@ -1044,6 +1120,8 @@ class Tables:
         table.bot_tasks.pop(seat, None)
         table.turn.pop(seat, None)
         if not table.bot_tasks and not self.closing:
+            if table.id in self.leases.held:
+                self.spawn(self._release(table.id))
             self.spawn(self.unwatch(table))
 
     # ---- lobby ---------------------------------------------------------------------------

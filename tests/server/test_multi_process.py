@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
 import pytest
 
 from tests.conftest import ServerProcess
@@ -136,3 +137,64 @@ async def test_a_seat_taken_on_one_process_is_honoured_at_once_on_the_other(serv
         for s in (watcher, player):
             await s.close()
     await lobby.close()
+
+
+def _bot_moves(base: str) -> float:
+    """The ``einauge_bot_moves_total`` of one server process (``/metrics``)."""
+    text = httpx.get(base + "/metrics", timeout=5).text
+    return sum(float(line.split()[-1]) for line in text.splitlines()
+               if line.startswith("einauge_bot_moves_total "))
+
+
+async def test_two_processes_started_together_drive_a_bot_table_once(own_redis):
+    """Every starting process resumes the listed bot tables; only the one holding a
+    table's lease (server/bot_leases.py) drives its bots: after a crash and two fresh
+    processes, each bot turn is decided once in all (not once per process) and stored
+    once."""
+    import redis
+
+    from server import store
+
+    env = {"EINAUGE_BOT_DELAY": "0.05", "EINAUGE_BOT_LEASE": "3"}
+    r = redis.Redis.from_url(own_redis.url)
+
+    def stored() -> tuple[str, int]:
+        meta = r.hgetall(store.meta_key(tid))
+        return meta[b"status"].decode(), int(meta[b"seq"])
+
+    first = ServerProcess(own_redis.url, env=env).start()
+    lobby = Lobby(first.url)
+    pair = [ServerProcess(own_redis.url, env=env) for _ in range(2)]
+    try:
+        table = await lobby.create(3)
+        tid = table["id"]
+        for seat in range(3):
+            await lobby.bot(tid, seat)
+        await lobby.start(tid, table["owner_token"])
+        for _ in range(200):
+            if stored()[1] >= 5:
+                break
+            await asyncio.sleep(0.05)
+        first.kill()  # its lease stays until it expires
+        status, at_kill = stored()
+        assert status == "running"
+        await asyncio.gather(*(asyncio.to_thread(p.start) for p in pair))
+        for _ in range(1800):
+            if stored()[0] == "ended":
+                break
+            await asyncio.sleep(0.05)
+        assert stored()[0] == "ended"
+        entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
+        acts = {k.decode(): int(v) for k, v in r.hgetall(store.acts_key(tid)).items()}
+        moves = [i for i, e in enumerate(entries) if "a" in e]
+        # One stored action per turn, each a bot's under the seq it was decided at.
+        assert len(acts) == len(moves)
+        assert sorted(int(k.split(":")[-1]) for k in acts) == moves
+        after = [i for i in moves if i >= at_kill]
+        decided = [_bot_moves(p.url) for p in pair]
+        assert after and sum(decided) == len(after), (decided, len(after))
+    finally:
+        await lobby.close()
+        for p in pair:
+            p.stop()
+        r.close()
