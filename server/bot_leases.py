@@ -20,6 +20,9 @@ import secrets
 
 from server.store import Store
 
+RENEW_AT_ONCE = 32
+"""Renewals in flight at once (each a short script call)."""
+
 
 class BotLeases:
     """The bot leases this process holds (``held``: table ids) under its ``owner`` id;
@@ -51,8 +54,11 @@ class BotLeases:
         now (this one's expired: its bots must stop). A renewal Redis did not answer
         counts as kept: at worst two processes drive a table until the next renewal."""
         ids = sorted(self.held)
-        got = await asyncio.gather(*(self.store.lease_bots(t, self.owner, self.ms)
-                                     for t in ids), return_exceptions=True)
+        got: list[bool | BaseException] = []
+        for start in range(0, len(ids), RENEW_AT_ONCE):  # not one connection per table
+            got += await asyncio.gather(*(self.store.lease_bots(t, self.owner, self.ms)
+                                          for t in ids[start:start + RENEW_AT_ONCE]),
+                                        return_exceptions=True)
         lost = [t for t, ok in zip(ids, got, strict=True) if ok is False]
         self.held.difference_update(lost)
         return lost

@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     sockets count as gone after at most this)"""
     presence_grace: float = Field(2.0, ge=0)
     """seconds without a socket before a seat shows as away (a reload is no absence)"""
-    bot_lease: float = Field(10.0, gt=0)
+    bot_lease: float = Field(5.0, gt=0)
     """seconds a process's lease on driving one table's bots lasts (renewed every third
     of it): one process per table runs its bots; when it dies, another takes them over
     within about this long"""
