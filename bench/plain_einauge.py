@@ -357,7 +357,7 @@ class PlainGame:
             player.rows[row].append(card.id)
         else:  # a new row takes the lone ships along, oldest first, up to the limit
             joining = player.lone_ships[: ROW_LIMIT - 1]
-            player.rows[row] = [card.id] + joining
+            player.rows[row] = [card.id, *joining]
             player.lone_ships = player.lone_ships[len(joining):]
         for card_id in player.rows[row]:
             c = CARDS[card_id]
