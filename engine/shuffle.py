@@ -10,43 +10,75 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
 
 _TWO_64 = 1 << 64
-
-
-def _words(seed: str) -> Iterator[int]:
-    seed_bytes = seed.encode("utf-8")
-    k = 0
-    while True:
-        yield from struct.unpack(">4Q", hashlib.sha256(seed_bytes + k.to_bytes(8, "big")).digest())
-        k += 1
+_LIMITS = (0, *(_TWO_64 - (_TWO_64 % n) for n in range(1, 257)))
+"""``2^64 - (2^64 mod n)`` for n = 1..256 (the rejection bound of ``below``), by index."""
 
 
 class RandomStream:
-    """Draws from the SHA-256 stream of one seed (a string; its UTF-8 bytes are hashed)."""
+    """Draws from the SHA-256 stream of one seed (a string; its UTF-8 bytes are hashed).
+
+    Words are hashed a batch of blocks at a time (a shuffle of ``m`` items asks for the
+    ``m - 1`` words it will almost surely need at once) and unpacked with one
+    ``struct.unpack``: the same stream, without a generator step per word.
+    """
+
+    __slots__ = ("_block", "_pos", "_seed", "_words")
 
     def __init__(self, seed: str) -> None:
-        self._words = _words(seed)
+        self._seed = seed.encode("utf-8")
+        self._block = 0
+        self._words: tuple[int, ...] = ()
+        self._pos = 0
+
+    def _fill(self, wanted: int) -> None:
+        """Append the next blocks to the unread words, at least ``wanted`` words."""
+        blocks = max(1, -(-wanted // 4))
+        seed, k = self._seed, self._block
+        data = b"".join([hashlib.sha256(seed + (k + b).to_bytes(8, "big")).digest()
+                         for b in range(blocks)])
+        self._words = self._words[self._pos:] + struct.unpack(f">{4 * blocks}Q", data)
+        self._pos = 0
+        self._block = k + blocks
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)`` by rejection; raises ``ValueError`` if n < 1."""
         if n < 1:
             raise ValueError("below(n) needs n >= 1")
-        limit = _TWO_64 - (_TWO_64 % n)
+        limit = _LIMITS[n] if n < len(_LIMITS) else _TWO_64 - (_TWO_64 % n)
         while True:
-            u = next(self._words)
+            if self._pos == len(self._words):
+                self._fill(1)
+            u = self._words[self._pos]
+            self._pos += 1
             if u < limit:
                 return u % n
 
     def shuffle(self, items: list[T]) -> list[T]:
         """Fisher–Yates in place (i from len-1 down to 1, j = below(i+1)); returns items."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+        last = len(items) - 1
+        if last > len(self._words) - self._pos:
+            self._fill(last - (len(self._words) - self._pos))
+        words, pos, limits = self._words, self._pos, _LIMITS
+        for i in range(last, 0, -1):
+            n = i + 1
+            limit = limits[n] if n < len(limits) else _TWO_64 - (_TWO_64 % n)
+            while True:
+                if pos == len(words):  # only after a rejection (probability < n / 2^64)
+                    self._pos = pos
+                    self._fill(i)
+                    words, pos = self._words, 0
+                u = words[pos]
+                pos += 1
+                if u < limit:
+                    break
+            j = u % n
             items[i], items[j] = items[j], items[i]
+        self._pos = pos
         return items
 
 

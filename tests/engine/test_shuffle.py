@@ -112,8 +112,20 @@ def test_random_stream_words_and_rejection() -> None:
     s = RandomStream("abc")
     assert [s.below(2**63) for _ in range(8)] == [w % 2**63 for w in (*block0, *block1)]
     s = RandomStream("abc")
-    s._words = iter([2**64 - 1, 5])  # 2^64-1 is at the limit for n=3: drawn again
+    s._words = (2**64 - 1, 5)  # unread words; 2^64-1 is at the limit for n=3: drawn again
     assert s.below(3) == 2
+    # a rejection inside a shuffle draws again, then goes on with the stream (block 0)
+    s = RandomStream("abc")
+    s._words = (2**64 - 1, 5)
+    j = block0[0] % 2
+    assert s.shuffle(["a", "b", "c"]) == [["b", "a"][j], ["a", "b"][j], "c"]
+    assert s.below(2**63) == block0[1] % 2**63
+    # below and shuffle share one stream, whatever the batch size
+    s = RandomStream("abc")
+    words = _words("abc")
+    assert s.below(7) == _below(words, 7)
+    assert s.shuffle(list(range(30))) == _fisher_yates(words, list(range(30)))
+    assert [s.below(n) for n in (2, 300, 2**40)] == [_below(words, n) for n in (2, 300, 2**40)]
     with pytest.raises(ValueError):
         RandomStream("abc").below(0)
     assert RandomStream("abc").shuffle([]) == [] and RandomStream("abc").shuffle([1]) == [1]
