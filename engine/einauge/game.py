@@ -87,23 +87,18 @@ class Einauge:
         """Events for ``action``; raises ``IllegalAction``; ``state`` is unchanged."""
         return rules.decide(state, action)
 
-    def play(self, state: State, action: Message) -> list[Message]:
-        """Like ``decide`` but applies the events to ``state`` too (for fast self-play)."""
-        return rules.play(state, action)
+    # ``play(state, action)``: like ``decide`` but applies the events to ``state`` too
+    # (for fast self-play); bound directly, no wrapper call, as are ``legal_actions``
+    # (exactly the actions ``decide`` accepts from ``seat`` now), ``legal_count(state,
+    # seat)`` (``len(legal_actions(state, seat))``) and ``legal_action(state, seat, i)``
+    # (``legal_actions(state, seat)[i]``, ``IndexError`` out of range).
+    play = staticmethod(rules.play)
 
     def to_move(self, state: State) -> tuple[int, ...]:
         """The seat to move, or ``()`` once the game has ended."""
         return () if state.current_seat is None or state.step is None else (state.current_seat,)
 
-    def legal_actions(self, state: State, seat: int) -> list[Message]:
-        """Exactly the actions ``decide`` accepts from ``seat`` now."""
-        return rules.legal_actions(state, seat)
-
-    # For callers that need only the number of legal actions or one of them (bound
-    # directly, no wrapper call):
-    # ``legal_count(state, seat)`` is ``len(legal_actions(state, seat))`` and
-    # ``legal_action(state, seat, i)`` is ``legal_actions(state, seat)[i]`` (``IndexError``
-    # out of range), without building the list.
+    legal_actions = staticmethod(rules.legal_actions)
     legal_count = staticmethod(rules.legal_count)
     legal_action = staticmethod(rules.legal_action)
 

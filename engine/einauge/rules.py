@@ -5,13 +5,12 @@ event after it (skipped steps, refills, ship reveals, the final round, final sco
 to the next choice a player must make, applying each event with ``evolve`` as it goes, so
 decide and replay can never disagree. ``decide`` runs ``play`` on a copy.
 
-Speed (bench/engine.py, docs/benchmarks.md): actions and events without a per-game payload
-are immutable, so each distinct one is built once at import and shared (``_SELL_CARD[seat]
-[card]`` …); card data comes from flat tables (``cards.PRICE`` …). The legal actions are
-walked by one function, ``_menu``, in one fixed order: it lists them all
-(``legal_actions``), counts them (``legal_count``) or picks the n-th (``legal_action``), so
-the three can never disagree. (Listing interned actions is cheap: a random playout that
-builds the list beats counting and then picking, which walks twice.)
+Speed (bench/engine.py, bench/engine_vs_plain.py, docs/benchmarks.md): actions and events
+without a per-game payload are immutable, so each distinct one is built once at import and
+shared (``_SELL_CARD[seat][card]`` …); card data comes from flat tables (``cards.PRICE`` …).
+The legal actions are listed by one function, ``legal_actions``, in one fixed order;
+``legal_count`` and ``legal_action`` read that list (with interned actions, listing is
+cheaper than a second walk that counts or picks).
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from engine.einauge.cards import (
     SHIPS,
     YIELDS,
 )
-from engine.einauge.evolve import PIRATE_TABLE_SIZE, ROW_LIMIT, evolve
+from engine.einauge.evolve import _APPLY, PIRATE_TABLE_SIZE, ROW_LIMIT, evolve
 from engine.einauge.scoring import final_scores
 from engine.einauge.state import Player, State
 from engine.game import IllegalAction, Message
@@ -134,18 +133,24 @@ def _can_fight_any(s: State, p: Player) -> bool:
 
 
 def _advance(s: State, out: list[Message]) -> None:
-    """Emit automatic events until a player has a choice or the game has ended."""
+    """Emit automatic events until a player has a choice or the game has ended.
+
+    Each event is applied as ``evolve`` applies it (its ``_APPLY`` entry, then ``seq``),
+    without the extra call: a game has about 90 automatic events.
+    """
+    apply = _APPLY
+    players = s.players
     while True:
         step = s.step
         seat: int = s.current_seat  # type: ignore[assignment]
         phase = s.phase
         if phase == "turns":
             if step == "buy":
-                if _can_buy_any(s, s.players[seat]):
+                if _can_buy_any(s, players[seat]):
                     return
                 e: Message = _BUY_SKIPPED[seat]
             elif step == "fight":
-                if _can_fight_any(s, s.players[seat]):
+                if _can_fight_any(s, players[seat]):
                     return
                 e = _FIGHT_SKIPPED[seat]
             elif step == "place":
@@ -163,16 +168,17 @@ def _advance(s: State, out: list[Message]) -> None:
         elif phase == "final_round":
             if step is None:
                 with_bonus = bool(s.options.get("color_bonus", False))
-                e = ev.GameEnded(final_scores(s.players, with_bonus))
+                e = ev.GameEnded(final_scores(players, with_bonus))
                 evolve(s, e)
                 out.append(e)
                 return
-            if _can_fight_any(s, s.players[seat]):
+            if _can_fight_any(s, players[seat]):
                 return
             e = _FIGHT_SKIPPED[seat]
         else:
             return
-        evolve(s, e)
+        apply[type(e)](s, e)
+        s.seq += 1
         out.append(e)
 
 
@@ -321,7 +327,8 @@ def play(s: State, action: Message) -> list[Message]:
     Raises ``IllegalAction`` before touching ``s`` when the rules forbid the action.
     """
     e = _first_event(s, action)
-    evolve(s, e)
+    _APPLY[type(e)](s, e)  # evolve(s, e), without the extra call
+    s.seq += 1
     out = [e]
     _advance(s, out)
     return out
@@ -363,90 +370,50 @@ def _offers(p: Player, cards: Sequence[str], costs: dict[str, int], budget: int,
     return found
 
 
-def _menu(s: State, seat: int, index: int, out: list[Message] | None) -> int | Message:
-    """Walk the legal actions of ``seat`` in their one fixed order.
-
-    With ``out``: append them all to it. Without: return the action at ``index`` if there
-    is one. Otherwise return how many there are (0 when ``seat`` is not to move).
-    Order: buy step: ``sell_jewel``, ``sell_card`` per island card in the rows, then the
-    buy offers of the display (see ``_offers``); fight step: the fight offers, then
-    ``pass``; place step: ``place`` per display card.
-    """
-    if seat != s.current_seat or (s.phase != "turns" and s.phase != "final_round"):
-        return 0
-    p = s.players[seat]
-    step = s.step
-    k = 0
-    if step == "buy":
-        if p.jewels:
-            if out is not None:
-                out.append(_SELL_JEWEL[seat])
-            elif index == 0:
-                return _SELL_JEWEL[seat]
-            k = 1
-        n = _island_count(p)  # one sell offer per island card (ships are not sold)
-        if out is None and not k <= index < k + n:
-            k += n  # counting, or the wanted action lies beyond the sell offers
-        else:
-            sell = _SELL_CARD[seat]
-            for row in p.rows.values():
-                for c in row:
-                    if c in ISLAND_SET:
-                        if out is not None:
-                            out.append(sell[c])
-                        elif k == index:
-                            return sell[c]
-                        k += 1
-        offers = _offers(p, s.display, PRICE, p.ducats, _BUY[seat], _BUY_SHIP[seat])
-        if out is not None:
-            out += offers
-        elif k <= index < k + len(offers):
-            return offers[index - k]
-        return k + len(offers)
-    if step == "fight":
-        offers = _offers(p, _fight_sources(s), FIGHT_COST, p.sabres, _FIGHT[seat],
-                         _FIGHT_SHIP[seat])
-        offers.append(_PASS[seat])
-        if out is not None:
-            out += offers
-        elif 0 <= index < len(offers):
-            return offers[index]
-        return len(offers)
-    if step == "place":
-        display = s.display
-        place = _PLACE[seat]
-        if out is not None:
-            out.extend([place[c] for c in display])
-        elif 0 <= index < len(display):
-            return place[display[index]]
-        return len(display)
-    return 0
-
-
 def legal_actions(s: State, seat: int) -> list[Message]:
     """Exactly the actions ``decide`` accepts from ``seat`` now (empty if not its turn).
 
     Island cards are listed without ``row`` (they can only join their color row); ships
-    once per row they can join and once ``alone``.
+    once per row they can join and once ``alone``. Order: buy step: ``sell_jewel``,
+    ``sell_card`` per island card in the rows (rows in the order they were started, cards
+    in row order), then the buy offers of the display (see ``_offers``); fight step: the
+    fight offers, then ``pass``; place step: ``place`` per display card.
     """
-    out: list[Message] = []
-    _menu(s, seat, -1, out)
-    return out
+    if seat != s.current_seat or (s.phase != "turns" and s.phase != "final_round"):
+        return []
+    p = s.players[seat]
+    step = s.step
+    if step == "buy":
+        out: list[Message] = [_SELL_JEWEL[seat]] if p.jewels else []
+        sell = _SELL_CARD[seat]
+        for row in p.rows.values():
+            out += [sell[c] for c in row if c in ISLAND_SET]  # ships are not sold
+        out += _offers(p, s.display, PRICE, p.ducats, _BUY[seat], _BUY_SHIP[seat])
+        return out
+    if step == "fight":
+        out = _offers(p, _fight_sources(s), FIGHT_COST, p.sabres, _FIGHT[seat],
+                      _FIGHT_SHIP[seat])
+        out.append(_PASS[seat])
+        return out
+    if step == "place":
+        place = _PLACE[seat]
+        return [place[c] for c in s.display]
+    return []
 
 
 def legal_count(s: State, seat: int) -> int:
-    """``len(legal_actions(s, seat))`` without building the list."""
-    return _menu(s, seat, -1, None)  # type: ignore[return-value]
+    """``len(legal_actions(s, seat))``."""
+    return len(legal_actions(s, seat))
 
 
 def legal_action(s: State, seat: int, index: int) -> Message:
-    """``legal_actions(s, seat)[index]`` without building the list.
+    """``legal_actions(s, seat)[index]``.
 
     Raises ``IndexError`` unless ``0 <= index < legal_count(s, seat)``.
     """
     if type(index) is not int or index < 0:
         raise IndexError(f"no legal action number {index!r}")
-    found = _menu(s, seat, index, None)
-    if type(found) is int:
-        raise IndexError(f"no legal action number {index}: seat {seat} has {found}")
-    return found  # type: ignore[return-value]
+    legal = legal_actions(s, seat)
+    if index >= len(legal):
+        raise IndexError(f"no legal action number {index}: seat {seat} has {len(legal)}")
+    return legal[index]
