@@ -8,11 +8,11 @@ Each round times, in CPU time of this process (``time.process_time``), one batch
 ``Einauge.start`` with its SHA-256 shuffle, then ``random_playout`` through ``play``, every
 event kept) and the same batch on ``bench.plain_einauge`` (setup with the same shuffle,
 then the same choice ``legal[rng.randrange(len(legal))]``, no event log). Both sides get
-the same seeds and list legal actions in the same order, so they play exactly the same
-games; the benchmark checks that the action counts agree. The order of the two alternates
-from round to round so that a change in the machine's load hits both alike. Reported: per
-round games/s of each and their ratio; the median ratio is the figure (goal: 7); and the
-engine's replay in memory (events/s, goal 1 M).
+the same seeds (new ones each round) and list legal actions in the same order, so they
+play exactly the same games; the benchmark checks that the action counts agree. The order
+of the two alternates from round to round so that a change in the machine's load hits both
+alike. Reported: per round games/s of each and their ratio; the median ratio is the figure
+(goal: 7); and the engine's replay in memory (events/s, goal 1 M).
 """
 
 from __future__ import annotations
@@ -66,11 +66,12 @@ def run(players: int, games: int, rounds: int) -> dict[str, Any]:
     for r in range(rounds):
         sides: dict[str, tuple[float, int]] = {}
         order = ("engine", "plain") if r % 2 == 0 else ("plain", "engine")
+        seed = f"bench{r}"  # fresh games each round (no memo of the engine is warm for them)
         for side in order:
             if side == "engine":
-                cpu, (actions, logs) = _cpu(lambda: play_games(players, games))
+                cpu, (actions, logs) = _cpu(lambda seed=seed: play_games(players, games, seed))
             else:
-                cpu, actions = _cpu(lambda: plain_games(players, games))
+                cpu, actions = _cpu(lambda seed=seed: plain_games(players, games, seed))
             sides[side] = (cpu, actions)
         if sides["engine"][1] != sides["plain"][1]:
             raise RuntimeError(f"the two sides played different games: {sides}")
