@@ -51,14 +51,35 @@ def plain_games(n: int, games: int, seed: str = "bench") -> int:
     return total
 
 
+def oracle_games(n: int, games: int, seed: str = "bench") -> int:
+    """The same batch on the test oracle (``tests/oracle/einauge_oracle.py``: written for
+    obvious correctness, it checks each action by listing all legal ones again). Its legal
+    actions come in another order, so these are other games of the same rules; for
+    context only. Returns the actions played."""
+    from tests.oracle.einauge_oracle import setup_from_record
+
+    names = [f"p{i}" for i in range(n)]
+    rng = random.Random(f"{seed}-{n}")
+    total = 0
+    for i in range(games):
+        game = setup_from_record({"game": "einauge", "players": names,
+                                  "seed": f"{seed}-{n}-{i}"})
+        while game.phase != "ended":
+            legal = game.legal_actions(game.seat)  # type: ignore[arg-type]
+            game.apply(legal[rng.randrange(len(legal))])
+            total += 1
+    return total
+
+
 def _cpu(fn: Callable[[], Any]) -> tuple[float, Any]:
     c0 = time.process_time()
     result = fn()
     return time.process_time() - c0, result
 
 
-def run(players: int, games: int, rounds: int) -> dict[str, Any]:
-    """Interleaved rounds of engine and plain batches; the ``--json`` layout."""
+def run(players: int, games: int, rounds: int, oracle: bool = False) -> dict[str, Any]:
+    """Interleaved rounds of engine and plain batches (then, with ``oracle``, the test
+    oracle's); the ``--json`` layout."""
     out: dict[str, Any] = {"machine": machine(), "players": players, "games": games,
                            "rounds": [], "timing": "CPU time of one process per batch",
                            "affinity": sorted(os.sched_getaffinity(0))}
@@ -79,6 +100,10 @@ def run(players: int, games: int, rounds: int) -> dict[str, Any]:
         out["rounds"].append({"first": order[0], "engine_games_per_s": e,
                               "plain_games_per_s": p, "ratio": e / p,
                               "actions": sides["engine"][1]})
+        if oracle:
+            cpu, actions = _cpu(lambda seed=seed: oracle_games(players, games, seed))
+            out["rounds"][-1].update(oracle_games_per_s=games / cpu, oracle_ratio=e * cpu / games,
+                                     oracle_actions=actions)
     ratios = [x["ratio"] for x in out["rounds"]]
     out["ratio_median"] = statistics.median(ratios)
     out["ratio_min"], out["ratio_max"] = min(ratios), max(ratios)
@@ -104,7 +129,9 @@ def table(r: dict[str, Any]) -> str:
              "round  first   engine games/s  plain games/s  ratio"]
     for i, x in enumerate(r["rounds"]):
         lines.append(f"{i:>5}  {x['first']:<6}  {x['engine_games_per_s']:>14,.0f}  "
-                     f"{x['plain_games_per_s']:>13,.0f}  {x['ratio']:>5.2f}")
+                     f"{x['plain_games_per_s']:>13,.0f}  {x['ratio']:>5.2f}"
+                     + (f"   (test oracle {x['oracle_games_per_s']:,.0f} games/s, engine "
+                        f"{x['oracle_ratio']:.2f} x)" if "oracle_ratio" in x else ""))
     ok = r["ratio_median"] >= GOAL_RATIO
     lines += ["", f"median ratio {r['ratio_median']:.2f} (min {r['ratio_min']:.2f}, max "
               f"{r['ratio_max']:.2f}); goal >= {GOAL_RATIO:g}: {'met' if ok else 'MISSED'}",
@@ -121,10 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=300, help="games per batch (300)")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds (5)")
     p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    p.add_argument("--oracle", action="store_true",
+                   help="also time the test oracle (tests/oracle), for context")
     args = p.parse_args(argv)
     if args.games < 1 or args.rounds < 1:
         p.error("--games and --rounds must be at least 1")
-    result = run(args.players, args.games, args.rounds)
+    result = run(args.players, args.games, args.rounds, args.oracle)
     print(table(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -79,7 +79,8 @@ def test_illegal_actions_are_refused_and_change_nothing() -> None:
 
 
 def test_side_by_side_checks_both_sides_played_the_same_games() -> None:
-    result = run(3, 4, 2)
+    result = run(3, 4, 2, oracle=True)
     assert [r["first"] for r in result["rounds"]] == ["engine", "plain"]
     assert all(r["ratio"] > 0 and r["actions"] > 0 for r in result["rounds"])
+    assert all(r["oracle_ratio"] > 0 and r["oracle_actions"] > 0 for r in result["rounds"])
     assert result["replay"]["events"] > 4 * 40
