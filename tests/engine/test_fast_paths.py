@@ -1,6 +1,7 @@
 """The engine's fast paths agree exactly with the plain rules API.
 
-``legal_count``/``legal_action`` (pick a uniform random action without building the list),
+``legal_count``/``legal_action`` (the count and the n-th of the legal actions, out-of-range
+errors included),
 the interned and memoized actions and events, and ``random_playout`` must give exactly
 what ``legal_actions``, fresh message objects and a ``RandomBot``-style loop give.
 """
