@@ -1,9 +1,9 @@
 """The engine's fast paths agree exactly with the plain rules API.
 
-``legal_count``/``legal_action`` (the count and the n-th of the legal actions, out-of-range
-errors included),
-the interned and memoized actions and events, and ``random_playout`` must give exactly
-what ``legal_actions``, fresh message objects and a ``RandomBot``-style loop give.
+``legal_count``/``legal_action`` (the count and the n-th legal action, with their
+out-of-range errors), the interned and memoized actions and events, and ``random_playout``
+must give exactly what ``legal_actions``, fresh message objects and a ``RandomBot``-style
+loop give.
 """
 
 from __future__ import annotations
