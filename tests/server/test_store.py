@@ -80,6 +80,45 @@ async def test_append_checks_seq_and_action_id_and_publishes(store):
     await pubsub.aclose()
 
 
+PACKED_ARGS = [
+    ("EVALSHA", "a" * 40, 4, "t:{x}:meta", "t:{x}:events", 17, "", "0:a1", "f" * 64,
+     st.pack({"entries": [{"e": {"n": 1}}]}), 2, -1, 2**70, 0.1, 1e300, float("inf")),
+    ("CONFIG GET", "maxmemory"),
+    ("HSET", "k", "ünïcödé name", b"\x00\xff", memoryview(b"ab"), bytearray(b"cd")),
+    ("SET", "k", "x" * 10_000),  # beyond redis-py's buffer cutoff (6,000 bytes)
+]
+
+
+async def test_commands_go_out_exactly_as_redis_pys_own_packer_writes_them(store, redis_mode):
+    """The service's connections pack commands with hiredis (server/redis_client.py):
+    byte for byte what redis-py's Python packer writes, the same errors for what it
+    refuses, and an append still stores and reads back."""
+    from redis.asyncio.connection import Connection
+    from redis.exceptions import DataError
+
+    if redis_mode == "cluster":
+        pytest.skip("the cluster client keeps redis-py's packer")
+    cls = store.redis.connection_pool.connection_class
+    assert cls.__name__.startswith("Hiredis") and issubclass(cls, Connection)
+    ours, theirs = cls(), Connection()
+    for args in PACKED_ARGS:
+        assert b"".join(ours.pack_command(*args)) == b"".join(
+            bytes(c) for c in theirs.pack_command(*args)), args[0]
+    commands = [("SET", "a", 1), ("GET", "a"), ("SET", "b", "x" * 7_000)]
+    assert b"".join(ours.pack_commands(commands)) == b"".join(
+        bytes(c) for c in theirs.pack_commands(commands))
+    for bad in (True, None, object()):
+        for conn in (ours, theirs):
+            with pytest.raises(DataError):
+                conn.pack_command("SET", "k", bad)
+    meta = new_meta()
+    await store.create(meta.id, meta.to_fields(), ttl=60)
+    entries = [{"e": {"type": "x", "name": "ünï"}, "h": "0" * 64}]
+    ok = await store.append(meta.id, 0, entries, head="1" * 64, act_key="0:b", prev=meta.head)
+    assert (ok.status, ok.seq) == ("ok", 1)
+    assert await store.load_entries(meta.id) == entries
+
+
 async def test_meta_updates_check_the_version_and_open_tables_expire(store):
     meta = new_meta()
     await store.create(meta.id, meta.to_fields(), ttl=60)
