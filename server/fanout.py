@@ -317,11 +317,12 @@ class Room:
         ``clock`` or ``presence``) after everything published before it: at once when
         nothing waits and the room is one chunk (a table of players and a few spectators:
         no task per action), else by the room's broadcaster task."""
-        if not len(self):
+        size = len(self)
+        if not size:
             return
         since = time.perf_counter()
         if (not self.pending and (self.task is None or self.task.done())
-                and len(self) <= SPECTATOR_CHUNK):
+                and size <= SPECTATOR_CHUNK):
             try:
                 for _ in self._handle(kind, [item] if kind == "delta" else item):
                     pass  # one chunk: it never yields

@@ -13,6 +13,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, ge
 TABLES = Gauge("einauge_tables_cached", "Tables held in this process's cache")
 SOCKETS = Gauge("einauge_sockets", "Open websockets that receive deltas")
 ACTIONS = Counter("einauge_actions_total", "Actions handled", ["result"])
+ACCEPTED = ACTIONS.labels("accepted")
+"""The ``accepted`` child, looked up once: ``labels()`` costs about 2.5 µs per action."""
 BOT_MOVES = Counter("einauge_bot_moves_total",
                     "Bot moves this process decided (searched), whether stored or not")
 ACTION_LATENCY = Histogram(
