@@ -47,9 +47,10 @@ def hiredis_packing(cls: type[AbstractConnection]) -> type[AbstractConnection]:
     """``cls`` (an asyncio connection class of redis-py) packing its commands with
     ``hiredis.pack_command``, as redis-py's blocking client does whenever hiredis is
     installed (``redis.connection.HiredisRespSerializer``); the asyncio client packs in
-    Python: 20 µs for the append's 16 arguments against 7 µs (docs/benchmarks.md, issue 18
-    part 3). The bytes are the same (tests/server/test_store.py). Raises
-    ``redis.DataError`` for an argument hiredis cannot pack, as redis-py's encoder does."""
+    Python: 20 µs for the append's 16 arguments against 7 µs (docs/benchmarks.md, "CPU
+    per action, part 3"). The bytes are the same (tests/server/test_store.py). Raises
+    ``redis.DataError`` for an argument hiredis cannot pack, as redis-py's encoder does.
+    The cluster client keeps redis-py's packer: it builds its connection classes itself."""
 
     def pack_command(self: Any, *args: Any) -> list[bytes]:
         return _HIREDIS.pack(*args)
