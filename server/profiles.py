@@ -43,8 +43,10 @@ async def _games(request: Request, uid: str, limit: int) -> dict[str, list[dict[
             continue  # an open table that expired
         meta = TableMeta.from_fields(table_id, fields)
         row = _game_row(meta, uid, history)
-        if row["my_seat"] is None and meta.status != "open":
-            continue  # left before the start
+        if row["my_seat"] is None:
+            # Left before the start, or never sat down (the account created the table,
+            # or held it once): not its game, whatever the table's status.
+            continue
         if meta.status == "running":
             table = await svc.tables.get(table_id)
             if table is not None and not svc.tables.game_over(table):

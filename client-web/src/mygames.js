@@ -23,7 +23,8 @@ export function myGamesPage(root, go) {
   function liveRow(s) {
     return h("li", { class: `trow st-${s.status}${s.my_turn ? " my-turn" : ""}`, testid: `game-${s.id}` },
       h("div", { class: "tinfo" },
-        h("div", {}, h("b", {}, s.name || s.id), " ", s.rated ? h("span", { class: "badge rated" }, t("rated")) : null),
+        h("div", {}, h("b", {}, s.name || s.id), " ", s.rated ? h("span", { class: "badge rated" }, t("rated")) : null,
+          s.status === "open" ? h("span", { class: "badge st-open", testid: `waiting-start-${s.id}` }, t("waiting_to_start")) : null),
         h("div", { class: "meta" }, playerList(s)),
         s.status === "running" ? h("div", { class: "meta", testid: `turn-${s.id}` }, turnText(s)) : null),
       h("button", { type: "button", class: s.my_turn ? "primary" : "", testid: `continue-${s.id}`, onclick: () => open(s.id) }, t("continue_game")));

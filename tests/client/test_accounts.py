@@ -70,7 +70,9 @@ def test_a_rated_game_continued_on_a_fresh_browser_changes_the_rating(
     page.wait_for_url("**/table/*")
     tid = page.url.rstrip("/").rsplit("/", 1)[1]
     expect(page.get_by_test_id("rated-badge")).to_be_visible()
-    page.get_by_test_id("name-input").fill("typed name")
+    # An account sits under its own name: no name field to type into and be ignored.
+    expect(page.get_by_test_id("sit-as")).to_contain_text(name)
+    expect(page.get_by_test_id("name-input")).to_have_count(0)
     page.get_by_test_id("take-seat-0").click()
     expect(page.get_by_test_id("seat-name-0")).to_have_text(name)  # the account's name
     for seat in (1, 2):
@@ -184,7 +186,6 @@ def test_the_turn_is_told_by_a_browser_notification(browser: Browser, web: Serve
     page.evaluate("([id, tok]) => localStorage.setItem(`einauge.owner.${id}`, JSON.stringify(tok))",
                   [made["id"], made["owner_token"]])
     page.goto(f"{web.url}/table/{made['id']}")
-    page.get_by_test_id("name-input").fill("x")
     page.get_by_test_id("take-seat-0").click()
     page.get_by_test_id("bot-kind-1").select_option("random")
     page.get_by_test_id("add-bot-1").click()
@@ -231,3 +232,29 @@ def test_a_password_change_logs_the_other_browser_out(browser: Browser, web: Ser
     expect(other.get_by_test_id("nav-account")).to_have_text(name)
     page.context.close()
     other.context.close()
+
+
+def test_my_games_list_a_table_once_the_account_sits_there_as_waiting_to_start(
+        browser: Browser, web: ServerProcess) -> None:
+    name = unique("wait")
+    page = new_page(browser)
+    sign_up(page, web, name)
+    page.goto(web.url + "/")
+    page.get_by_test_id("seats-select").select_option("2")
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/table/*")
+    tid = page.url.rstrip("/").rsplit("/", 1)[1]
+    page.get_by_test_id("bot-kind-1").select_option("random")
+    page.get_by_test_id("add-bot-1").click()
+    expect(page.get_by_test_id("remove-bot-1")).to_be_visible()
+    # Created, not sat at: not among the account's games (no "Continue" to a seat it lacks).
+    page.get_by_test_id("nav-my-games").click()
+    expect(page.get_by_test_id("running-games")).to_contain_text("No games yet.")
+    expect(page.get_by_test_id(f"game-{tid}")).to_have_count(0)
+    page.go_back()
+    page.get_by_test_id("take-seat-0").click()
+    expect(page.get_by_test_id("seat-name-0")).to_have_text(name)
+    page.get_by_test_id("nav-my-games").click()
+    expect(page.get_by_test_id(f"waiting-start-{tid}")).to_have_text("waiting to start")
+    expect(page.get_by_test_id(f"turn-{tid}")).to_have_count(0)
+    page.context.close()

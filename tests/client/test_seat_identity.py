@@ -25,7 +25,6 @@ def test_an_ended_table_opened_on_a_second_device_is_the_account_s_seat(
     first.get_by_test_id("create-table").click()
     first.wait_for_url("**/table/*")
     tid = first.url.rstrip("/").rsplit("/", 1)[1]
-    first.get_by_test_id("name-input").fill("typed")
     first.get_by_test_id("take-seat-0").click()
     expect(first.get_by_test_id("leave-seat")).to_be_visible()
     first.get_by_test_id("bot-kind-1").select_option("greedy")

@@ -450,3 +450,24 @@ async def test_a_seat_a_bot_claimed_is_its_account_s_on_a_second_device(redis_ur
             await c.close()
     finally:
         s.stop()
+
+
+async def test_my_games_list_only_tables_where_the_account_holds_a_seat(server):
+    m = Member(server.url)
+    await m.sign_up(unique("seatless"))
+    table = await m.create(2)
+    tid = table["id"]
+    await m.bot(tid, 1)
+    listed = lambda g: [r["id"] for k in ("open", "running", "finished") for r in g[k]]  # noqa: E731
+    # Created (the account holds the creator's role) but not sat at: not its game.
+    games = (await m.http.get("/api/me/games")).json()
+    assert tid not in listed(games)
+    seat = await m.join(tid, "x", token=table["owner_token"])
+    games = (await m.http.get("/api/me/games")).json()
+    assert [(r["id"], r["my_seat"]) for r in games["open"]] == [(tid, 0)]
+    assert tid not in [r["id"] for r in games["running"]]
+    # Left before the start: gone from the list again.
+    assert (await m.seat_call(tid, "leave", seat["token"])).status_code == 200
+    games = (await m.http.get("/api/me/games")).json()
+    assert tid not in listed(games)
+    await m.close()
