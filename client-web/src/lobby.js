@@ -51,12 +51,12 @@ export function lobbyPage(root, go) {
       seats.map((n) => h("option", { value: n, selected: n === Math.min(Math.max(st.seats, g.min_players), g.max_players) }, n)));
     mount(form,
       h("h2", {}, t("create_table")),
-      st.games.length > 1 ? h("div", { class: "field" }, h("label", { for: "t-game" }, t("game") === "game" ? "Game" : t("game")), gameSel) : null,
+      st.games.length > 1 ? h("div", { class: "field" }, h("label", { for: "t-game" }, t("game")), gameSel) : null,
       h("div", { class: "field" }, h("label", { for: "t-name" }, t("table_name")),
         h("input", { id: "t-name", name: "name", maxlength: 64, testid: "table-name", value: name ? name.value : "" })),
       h("div", { class: "field" }, h("label", { for: "t-seats" }, t("seats")), seatSel),
       optionFields(g.options_schema, null, null, (key, spec) => ({
-        id: `t-opt-${kebab(key)}`, testid: spec.type === "boolean" ? kebab(key) : `${kebab(key)}-select` })),
+        id: `t-opt-${kebab(key)}`, testid: spec.type === "boolean" ? kebab(key) : spec.enum ? `${kebab(key)}-select` : `${kebab(key)}-input` }), g.name),
       h("div", { class: "field" }, h("label", { for: "t-clock" }, t("time_control")),
         h("select", { id: "t-clock", name: "time_control", testid: "time-control-select" },
           TIME_CONTROLS.map(([value, tc]) => h("option", { value }, timeControlText(tc))))),
@@ -104,7 +104,7 @@ export function lobbyPage(root, go) {
           s.rated ? [" ", h("span", { class: "badge rated" }, t("rated"))] : null),
         h("div", { class: "meta" }, t("players_n", { taken, seats: s.seats.length }), names ? ` · ${names}` : "",
           st.games && st.games.length > 1 ? ` · ${((st.games.find((x) => x.name === s.game) || {}).title) || s.game}` : "",
-          optionsText(schemaOf(s.game), s.options) ? ` · ${optionsText(schemaOf(s.game), s.options)}` : "",
+          optionsText(schemaOf(s.game), s.options, s.game) ? ` · ${optionsText(schemaOf(s.game), s.options, s.game)}` : "",
           h("span", { testid: `tc-${s.id}` }, ` · ${timeControlText(s.time_control)}`)),
         mine ? h("div", { class: "meta mine" }, t("your_seat", { n: mine.seat + 1 })) : null,
         s.status === "ended" && s.winners ? h("div", { class: "meta result", testid: `lobby-result-${s.id}` }, resultText(s)) : null),

@@ -146,7 +146,9 @@ export function tablePage(root, id) {
     const stateText = st.connState === "open" ? t("conn_open") : st.connState === "closed" ? t("conn_closed", { s: st.retryIn ?? 1 })
       : st.connState === "gone" ? t("conn_gone") : t("conn_connecting");
     mount(els.top,
-      h("div", { class: "tname" }, h("h1", {}, s ? s.name || id : id),
+      // The game's title and the table's name (its id while it has none).
+      h("div", { class: "tname" }, h("h1", {}, s ? [h("span", { testid: "table-game" }, gameTitle(game().name)), " · "] : null,
+        h("span", { testid: "table-title" }, s ? s.name || id : id)),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
@@ -174,6 +176,8 @@ export function tablePage(root, id) {
     if (!s) return mount(els.main, h("p", {}, t("loading")));
     const mine = mySeat();
     const host = isHost();
+    // A logged-in account sits under its own name (the server seats it so): no name field.
+    const account = currentAccount();
     const nameInput = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: playerName(), autocomplete: "nickname", "aria-label": t("your_name") });
     const allFilled = s.seats.every((x) => x.kind && !x.waiting);
     const seats = s.seats.map((x) => {
@@ -184,7 +188,7 @@ export function tablePage(root, id) {
         body = [
           h("div", { class: "occupant empty" }, t("empty_seat")),
           h("div", { class: "seat-actions" },
-            mine === null ? h("button", { type: "button", class: "primary", testid: `take-seat-${x.seat}`, onclick: () => takeSeat(x.seat, nameInput.value) }, t("take_seat")) : null,
+            mine === null ? h("button", { type: "button", class: "primary", testid: `take-seat-${x.seat}`, onclick: () => takeSeat(x.seat, account ? account.username : nameInput.value) }, t("take_seat")) : null,
             host ? h("div", { class: "bot-add" }, kindSel, h("button", { type: "button", testid: `add-bot-${x.seat}`, onclick: () => addBot(x.seat, kindSel.value) }, t("add_bot"))) : null),
         ];
       } else {
@@ -209,10 +213,11 @@ export function tablePage(root, id) {
     mount(els.main, h("section", { class: "panel seating", testid: "seating" },
       h("h2", {}, t("seats")),
       host ? optionsForm(opts)
-        : h("p", { class: "opts", testid: "options-text" }, optionsText(schema(), opts)),
+        : h("p", { class: "opts", testid: "options-text" }, optionsText(schema(), opts, game().name)),
       h("p", { class: "opts", testid: "time-control-text" }, `${t("time_control")}: ${timeControlText(s.time_control)}`),
       host ? h("p", { class: "hint", testid: "host-hint" }, t("you_host")) : null,
-      mine === null ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
+      mine === null && !account ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
+      mine === null && account ? h("p", { class: "hint", testid: "sit-as" }, t("sit_as", { name: account.username })) : null,
       h("ol", { class: "seats" }, seats),
       h("div", { class: "start-row" },
         host ? h("button", { type: "button", class: "primary big", testid: "start", disabled: !allFilled, onclick: startGame }, t("start_game")) : null,
@@ -223,7 +228,7 @@ export function tablePage(root, id) {
   function optionsForm(opts) {
     return h("div", { class: "opts-form", testid: "options-form" },
       optionFields(schema(), opts, (key, value) => setOptions({ [key]: value }),
-        (key) => ({ id: `opt-${kebab(key)}`, testid: `opt-${kebab(key)}` })));
+        (key) => ({ id: `opt-${kebab(key)}`, testid: `opt-${kebab(key)}` }), game().name));
   }
 
   async function guard(fn) {
@@ -233,7 +238,7 @@ export function tablePage(root, id) {
     askNotifyOnce(); // the click is the moment a browser lets a page ask
     const name = (rawName || "").trim();
     if (!name || name.length > 32) { notify(t("name_required")); return; }
-    savePlayerName(name);
+    if (!currentAccount()) savePlayerName(name); // a guest's name for the next table
     // The creator sits with its owner token, so the server knows the host's seat.
     let r;
     try {
@@ -505,7 +510,9 @@ export function tablePage(root, id) {
 
   // ---- presence, clocks, who plays each seat (presence.js) -------------------------
   const serverClock = new ServerClock();
-  const seatsState = () => ({ summary: st.summary || conn.table, view: shownView(), presence: conn.presence,
+  // `over`: the true view has ended (the paced one may still show the last moves): no
+  // resigning or claiming then.
+  const seatsState = () => ({ summary: st.summary || conn.table, view: shownView(), over: !!(conn.view && conn.view.phase === "ended"), presence: conn.presence,
     clock: conn.clock, now: serverClock.now(), ratings: ratingTexts(), mySeat: conn.seat, onClaim: claimSeat, onResign: resign, onReturn: takeBack });
   function renderSeats() {
     if (!started(conn.view)) { mount(els.seats); return; }
@@ -612,6 +619,7 @@ export function tablePage(root, id) {
     const evs = events.map((x) => x.event);
     const move = evs.find((x) => game().isMove(x)) || evs[evs.length - 1] || null;
     pacer.push({ seq: delta.seq, event: move, events, view });
+    if (view && view.phase === "ended") renderSeats(); // the seat calls go at once
   });
   conn.addEventListener("view", (e) => { if (e.detail.full) pacer.reset(conn.view, conn.seq); });
   /** Draw one step of the pacer: a delta's view (with its event), or a full view. */

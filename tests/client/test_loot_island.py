@@ -384,3 +384,122 @@ def test_loot_island_on_a_phone(browser: Browser, web: ServerProcess) -> None:
     page.evaluate("() => window.scrollTo(0, 0)")
     shot(page, "loot-island-phone", full_page=False)
     ctx.close()
+
+
+# Every label of a hand card whose text is cut (wider than its box), with its text.
+CUT_LABELS = """() => [...document.querySelectorAll(
+        '[data-testid=my-hand] .lcard .lcname, [data-testid=my-hand] .lcard .lact')]
+    .filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1
+                   || e.getBoundingClientRect().right
+                      > e.closest('.lcard').getBoundingClientRect().right + 1)
+    .map((e) => e.textContent)"""
+# The total column of the score table: whether each total cell (and its heading) lies inside
+# the scroll box as shown now (no sideways scrolling) and inside the window.
+TOTALS_SHOWN = """() => {
+    const box = document.querySelector('[data-testid=score] .table-scroll').getBoundingClientRect();
+    const cells = [...document.querySelectorAll(
+        '[data-testid=score-head-total], [data-testid^=score-total-]')];
+    return cells.length > 1 && cells.every((c) => { const r = c.getBoundingClientRect();
+        return r.width > 0 && r.left >= box.left - 1 && r.right <= box.right + 1
+               && r.right <= window.innerWidth; });
+}"""
+FITS = """() => { const s = document.querySelector('[data-testid=score] .table-scroll');
+    return s.scrollWidth <= s.clientWidth + 1; }"""
+
+
+def test_loot_island_options_labels_and_the_score_table_in_both_languages(
+        browser: Browser, web: ServerProcess) -> None:
+    from tests.client.test_result_ui import AUTOPLAY
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = ctx.new_page()
+    page.goto(web.url + "/")
+    page.get_by_test_id("lang-de").click()
+    page.get_by_test_id("game-select").select_option("loot-island")
+    form = page.get_by_test_id("create-form")
+    # The form's labels in German, the game's options from its schema (integer included).
+    expect(form.locator("label[for=t-game]")).to_have_text("Spiel")
+    expect(form.locator("label[for=t-opt-events]")).to_have_text("Ereigniskarten")
+    expect(form.locator("label[for=t-opt-min-cards]")).to_have_text("Mindestzahl Karten")
+    count = page.get_by_test_id("min-cards-input")
+    expect(count).to_have_attribute("type", "number")
+    expect(count).to_have_attribute("min", "1")
+    expect(count).to_have_attribute("max", "12")
+    count.fill("5")
+    page.get_by_test_id("seats-select").select_option("3")
+    page.get_by_test_id("table-name").fill("Options island")
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/table/*")
+    tid = page.url.rstrip("/").rsplit("/", 1)[1]
+    # The server took the integer; the heading names the game and the table.
+    assert api(web, "GET", f"/api/tables/{tid}")["options"] == {"events": True, "min_cards": 5}
+    expect(page.get_by_test_id("table-game")).to_have_text("Loot Island")
+    expect(page.get_by_test_id("table-title")).to_have_text("Options island")
+    # The host's form shows the chosen count; a value out of the schema's range is refused
+    # by the server (the engine's check) and the form shows the options as they are.
+    expect(page.get_by_test_id("opt-min-cards")).to_have_value("5")
+
+    def change(value: str) -> None:  # typed and left in one go (the form may redraw)
+        page.get_by_test_id("opt-min-cards").evaluate(
+            "(e, v) => { e.value = v; e.dispatchEvent(new Event('change')); }", value)
+
+    change("40")
+    expect(page.get_by_test_id("toast")).to_contain_text("nicht verstanden")
+    expect(page.get_by_test_id("opt-min-cards")).to_have_value("5")
+    assert api(web, "GET", f"/api/tables/{tid}")["options"]["min_cards"] == 5
+    change("")
+    page.wait_for_function(f"async () => (await (await fetch('/api/tables/{tid}')).json())"
+                           ".options.min_cards === null")
+    expect(page.get_by_test_id("opt-min-cards")).to_have_attribute("placeholder", "Standard")
+    change("6")
+    page.wait_for_function(f"async () => (await (await fetch('/api/tables/{tid}')).json())"
+                           ".options.min_cards === 6")
+    page.get_by_test_id("name-input").fill("Anna")
+    page.get_by_test_id("take-seat-0").click()
+    for seat in (1, 2):
+        page.get_by_test_id(f"bot-kind-{seat}").select_option("random")
+        page.get_by_test_id(f"add-bot-{seat}").click()
+        expect(page.get_by_test_id(f"remove-bot-{seat}")).to_be_visible()
+    # The lobby's line of the table: the options in German.
+    lobby = ctx.new_page()
+    lobby.goto(web.url + "/")
+    expect(lobby.get_by_test_id(f"table-row-{tid}")).to_contain_text(
+        "Ereigniskarten: ✓ · Mindestzahl Karten: 6")
+    lobby.get_by_test_id("lang-en").click()
+    expect(lobby.get_by_test_id(f"table-row-{tid}")).to_contain_text(
+        "Event cards: ✓ · Minimum cards: 6")
+    lobby.close()
+    page.get_by_test_id("lang-de").click()
+    page.get_by_test_id("start").click()
+    expect(page.get_by_test_id("island")).to_be_visible()
+    # One space in "Nord wird erkundet" (the ship's icon between has no text).
+    coast = page.get_by_test_id("ship").locator("xpath=..")
+    assert "  " not in coast.inner_text() and "wird erkundet" in coast.inner_text()
+    # On a phone the hand's colour names and actions are whole, in both languages.
+    page.set_viewport_size({"width": 390, "height": 844})
+    for lang in ("de", "en"):
+        page.get_by_test_id(f"lang-{lang}").click()
+        expect(page.get_by_test_id("my-hand").locator(".lcard").first).to_be_visible()
+        assert page.evaluate(CUT_LABELS) == [], lang
+    shot(page, "loot-island-phone-hand-labels", full_page=False)
+    # English says "color" like the rest of the English page.
+    titles = page.locator("[data-testid=my-hand] .lcard").evaluate_all(
+        "els => els.map((e) => e.title).join(' ')")
+    assert "colour" not in titles and "colour" not in page.inner_text("body")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.evaluate(AUTOPLAY)
+    page.wait_for_function("() => { const v = window.__einauge.view(); "
+                           "return v && v.phase === 'ended'; }", timeout=180_000)
+    page.evaluate("() => clearInterval(window.__auto)")
+    expect(page.get_by_test_id("score-table")).to_be_visible()
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        for lang in ("en", "de"):
+            page.get_by_test_id(f"lang-{lang}").click()
+            page.get_by_test_id("score-table").scroll_into_view_if_needed()
+            expect(page.get_by_test_id("score-head-total")).to_have_text(
+                "total" if lang == "en" else "Summe")
+            assert page.evaluate(TOTALS_SHOWN), (width, lang)
+            if width == 1280:
+                assert page.evaluate(FITS), lang  # the whole table, no scrolling at all
+            shot(page, f"loot-island-score-{width}-{lang}", full_page=False)
+    ctx.close()

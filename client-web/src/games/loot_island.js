@@ -238,7 +238,8 @@ function renderIsland(view, ctx, names, acts, s, key, disabled, send, redraw) {
       choosing ? renderChooser(s, disabled, send, redraw) : null);
   };
   const coast = (c) => h("div", { class: `coast coast-${c}${view.ship === c ? " explored" : ""}`, testid: `coast-${c}` },
-    h("h3", {}, coastName(c), view.ship === c ? h("span", { class: "ship-badge", testid: "ship", title: t("li_ship_at", { coast: coastName(c) }) }, " ", h("span", { html: icons.ship(t("li_ship")) }), ` ${t("li_explored")}`) : null),
+    // One space in the text ("Nord wird erkundet"): the icon's room is the badge's gap.
+    h("h3", {}, coastName(c), view.ship === c ? [" ", h("span", { class: "ship-badge", testid: "ship", title: t("li_ship_at", { coast: coastName(c) }) }, h("span", { html: icons.ship(t("li_ship")) }), t("li_explored"))] : null),
     h("div", { class: "landings" }, [`${c}-1`, `${c}-2`].map(landing)));
   const corner = (c) => h("div", { class: `ship-space ship-${c}${view.ship === c ? " here" : ""}`, testid: `ship-space-${c}`, title: t("li_ship") }, view.ship === c ? h("span", { html: icons.ship(t("li_ship")) }) : "·");
   const ev = view.event;
@@ -397,12 +398,16 @@ function renderScore(view) {
     const v = s[k];
     const extra = k === "crowns" && s.crosses ? ` (${s.crosses}✝)` : k === "healer_cost" && s.healer ? ` (${healerText(s.healer)})` : "";
     const title = k === "books" && s.book_pairs && s.book_pairs.length ? s.book_pairs.map(([b, p]) => `${lootText(b)} + ${lootText(p)}`).join("; ") : null;
-    return h("td", { class: k === "total" ? "total" : "", testid: `score-${k}-${s.seat}`, title }, v === null || v === undefined ? "–" : k === "total" ? h("b", {}, v) : v, extra ? h("small", { class: "held" }, extra) : null);
+    return h("td", { class: k === "total" ? "total total-col" : "", testid: `score-${k}-${s.seat}`, title }, v === null || v === undefined ? "–" : k === "total" ? h("b", {}, v) : v,
+      extra ? h("small", { class: k === "healer_cost" ? "held under" : "held" }, extra) : null);
   };
   return h("section", { class: "panel score-panel", testid: "score" },
     h("h2", {}, t("li_scoring")),
     h("div", { class: "table-scroll" }, h("table", { class: "score-table", testid: "score-table" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("player")), h("th", { scope: "col" }, names.cubes), cols.map((k) => h("th", { scope: "col" }, names[k] || k)))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("player")), h("th", { scope: "col" }, names.cubes),
+        // A long heading is shortened, its full word in the title ("Zw.-summe": Zwischensumme).
+        cols.map((k) => h("th", { scope: "col", class: k === "total" ? "total-col" : null, testid: `score-head-${k}`,
+          title: (tt("li_score_short") || {})[k] ? names[k] : null }, ((tt("li_score_short") || {})[k]) || names[k] || k)))),
       h("tbody", {}, r.scores.map((s) => h("tr", { class: r.winners.includes(s.seat) ? "winner" : "", testid: `score-row-${s.seat}` },
         h("th", { scope: "row" }, r.winners.includes(s.seat) ? "♛ " : "", seatName(view, s.seat),
           s.eliminated ? h("div", { class: "bad small" }, tt("li_eliminated")[s.eliminated] || s.eliminated) : null),

@@ -6,12 +6,15 @@ import { LANGS } from "../i18n.js";
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 const en = {
+  // The table options (engine/loot_island/game.py's options_schema), as options.js looks them up.
+  "loot-island:events": "Event cards",
+  "loot-island:min_cards": "Minimum cards",
   li_colours: { red: "red", blue: "blue", green: "green", yellow: "yellow" },
   li_coasts: { north: "North", east: "East", south: "South", west: "West" },
   li_landing: (p) => `${p.coast} ${p.n}`,
   li_actions_short: { one: "1!", chest: "chest", draw: "draw", shed: "shed", plus1: "+1", none: "" },
   li_actions_long: {
-    one: "value-1 card: first at an empty landing (every other player takes 1 cube), or alone under a row of its colour",
+    one: "value-1 card: first at an empty landing (every other player takes 1 cube), or alone under a row of its color",
     chest: "chest: 1 loot card more in phase 3", draw: "draw: every disc holder here draws 1 map card",
     shed: "shed: every disc holder here sheds 1 cube", plus1: "plus-one: counts as two cards", none: "",
   },
@@ -66,7 +69,7 @@ const en = {
     "islet-portage": () => "move your disc from a landing to the top of another where you have none",
   },
   li_islet_params: { "islet-shortcut": "parameter: landing", "islet-camp": "parameter: landing", "islet-portage": "parameters: from, to" },
-  li_islet_cost: (p) => `costs ${p.n} map cards of one colour`,
+  li_islet_cost: (p) => `costs ${p.n} map cards of one color`,
   li_open: "face up", li_used: "used",
   li_use: "Use",
   li_skip: "Block only (no effect)",
@@ -104,6 +107,7 @@ const en = {
   li_none: "none",
   li_healer: "Healer",
   li_score_cols: { gold: "gold", jewels: "jewels", crowns: "crowns", skulls: "skulls", books: "books", amulets: "amulets", start_marker: "start marker", subtotal: "subtotal", healer_cost: "healer", total: "total", cubes: "cubes" },
+  li_score_short: {},
   li_scoring: "Scoring",
   li_ev: {
     game_started: () => "The game started",
@@ -134,6 +138,8 @@ const en = {
 };
 
 const de = {
+  "loot-island:events": "Ereigniskarten",
+  "loot-island:min_cards": "Mindestzahl Karten",
   li_colours: { red: "rot", blue: "blau", green: "grün", yellow: "gelb" },
   li_coasts: { north: "Nord", east: "Ost", south: "Süd", west: "West" },
   li_landing: (p) => `${p.coast} ${p.n}`,
@@ -233,6 +239,7 @@ const de = {
   li_none: "keine",
   li_healer: "Heiler",
   li_score_cols: { gold: "Gold", jewels: "Juwelen", crowns: "Kronen", skulls: "Schädel", books: "Bücher", amulets: "Amulette", start_marker: "Startspieler", subtotal: "Zwischensumme", healer_cost: "Heiler", total: "Summe", cubes: "Würfel" },
+  li_score_short: { start_marker: "Start\u00adspieler", subtotal: "Zw.-Summe" },
   li_scoring: "Wertung",
   li_ev: {
     game_started: () => "Das Spiel hat begonnen",
