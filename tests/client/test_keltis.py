@@ -415,3 +415,60 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
     expect(page.get_by_test_id("score")).to_contain_text("Wertung")
     assert page.evaluate(OVERFLOW) == [], v["phase"]
     ctx.close()
+
+
+# Anna's page plays her seat: a draw from a discard pile whenever one is offered (so the log
+# has one), never a stone (so the stones go to the bots, whose names are long).
+PILE_PLAY = """() => { window.__auto = setInterval(() => {
+    const c = window.__einauge.conn;
+    if (!c.prompt || c.prompt.seq !== c.seq || c.pending || !c.view
+        || c.view.phase === "ended") return;
+    const legal = c.prompt.legal_actions.filter((a) => a.type !== "stone");
+    const piles = legal.filter((a) => a.type === "draw" && a.from !== "deck");
+    const pick = piles.length ? piles : legal;
+    if (pick.length) c.act(pick[Math.floor(Math.random() * pick.length)]);
+}, 30); }"""
+# Done when a bot holds a stone and the log has a draw from a pile, or the game ended.
+BOT_STONE_AND_PILE_DRAW = """() => { const v = window.__einauge.view();
+    if (!v || !v.players) return false;
+    const drawn = [...document.querySelectorAll('[data-testid=log] li')]
+        .some((li) => / zog .*Ablagestapel/.test(li.textContent));
+    return v.phase === 'ended'
+        || drawn && v.players.some((p) => p.seat !== 0 && p.stones.length); }"""
+
+
+def test_keltis_german_log_and_stone_holders_on_a_phone(browser: Browser,
+                                                        web: ServerProcess) -> None:
+    table = api(web, "POST", "/api/tables", json={"game": "keltis", "seats": 3})
+    tid = table["id"]
+    seat = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    for s in (1, 2):
+        api(web, "POST", f"/api/tables/{tid}/seats/{s}/bot", json={"kind": "greedy"},
+            headers=owner)
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    ctx, page = seated_page(browser, web, tid, {**seat, "name": "Anna"},
+                            viewport={"width": 390, "height": 844}, is_mobile=True,
+                            has_touch=True)
+    page.get_by_test_id("lang-de").click()
+    page.evaluate(PILE_PLAY)
+    page.wait_for_function(BOT_STONE_AND_PILE_DRAW, timeout=180_000)
+    page.evaluate("() => clearInterval(window.__auto)")
+    log = page.get_by_test_id("log").locator("li").all_inner_texts()
+    draws = [x for x in log if " zog " in x and "Ablagestapel" in x]
+    assert draws and all("vom Ablagestapel" in x for x in draws), draws
+    assert not [x for x in log if "von den Ablagestapel" in x]
+    # Each taken stone names its holder in full under it (wrapped, never cut with "…").
+    view = page.evaluate("() => window.__einauge.view()")
+    held = {s: p["seat"] for p in view["players"] for s in p["stones"]}
+    assert any(seat != 0 for seat in held.values())
+    for stone, holder in held.items():
+        label = page.get_by_test_id(f"stone-{stone}").locator("small")
+        name = page.get_by_test_id(f"player-{holder}").locator(".kname, .pname").first
+        expect(label).to_be_visible()
+        cut = label.evaluate("(e) => e.scrollWidth > e.clientWidth + 1 "
+                             "|| e.scrollHeight > e.clientHeight + 1")
+        assert not cut, stone
+        assert label.inner_text().replace("\n", " ") == name.inner_text().split(" (")[0]
+    shot(page, "keltis-phone-stones-de", full_page=False)
+    ctx.close()

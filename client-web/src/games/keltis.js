@@ -476,7 +476,9 @@ function renderScore(view) {
 }
 
 const where = (row) => (row === "point" ? t("k_on_point_row") : t("k_on_row", { color: kColor(row) }));
-const pileWords = (pile) => (pile === "point" ? t("k_point_pile") : t("k_color_pile", { color: kColor(pile) }));
+/** A discard pile as the log names it; `from`: the pile drawn from (German: dative). */
+const pileWords = (pile, from = false) => (pile === "point" ? t(from ? "k_point_pile_from" : "k_point_pile")
+  : t(from ? "k_color_pile_from" : "k_color_pile", { color: kColor(pile) }));
 
 /** One sentence for a Keltis event (engine/keltis/events.py, as projected for this viewer). */
 function describeEvent(e, names = []) {
@@ -491,7 +493,7 @@ function describeEvent(e, names = []) {
     case "stone_taken": return t("kev_stone_taken", { name, cards: listWords((e.cards || []).map(kCardName)), stone: kCardName(e.stone) });
     case "card_drawn":
       if (e.source === "deck") return e.card ? t("kev_drew_deck_card", { name, card: kCardName(e.card) }) : t("kev_drew_deck", { name });
-      return t("kev_drew_pile", { name, card: kCardName(e.card), pile: pileWords(e.source) });
+      return t("kev_drew_pile", { name, card: kCardName(e.card), pile: pileWords(e.source, true) });
     case "draws_skipped": return t("kev_draws_skipped", { name, n: e.count });
     case "end_triggered": return t(e.reason === "rows_closed" ? "kev_end_rows" : "kev_end_deck", { name });
     case "final_turns_started": return t("kev_final_turns_started", { name });
