@@ -26,14 +26,15 @@ export function presenceText(p, now) {
 }
 
 /**
- * The panel element. `s`: {summary, view, presence, clock, now, ratings (per seat the
+ * The panel element. `s`: {summary, view, over (true once the game has ended, whatever
+ * `view` shows yet), presence, clock, now, ratings (per seat the
  * rating text of a rated table, or null), mySeat (the seat this browser holds, bot-played
  * or not), onClaim(seat), onResign(), onReturn()}.
  */
 export function renderSeatsPanel(s) {
   const seats = (s.summary && s.summary.seats) || [];
   const pres = (s.presence && s.presence.seats) || [];
-  const running = s.view && s.view.phase !== "ended";
+  const running = s.view && s.view.phase !== "ended" && !s.over;
   const me = s.mySeat;
   const iPlay = me !== null && me !== undefined && seats[me] && seats[me].kind === "human";
   const rows = seats.map((x) => {

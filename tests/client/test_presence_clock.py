@@ -206,3 +206,42 @@ def test_a_player_back_after_a_claim_is_still_the_seat_s_person(
     expect(anna.get_by_test_id("seat-rating-0")).to_have_count(0)
     for c in ctxs:
         c.close()
+
+
+# Ticks (every 10 ms) at which the true view had ended while the page still offered
+# "Resign", and ticks at which it offered it at all.
+WATCH_RESIGN = """() => { window.__resign = { after: 0, seen: 0 };
+    window.__watch = setInterval(() => {
+        const v = window.__einauge.view(), b = document.querySelector('[data-testid=resign]');
+        if (b) window.__resign.seen += 1;
+        if (b && v && v.phase === 'ended') window.__resign.after += 1;
+    }, 10); }"""
+
+
+def test_resign_goes_as_soon_as_the_game_has_ended(browser: Browser, web: ServerProcess) -> None:
+    from tests.client.test_result_ui import AUTOPLAY
+    table = api(web, "POST", "/api/tables", json={"seats": 3})
+    tid = table["id"]
+    anna = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    for seat in (1, 2):
+        api(web, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"},
+            headers=owner)
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    seat = json.dumps({**anna, "name": "Anna"})
+    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
+    page = ctx.new_page()
+    page.goto(f"{web.url}/table/{tid}")
+    expect(page.get_by_test_id("resign")).to_be_visible()
+    page.evaluate(WATCH_RESIGN)
+    page.evaluate(AUTOPLAY)
+    page.wait_for_function("() => { const v = window.__einauge.view(); "
+                           "return v && v.phase === 'ended'; }", timeout=120_000)
+    page.evaluate("() => clearInterval(window.__auto)")
+    expect(page.get_by_test_id("result")).to_be_visible()
+    page.wait_for_timeout(500)  # the paced moves catch up meanwhile: still no button
+    counts = page.evaluate("() => { clearInterval(window.__watch); return window.__resign; }")
+    assert counts["seen"] > 0 and counts["after"] == 0, counts
+    expect(page.get_by_test_id("resign")).to_have_count(0)
+    ctx.close()
