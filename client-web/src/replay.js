@@ -6,6 +6,7 @@
 // rule here; a game whose views have no `turn` steps by decision (its module's `isMove`).
 import { api } from "./api.js";
 import { errorText } from "./errors.js";
+import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { patched } from "./patch.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
@@ -97,8 +98,12 @@ export function replayPage(root, id) {
   function renderHead() {
     const named = st.views.length > 1; // the game is known once a view is in
     if (named) setRulesGame(game().name);
+    // The game's title once a game is loaded (the page's title too).
+    const gameName = named ? gameTitle(game().name) : null;
+    if (gameName) document.title = `${t("replay_title")} · ${gameName}`;
     mount(els.head,
-      h("h1", {}, t("replay_title"), st.title ? h("span", { class: "sub" }, ` · ${st.title}`) : null),
+      h("h1", {}, t("replay_title"), gameName ? h("span", { class: "sub", testid: "replay-game" }, ` · ${gameName}`) : null,
+        st.title ? h("span", { class: "sub" }, ` · ${st.title}`) : null),
       // In the empty state the big chooser below is the only one (one `replay-file` input).
       h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true, testid: "back-to-table" }, "↩ ", st.tableName || t("back_to_table")) : null,
         h("a", { class: "button ghost", href: rulesHref(named ? game().name : null), target: "_blank", rel: "noopener", testid: "replay-rules" }, t("rules")),
@@ -324,6 +329,7 @@ export function replayPage(root, id) {
   let gone = null; // the not-found page's cleanup, once shown
 
   renderAll();
+  loadGameTitles().then(renderHead);
   loadCatalogues().then(async () => {
     if (!id) { renderAll(); return; }
     try {

@@ -258,3 +258,22 @@ def test_my_games_list_a_table_once_the_account_sits_there_as_waiting_to_start(
     expect(page.get_by_test_id(f"waiting-start-{tid}")).to_have_text("waiting to start")
     expect(page.get_by_test_id(f"turn-{tid}")).to_have_count(0)
     page.context.close()
+
+
+def test_the_leaderboard_switches_between_the_games(page: Page, web: ServerProcess) -> None:
+    games = api(web, "GET", "/api/games")["games"]
+    titles = {g["name"]: g["title"] for g in games}
+    page.goto(web.url + "/leaderboard?game=keltis")  # an old link still opens its game
+    expect(page.get_by_test_id("lb-title")).to_have_text(titles["keltis"])
+    expect(page.get_by_test_id("lb-games").locator("button")).to_have_text(
+        [titles[g["name"]] for g in games])
+    expect(page.get_by_test_id("lb-game-keltis")).to_have_attribute("aria-pressed", "true")
+    page.get_by_test_id("lb-game-loot-island").click()
+    expect(page.get_by_test_id("lb-title")).to_have_text(titles["loot-island"])
+    expect(page.get_by_test_id("lb-game-loot-island")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("lb-game-keltis")).to_have_attribute("aria-pressed", "false")
+    assert page.url.endswith("/leaderboard?game=loot-island")
+    page.reload()  # the address keeps the choice
+    expect(page.get_by_test_id("lb-title")).to_have_text(titles["loot-island"])
+    page.get_by_test_id("nav-leaderboard").click()  # no ?game=: Einauge, as before
+    expect(page.get_by_test_id("lb-title")).to_have_text(titles["einauge"])

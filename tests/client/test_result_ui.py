@@ -113,7 +113,12 @@ def test_the_fairness_seeds_and_the_replay_s_way_back(ended: Ended, web: ServerP
     replay.goto(f"{web.url}/replay/{ended.table_id}")
     back = replay.locator(f"a[href='/table/{ended.table_id}']")
     expect(back).to_have_text("↩ Result table")
+    # The replay names its game, in the page and in the window's title; so does the table.
+    expect(replay.get_by_test_id("replay-game")).to_have_text(" · Einauge sei wachsam!")
+    expect(replay).to_have_title("Replay · Einauge sei wachsam!")
     replay.close()
+    expect(page.get_by_test_id("table-game")).to_have_text("Einauge sei wachsam!")
+    expect(page.get_by_test_id("table-title")).to_have_text("Result table")
 
 
 def test_rematch_in_one_click_with_the_bots(ended: Ended, web: ServerProcess) -> None:
