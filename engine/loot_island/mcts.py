@@ -20,6 +20,7 @@ from engine.loot_island.checks import modifier
 from engine.loot_island.data import HEALERS, LOOT, MINIMUM, START_MARKER
 from engine.loot_island.game import LOOT_ISLAND
 from engine.loot_island.heuristic import board_value, cube_cost, loot_value
+from engine.loot_island.rollout import playout
 from engine.loot_island.search import action_key, search_actions
 from engine.loot_island.state import State
 
@@ -61,6 +62,7 @@ def values(s: State) -> list[float]:
 def evaluate(s: State) -> list[float]:
     """Per seat in 0..1: its win share once the game is over, else the logistic of its
     estimated margin over the best other seat."""
+    playout(s)
     if s.result is not None:
         return win_shares(s.result, len(s.players))
     vals = values(s)

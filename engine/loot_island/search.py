@@ -167,14 +167,14 @@ class _Seen:
                                  for d in LOOT_DECKS)
 
 
-def _ranked(s: State, seat: int, moves: list[Message]) -> list[Message]:
-    """The ``TOP`` best of ``moves`` by greedy's one-step score (ties: list order)."""
-    if len(moves) <= TOP:
-        return moves
+def scored(s: State, seat: int, moves: list[Message]) -> list[tuple[float, Message]]:
+    """``(score, move)`` for each play or islet use of ``moves`` (in their order), the
+    score being greedy's one-step estimate in points (``greedy._play_score``, an islet's
+    effect less its payment); read from ``s`` only what ``seat`` sees (``_Seen``)."""
     c = greedy._Ctx(s, seat, _Seen(s))  # type: ignore[arg-type]
-    scored = []
+    out = []
     effects: dict[tuple[object, ...], float] = {}  # an islet's effect, whatever the payment
-    for i, a in enumerate(moves):
+    for a in moves:
         if type(a) is ac.Play:
             score = greedy._play_score(c, a)
         else:
@@ -183,9 +183,21 @@ def _ranked(s: State, seat: int, moves: list[Message]) -> list[Message]:
             if effect is None:
                 effect = effects[key] = greedy._islet_score(c, a)  # type: ignore[arg-type]
             score = effect - greedy._payment(c, a.cards)  # type: ignore[attr-defined]
-        scored.append((-score, i))
-    scored.sort()
-    return [moves[i] for _, i in scored[:TOP]]
+        out.append((score, a))
+    return out
+
+
+def candidates(s: State, seat: int) -> list[Message]:
+    """The pruned plays and islet uses of ``seat`` in phase 2 (module docstring), unranked."""
+    return [*_plays(s, seat), *_islets(s, seat)]
+
+
+def _ranked(s: State, seat: int, moves: list[Message]) -> list[Message]:
+    """The ``TOP`` best of ``moves`` by greedy's one-step score (ties: list order)."""
+    if len(moves) <= TOP:
+        return moves
+    order = sorted(((-score, i) for i, (score, _) in enumerate(scored(s, seat, moves))))
+    return [moves[i] for _, i in order[:TOP]]
 
 
 def search_actions(s: State, seat: int) -> list[Message]:
@@ -198,7 +210,7 @@ def search_actions(s: State, seat: int) -> list[Message]:
     if s.phase == "actions" and s.step == "act":
         if not can_act(s, seat):
             return [ac.Pass(seat)]
-        return [*_ranked(s, seat, [*_plays(s, seat), *_islets(s, seat)]), ac.Pass(seat)]
+        return [*_ranked(s, seat, candidates(s, seat)), ac.Pass(seat)]
     legal = legal_actions(s, seat)
     if not legal:
         return legal
