@@ -1,7 +1,9 @@
 """``mcts`` for Loot Island: the generic information-set search (``engine.bots.ismcts``)
-over the moves of ``search`` with ``evaluate`` at its leaves (docs/bots.md, "Loot Island").
+over the moves of ``search`` with ``evaluate`` at its leaves (docs/bots.md, "Loot Island"):
+a leaf's sample is first played on by ``rollout.playout`` (to the next round, at most
+``rollout.DECISIONS`` decisions), then valued by ``estimate``.
 
-``evaluate(state)`` estimates every seat's final total from the state (a sample: the
+``values(state)`` estimates every seat's final total from the state (a sample: the
 search plays only on ``Game.sample`` states): its kept loot (``heuristic.loot_value``,
 crowns ranked against the others' crosses now), minus its cubes (``heuristic.cube_cost``,
 or the healer's exact bill once it has one), plus the loot its discs promise
@@ -59,10 +61,9 @@ def values(s: State) -> list[float]:
     return out
 
 
-def evaluate(s: State) -> list[float]:
+def estimate(s: State) -> list[float]:
     """Per seat in 0..1: its win share once the game is over, else the logistic of its
-    estimated margin over the best other seat."""
-    playout(s)
+    estimated margin (``values``) over the best other seat; ``s`` is not changed."""
     if s.result is not None:
         return win_shares(s.result, len(s.players))
     vals = values(s)
@@ -71,6 +72,14 @@ def evaluate(s: State) -> list[float]:
         rival = max(x for j, x in enumerate(vals) if j != i)
         out.append(1.0 / (1.0 + math.exp(-(v - rival) / SCALE)))
     return out
+
+
+def evaluate(s: State) -> list[float]:
+    """The search's leaf value: ``estimate`` after ``rollout.playout`` has carried ``s``
+    (a sample, changed in place) on to the next round or by ``rollout.DECISIONS``
+    decisions."""
+    playout(s)
+    return estimate(s)
 
 
 class MctsBot(IsMctsBot):
@@ -84,5 +93,5 @@ class MctsBot(IsMctsBot):
     ordered = True
 
 
-__all__ = ["MctsBot", "evaluate", "values"]
+__all__ = ["MctsBot", "estimate", "evaluate", "values"]
 

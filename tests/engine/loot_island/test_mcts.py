@@ -11,7 +11,8 @@ import pytest
 
 from engine.bots import make_bot
 from engine.loot_island import LOOT_ISLAND as G
-from engine.loot_island.mcts import evaluate, values
+from engine.loot_island.mcts import estimate, evaluate, values
+from engine.loot_island.rollout import playout
 from engine.loot_island.search import action_key
 from engine.selfplay import play_game
 
@@ -94,9 +95,13 @@ def test_evaluate_gives_win_shares_at_the_end_and_favours_the_leader() -> None:
     assert shares == [1 / len(result["winners"]) if s in result["winners"] else 0.0
                       for s in range(3)]
     state = _midgame("lead", 40)
-    vals, est = values(state), evaluate(state)
+    vals, est = values(state), estimate(state)
     assert all(0.0 < e < 1.0 for e in est)
     best = max(range(3), key=vals.__getitem__)
     assert est[best] == max(est)
+    # A leaf is played on first, then estimated.
+    leaf, by_hand = state.copy(), state.copy()
+    assert playout(by_hand) > 0
+    assert evaluate(leaf) == estimate(by_hand) and leaf.seq == by_hand.seq
     state.players[best].cubes = 13  # elimination costs the whole stake
     assert values(state)[best] < vals[best] - 50
