@@ -30,8 +30,6 @@ from engine.loot_island.state import State
 
 DECISIONS = 8
 """Decisions a leaf is carried on by at most (measured in docs/bots.md, "Loot Island")."""
-ROUND_END = True
-"""Whether a playout stops at the start of the next round."""
 
 
 def policy(s: State, seat: int) -> Message:
@@ -60,15 +58,14 @@ def policy(s: State, seat: int) -> Message:
 
 def playout(s: State, decisions: int | None = None) -> int:
     """Play ``s`` on in place by ``policy`` for up to ``decisions`` decisions (``None``:
-    ``DECISIONS``), stopping
-    early at the start of the next round or at the end of the game (module docstring);
-    returns the decisions played (0 for a finished game, which is left alone)."""
+    ``DECISIONS``), stopping early at the start of the next round or at the end of the game
+    (module docstring); returns the decisions played (0 for a finished game, which is left
+    alone)."""
     limit = DECISIONS if decisions is None else decisions
     start = s.round
     done = 0
-    while done < limit and s.phase != "ended" and s.current_seat is not None:
-        if ROUND_END and s.round != start:
-            break
+    while (done < limit and s.round == start and s.phase != "ended"
+           and s.current_seat is not None):
         rules.play(s, policy(s, s.current_seat))
         done += 1
     return done
