@@ -5,8 +5,8 @@ picks, one a few decisions later counts the same loot as cards and cubes: the es
 (``mcts.values``) is not the same function of the game in every phase, and a deeper tree
 mixes those (docs/bots.md, "Loot Island"). ``playout(state, decisions)`` plays on, in
 place, for up to ``decisions`` decisions, or to the end of the round (the next round's
-preparation; the end of the game after round 5), whichever comes first: every leaf is then
-valued nearer one point of the round, with the coast's loot found and picked.
+preparation; the end of the game after round 5), whichever comes first: a leaf is then
+valued nearer the end of its round, often with the coast's loot found and picked.
 
 Each mover takes ``policy``'s move: the greedy policy's choice (``engine.loot_island.
 greedy``) over the search's pruned candidates (``search.candidates``) rather than every
