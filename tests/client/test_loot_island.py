@@ -22,10 +22,12 @@ from tests.conftest import ServerProcess
 ON = ":not([disabled])"
 HAND = f"[data-testid^=hand-map-]{ON}"
 HAND_PATH = re.compile(r"^/players/\d+/hand$")
-# Every element of the board wider than the window (right edge past it), with its testid.
-STICKING_OUT = """() => [...document.querySelectorAll('[data-testid=board] *')]
+# Every element of the page whose right edge is past the screen's, with its testid. The
+# screen's width is the layout viewport's (documentElement.clientWidth), not innerWidth: a
+# phone zooms a page wider than its screen out, and innerWidth is then the page's width.
+STICKING_OUT = """() => [...document.querySelectorAll('body *')]
     .filter((e) => e.offsetParent !== null
-                   && e.getBoundingClientRect().right > window.innerWidth + 1)
+                   && e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
     .map((e) => (e.dataset.testid || e.className || e.tagName) + ' '
                 + Math.round(e.getBoundingClientRect().right))"""
 
