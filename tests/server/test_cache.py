@@ -137,13 +137,18 @@ async def test_a_socket_joining_while_another_leaves_gets_a_followed_table(redis
         await tables.unwatch(first)  # it left: nothing watches, the table is dropped
         assert meta.id not in tables.cache
         joining = asyncio.create_task(tables.get(meta.id, watch=True))
-        for _ in range(1000):  # until the joining socket is subscribing (awaiting Redis)
+        # Until the joining socket is subscribing (awaiting Redis). Every turn of the loop,
+        # so the moment is not missed, for as long as a loaded Redis takes to answer the
+        # load before it (a fixed count of turns, ~20 ms, was not always enough).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while True:
             table = tables.cache.get(meta.id)
             if table is not None and table.subscribed and not joining.done():
                 break
+            if joining.done() or loop.time() > deadline:
+                pytest.fail("the joining get never was seen subscribing")
             await asyncio.sleep(0)
-        else:
-            pytest.fail("the joining get never reached its subscription")
         await tables.unwatch(table)  # a third socket leaves: the room is still empty
         got = await joining
         assert got is table and tables.cache.get(meta.id) is table and table.subscribed
