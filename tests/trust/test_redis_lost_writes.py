@@ -213,7 +213,10 @@ async def test_an_older_stream_without_a_restart_is_noticed_by_every_process(
     view = (await lobby.get(f"/api/tables/{tid}/view")).json()  # cached: still the newer
     assert view["current_seat"] in (0, 1)
     mover = players[view["current_seat"]]
-    prompt = [f for f in mover.frames if f["t"] == "prompt"][-1]
+    # Its prompt for seq ``newer`` (it follows the deltas the watchers have seen, and may
+    # come later on a loaded machine): an earlier prompt's action is refused by the cached
+    # state itself, no append is tried, and nothing is noticed.
+    prompt = await mover.wait(lambda f: f["t"] == "prompt" and f["seq"] == newer)
     await mover.send({"t": "action", "id": "after-the-loss",
                       "action": prompt["legal_actions"][0]})
     await mover.wait(lambda f: f.get("id") == "after-the-loss")
