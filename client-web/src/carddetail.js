@@ -11,6 +11,10 @@ let ctx = { view: null };
 let pop = null;
 let anchor = null;
 let hoverTimer = null;
+// Opened by a click or tap (a second one on its card closes it), not by resting the mouse:
+// a click on a card whose detail the hover opened keeps it open, however long the pointer
+// rested there first (else the same click opened or closed it by timing).
+let pinned = false;
 
 /** The view the board shows (for fight costs, the phase and the players' names). Called
  *  on every render: an open panel follows its card to its new element, or closes when the
@@ -21,7 +25,7 @@ export function setCardContext(view) {
   requestAnimationFrame(() => {
     if (!anchor || anchor.isConnected) return;
     const again = pop && document.querySelector(`.card[data-card="${CSS.escape(pop.dataset.card)}"]`);
-    if (again) show(again);
+    if (again) show(again, pinned);
     else hideCardDetail();
   });
 }
@@ -86,7 +90,8 @@ function place(card) {
   pop.style.top = `${(below ? r.bottom + 6 : r.top - pop.offsetHeight - 6) + window.scrollY}px`;
 }
 
-function show(card) {
+function show(card, byClick = false) {
+  pinned = byClick;
   if (!pop) {
     pop = h("div", { class: "card-detail", role: "dialog", "aria-live": "polite", testid: "card-detail" });
     document.body.append(pop);
@@ -102,12 +107,14 @@ function show(card) {
 export function hideCardDetail() {
   clearTimeout(hoverTimer);
   anchor = null;
+  pinned = false;
   if (pop) pop.hidden = true;
 }
 
 const cardOf = (e) => (e.target.closest && !e.target.closest("button, a") ? e.target.closest(".card[data-card]") : null);
 
-/** Listen once on the document: hover shows after a moment, a tap toggles, Escape hides. */
+/** Listen once on the document: hover shows after a moment, a click or tap shows and a
+ *  second one on the same card hides, Escape hides. */
 export function installCardDetails() {
   if (installCardDetails.done) return;
   installCardDetails.done = true;
@@ -120,7 +127,11 @@ export function installCardDetails() {
   });
   document.addEventListener("click", (e) => {
     const card = cardOf(e);
-    if (card) { if (anchor === card && pop && !pop.hidden) hideCardDetail(); else show(card); return; }
+    if (card) {
+      clearTimeout(hoverTimer); // the pointer's own hover must not unpin it later
+      if (pinned && anchor === card && pop && !pop.hidden) hideCardDetail(); else show(card, true);
+      return;
+    }
     if (!(e.target.closest && e.target.closest(".card-detail"))) hideCardDetail();
   });
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") hideCardDetail(); });
