@@ -25,6 +25,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from engine import GAMES
 from server import (
     account_api,
     chat,
@@ -183,9 +184,14 @@ async def metrics_endpoint(request: Request) -> Response:
     return Response(body, media_type=content_type)
 
 
-def _spa(index: Path):  # type: ignore[no-untyped-def]
+def _spa(index: Path, param: str | None = None):  # type: ignore[no-untyped-def]
+    """The client's page for a route; with ``param``, a path parameter naming a game,
+    the same page with 404 when the engine's registry has no such game (the client shows
+    its not-found view): an unknown ``/rules/<name>`` is no page for monitors, caches or
+    crawlers."""
     async def page(request: Request) -> Response:
-        return FileResponse(index)
+        known = param is None or request.path_params[param] in GAMES
+        return FileResponse(index, status_code=200 if known else 404)
 
     return page
 
@@ -236,7 +242,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
     if (dist / "index.html").is_file():
         page = _spa(dist / "index.html")
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
-                   Route("/replay", page), Route("/rules", page), Route("/rules/{game}", page),
+                   Route("/replay", page), Route("/rules", page),
+                   Route("/rules/{game}", _spa(dist / "index.html", "game")),
                    Route("/account", page),
                    Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
