@@ -42,16 +42,21 @@ async def _until(pred, timeout: float) -> bool:
     return pred()
 
 
-def _check_stream(r: redis.Redis, tid: str) -> None:
-    """One stored action per move, each a bot's ``bot:<seq>`` at the seq of its own
-    first event, none twice; the chain of heads unbroken."""
+def _check_stream(r: redis.Redis, tid: str, people: int = 0) -> None:
+    """One stored action per move, each bot move's id ``bot:<seq>`` at the seq of its
+    own first event, none twice (``people``: seats played by people, whose ids are
+    theirs)."""
     entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
     acts = {k.decode(): int(v) for k, v in r.hgetall(store.acts_key(tid)).items()}
     moves = [i for i, e in enumerate(entries) if "a" in e]
     assert len(acts) == len(moves)
-    seqs = [int(k.split(":")[-1]) for k in acts]
+    bots = {k: v for k, v in acts.items() if ":bot:" in k or k.startswith("bot:")}
+    seqs = [int(k.split(":")[-1]) for k in bots]
     assert not [s for s, n in Counter(seqs).items() if n > 1]
-    assert sorted(seqs) == moves
+    if not people:
+        assert sorted(seqs) == moves
+    else:
+        assert len(bots) < len(acts) and set(seqs) <= set(moves)
 
 
 async def _bot_table(lobby: Lobby, game: str, seats: int) -> str:
@@ -132,5 +137,50 @@ async def test_lease_key_deleted_and_holder_killed_mid_game(own_redis) -> None:
     finally:
         await lobby.close()
         for p in (*procs, third):
+            p.stop()
+        r.close()
+
+
+async def test_a_person_on_the_other_process_and_a_redis_restart_mid_game(own_redis) -> None:
+    """One person (on the process not driving the bots) plays with two bots; Redis
+    restarts mid-game (its append-only file keeps the stream and the lease with what was
+    left of its time): the person's moves and the bots' go on to the end, each stored
+    once, every person's action acknowledged."""
+    from tests.server.client import Player
+
+    if not hasattr(own_redis, "restart"):
+        import pytest
+
+        pytest.skip("a cluster has no single restart")
+    r = redis.Redis.from_url(own_redis.url)
+    procs = [ServerProcess(own_redis.url, env=ENV) for _ in range(2)]
+    await asyncio.gather(*(asyncio.to_thread(p.start) for p in procs))
+    lobby = Lobby(procs[0].url)
+    try:
+        table = await lobby.create_game("keltis", 3)
+        tid = table["id"]
+        token = (await lobby.join(tid, "Anna"))["token"]
+        for seat in (1, 2):
+            await lobby.bot(tid, seat)
+        await lobby.start(tid, table["owner_token"])
+        assert await _until(lambda: _stored(r, tid)[1] >= 3, 30)
+        moves = [_bot_moves(p.url) for p in procs]
+        elsewhere = procs[1] if moves[0] >= moves[1] else procs[0]
+        player = Player(lambda: elsewhere.ws_url, tid, token, seed=4, delay=0.05)
+        playing = asyncio.create_task(player.run(timeout=240))
+        assert await _until(lambda: _stored(r, tid)[1] >= 20, 60), _stored(r, tid)
+        await asyncio.to_thread(own_redis.restart)
+        r.close()
+        r = redis.Redis.from_url(own_redis.url)
+        await playing
+        assert _stored(r, tid)[0] == "ended"
+        _check_stream(r, tid, people=1)
+        # Nothing acknowledged is lost across the restart.
+        acts = {k.decode() for k in r.hkeys(store.acts_key(tid))}
+        acked = {a["id"] for a in player.acks}
+        assert acked and {f"p:0:{i}" for i in acked} <= acts
+    finally:
+        await lobby.close()
+        for p in procs:
             p.stop()
         r.close()
