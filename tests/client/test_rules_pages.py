@@ -117,7 +117,8 @@ def test_rules_keeps_einauges_page_and_an_unknown_game_has_none(page: Page, web:
     assert_rules_page(page, "keltis")
     page.goto(web.url + "/rules/einauge")
     assert_rules_page(page, "einauge")
-    page.goto(web.url + "/rules/no-such-game")
+    loaded = page.goto(web.url + "/rules/no-such-game")
+    assert loaded is not None and loaded.status == 404  # the page, but no soft 404
     expect(page.get_by_test_id("not-found")).to_be_visible()
 
 
