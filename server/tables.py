@@ -797,9 +797,6 @@ class Tables:
         append."""
         if table.seq == 0:
             raise IllegalAction("not_started", "the game has not started yet")
-        if not by_bot and table.by_bot(seat):
-            raise IllegalAction("seat_handed_over", f"seat #{seat + 1} is played by a bot now; "
-                                "this token no longer acts")
         data = dict(body)
         if data.setdefault("seat", seat) != seat:
             other = data["seat"]
@@ -815,6 +812,11 @@ class Tables:
                 for _ in range(2):
                     if expected_seq is not None and table.seq < expected_seq:
                         await self.sync(table)  # the client saw events we have not yet
+                    # On every state the action is decided on: a sync (or the lock's wait)
+                    # may have brought the seat's change to a bot.
+                    if not by_bot and table.by_bot(seat):
+                        raise IllegalAction("seat_handed_over", f"seat #{seat + 1} is played "
+                                            "by a bot now; this token no longer acts")
                     if expected_seq is not None and table.seq != expected_seq:
                         done = await self.store.act_seq(table.id, act_key)
                         if done is not None:
