@@ -76,7 +76,8 @@ class Service:
         self.chat = ChatService(self.store, settings.chat_history, settings.chat_burst,
                                 settings.chat_refill)
         self.tables.on_chat = self.chat_published
-        self.bots = BotDriver(self.tables, settings.bot_delay, settings.bot_workers)
+        self.bots = BotDriver(self.tables, settings.bot_delay, settings.bot_workers,
+                              settings.bot_search_timeout)
         self.attendance = Attendance(self.tables)
         self.deadlines = Deadlines(self.tables, settings.deadline_scan)
         self.replays = Replays(self.bots.pool, settings.replay_rate_per_s, settings.replay_burst)

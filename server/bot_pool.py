@@ -108,6 +108,19 @@ class BotPool:
                 pool.shutdown(wait=False, cancel_futures=True)
             raise
 
+    def abandon(self) -> None:
+        """End the pool at once, killing its workers, also one in the middle of a search
+        (a hung one); the next call starts a new pool, and the searches under way raise
+        ``BrokenProcessPool``. Nothing to do with 0 workers (a thread cannot be ended)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        # The executor has no public way to end a busy worker: its processes, by pid.
+        for process in list(getattr(pool, "_processes", {}).values()):
+            with contextlib.suppress(OSError, ValueError):
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
     async def close(self) -> None:
         """Stop the workers and wait for them (in a thread: a search under way finishes
         in its process first, its result dropped; queued searches are cancelled). The pool

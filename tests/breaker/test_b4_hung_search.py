@@ -1,0 +1,87 @@
+"""Breaker b4: a bot search worker that hangs (SIGSTOP: a frozen or swapped-out
+process) stalls its tables for good.
+
+A ``greedy``/``mcts`` bot awaits its move from the search pool (server/bot_pool.py) with
+no time limit. A worker that dies is noticed (``BrokenProcessPool``, a fresh pool, the
+search again: held, also checked here); one that stops answering is not: the process
+still renews the tables' bot leases (server/bot_leases.py), so no other process takes
+them over, and every searching bot of that process waits forever. Fixed: a search that
+takes longer than ``EINAUGE_BOT_SEARCH_TIMEOUT`` seconds ends the pool (its workers are
+killed) and is made again on a fresh one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from server import store
+from tests.conftest import ServerProcess
+from tests.server.client import Lobby
+
+
+@pytest.fixture
+def searching(own_redis) -> Iterator[ServerProcess]:
+    s = ServerProcess(own_redis.url, env={
+        "EINAUGE_BOT_DELAY": "0.05", "EINAUGE_BOT_WORKERS": "1",
+        "EINAUGE_BOT_SEARCH_TIMEOUT": "2"}).start()
+    yield s
+    s.stop()
+
+
+def _workers(server: ServerProcess) -> list[int]:
+    """The server's search workers (its children but multiprocessing's resource
+    tracker)."""
+    assert server.proc is not None
+    out = subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True,
+                         text=True, check=False).stdout.split()
+    return [int(p) for p in out
+            if b"resource_tracker" not in open(f"/proc/{p}/cmdline", "rb").read()]
+
+
+def _seq(r: redis.Redis, tid: str) -> int:
+    return int(r.hget(store.meta_key(tid), "seq") or 0)
+
+
+async def _moves_on(r: redis.Redis, tid: str, by: int, timeout: float) -> bool:
+    start, deadline = _seq(r, tid), time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _seq(r, tid) >= start + by or r.hget(store.meta_key(tid), "status") == b"ended":
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSTOP])
+async def test_a_hung_or_dead_search_worker_does_not_stall_its_tables(
+        searching, own_redis, sig) -> None:
+    r = redis.Redis.from_url(own_redis.url)
+    lobby = Lobby(searching.url)
+    stopped: list[int] = []
+    try:
+        table = await lobby.create_game("keltis", 2)
+        tid = table["id"]
+        for seat in range(2):
+            await lobby.bot(tid, seat, kind="greedy")
+        await lobby.start(tid)
+        assert await _moves_on(r, tid, 5, 30)
+        workers = _workers(searching)
+        assert workers
+        for pid in workers:
+            os.kill(pid, sig)
+        stopped = workers if sig == signal.SIGSTOP else []
+        assert await _moves_on(r, tid, 10, 20), (_seq(r, tid), searching.read_log()[-1500:])
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError):  # killed by the fix
+                os.kill(pid, signal.SIGCONT)
+        await lobby.close()
+        r.close()
