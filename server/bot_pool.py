@@ -71,13 +71,24 @@ def _exit_with_parent(parent: int) -> None:
 
 class BotPool:
     """Runs ``think`` in up to ``workers`` processes (0: in a thread), see the module
-    docstring. Safe to use from one event loop; ``await close()`` ends the workers."""
+    docstring. Safe to use from one event loop; ``await close()`` ends the workers.
 
-    def __init__(self, workers: int) -> None:
+    ``stall``: seconds the workers may finish nothing while work waits before they count
+    as hung (a stopped or swapped-out process): the pool is ended, its workers killed,
+    and the calls waiting raise ``BrokenProcessPool`` (a bot then searches again on a
+    fresh pool). A dead worker raises that at once; a hung one would stall its tables for
+    good, while this process kept renewing their bot leases (server/bot_leases.py).
+    Progress, not each call's wait, is timed: a long queue of searches is no hang."""
+
+    def __init__(self, workers: int, stall: float = 30.0) -> None:
         if workers < 0:
             raise ValueError(f"bot workers must be >= 0, not {workers!r}")
         self.workers = workers
+        self.stall = stall
         self._pool: ProcessPoolExecutor | None = None
+        self._pending = 0
+        self._progress = time.monotonic()
+        """When a worker last finished something (or work arrived at an idle pool)."""
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -100,13 +111,31 @@ class BotPool:
             return await asyncio.to_thread(fn, *args)
         pool = self._executor()
         try:
-            future = await asyncio.to_thread(pool.submit, fn, *args)
-            return await asyncio.wrap_future(future)
+            if not self._pending:
+                self._progress = time.monotonic()
+            self._pending += 1
+            try:
+                future = await asyncio.to_thread(pool.submit, fn, *args)
+                future.add_done_callback(self._finished)
+                waiting = asyncio.wrap_future(future)
+                while not (await asyncio.wait({waiting}, timeout=self.stall))[0]:
+                    if self._pool is not pool:
+                        raise BrokenProcessPool("the pool was ended as hung")
+                    if time.monotonic() - self._progress >= self.stall:
+                        self.abandon()
+                        raise BrokenProcessPool(f"no worker finished anything in "
+                                                f"{self.stall} s: ended as hung")
+                return waiting.result()
+            finally:
+                self._pending -= 1
         except BrokenProcessPool:
             if self._pool is pool:
                 self._pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
             raise
+
+    def _finished(self, _future: Any) -> None:
+        self._progress = time.monotonic()  # from the executor's thread: one float store
 
     def abandon(self) -> None:
         """End the pool at once, killing its workers, also one in the middle of a search

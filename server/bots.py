@@ -93,15 +93,14 @@ def effective_level(kind: str, level: int | None) -> int | None:
 
 class BotDriver:
     """Starts the task of each bot seat of the tables of one process; searches run in
-    ``pool`` (``workers`` processes, 0: a thread); one that takes longer than
-    ``search_timeout`` seconds ends the pool's workers and is made again."""
+    ``pool`` (``workers`` processes, 0: a thread); workers that finish nothing for
+    ``search_timeout`` seconds while work waits count as hung (``BotPool``)."""
 
     def __init__(self, tables: Tables, delay: float, workers: int = 2,
                  search_timeout: float = 30.0) -> None:
         self.tables = tables
         self.delay = delay
-        self.pool = BotPool(workers)
-        self.search_timeout = search_timeout
+        self.pool = BotPool(workers, search_timeout)
         tables.bot_runner = self.start
 
     def start(self, table: LiveTable, seat: int) -> asyncio.Task[None]:
@@ -167,15 +166,7 @@ class BotDriver:
         # The worker gets a snapshot of what the seat may know, never the live state.
         observation = table.game.observation(table.state, seat)
         seed = bot_seed(table.meta.server_seed, table.id, seat, table.seq)
-        try:
-            return await asyncio.wait_for(
-                self.pool.think(table.game.name, kind, seed, level, observation),
-                self.search_timeout)
-        except TimeoutError:
-            # A hung worker (stopped, swapped out): nothing else would notice, and this
-            # process keeps renewing the table's bot lease, so no other takes it over.
-            self.pool.abandon()
-            raise RuntimeError(f"bot search took over {self.search_timeout} s") from None
+        return await self.pool.think(table.game.name, kind, seed, level, observation)
 
 
 QUICK_KINDS = frozenset({"random", "greedy"})

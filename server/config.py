@@ -72,10 +72,10 @@ class Settings(BaseSettings):
     """processes in which `greedy`/`mcts` bots search (started on the first search); `0`:
     a thread of the server process (holds the GIL while it searches)"""
     bot_search_timeout: float = Field(30.0, gt=0)
-    """seconds a bot's search may take (far beyond the slowest level's on a busy
-    machine) before its worker counts as hung: the workers are killed and the search is
-    made again on fresh ones (a hung worker would stall its tables for good, their bot
-    leases renewed all the same)"""
+    """seconds the search workers may finish nothing while searches (or replays) wait
+    (far beyond the slowest level's search on a busy machine) before they count as hung:
+    they are killed and the searches made again on fresh ones (a hung worker would stall
+    its tables for good, their bot leases renewed all the same)"""
     idle_expiry: int = Field(3600, gt=0)
     """seconds an unstarted table lives without a lobby change; ended tables never expire
     (they are archived: `EINAUGE_ARCHIVE_AFTER`)"""

@@ -5,9 +5,9 @@ A ``greedy``/``mcts`` bot awaits its move from the search pool (server/bot_pool.
 no time limit. A worker that dies is noticed (``BrokenProcessPool``, a fresh pool, the
 search again: held, also checked here); one that stops answering is not: the process
 still renews the tables' bot leases (server/bot_leases.py), so no other process takes
-them over, and every searching bot of that process waits forever. Fixed: a search that
-takes longer than ``EINAUGE_BOT_SEARCH_TIMEOUT`` seconds ends the pool (its workers are
-killed) and is made again on a fresh one.
+them over, and every searching bot of that process waits forever. Fixed: workers that
+finish nothing for ``EINAUGE_BOT_SEARCH_TIMEOUT`` seconds while work waits are killed
+and the searches made again on a fresh pool (server/bot_pool.py).
 """
 
 from __future__ import annotations
