@@ -172,8 +172,8 @@ async def test_a_person_on_the_other_process_and_a_redis_restart_mid_game(own_re
         await asyncio.to_thread(own_redis.restart)
         r.close()
         r = redis.Redis.from_url(own_redis.url)
-        await playing
-        assert _stored(r, tid)[0] == "ended"
+        await playing  # the player saw the game's last event; the meta follows it
+        assert await _until(lambda: _stored(r, tid)[0] == "ended", 15), _stored(r, tid)
         _check_stream(r, tid, people=1)
         # Nothing acknowledged is lost across the restart.
         acts = {k.decode() for k in r.hkeys(store.acts_key(tid))}
