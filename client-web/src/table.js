@@ -166,9 +166,13 @@ export function tablePage(root, id) {
   /** The options schema of this table's game (GET /api/games). */
   const schema = () => (st.games[game().name] || {}).options_schema || null;
   const botKinds = () => (st.games[game().name] || {}).bots || st.botKinds;
-  const botSelect = (seat) => h("select", { testid: `bot-kind-${seat}`, "aria-label": t("bot_kind") }, botKinds().flatMap((k) => (k.levels && k.levels.length
-    ? k.levels.map((l) => h("option", { value: `${k.kind}:${l}` }, `${botLabel(k.kind)} · ${t("level")} ${l}`))
-    : [h("option", { value: k.kind }, botLabel(k.kind))])));
+  // The seating is redrawn on every table update: a choice made just before one must survive it.
+  const botChoice = new Map();
+  let nameDraft = null; // the name being typed, likewise
+  const botSelect = (seat) => h("select", { testid: `bot-kind-${seat}`, "aria-label": t("bot_kind"), onchange: (e) => botChoice.set(seat, e.target.value) },
+    botKinds().flatMap((k) => (k.levels && k.levels.length ? k.levels.map((l) => `${k.kind}:${l}`) : [k.kind])
+      .map((value) => h("option", { value, selected: botChoice.get(seat) === value },
+        value.includes(":") ? `${botLabel(value.split(":")[0])} · ${t("level")} ${value.split(":")[1]}` : botLabel(value)))));
 
   // ---- seating (before the start) ------------------------------------------------
   function renderSeating() {
@@ -178,7 +182,7 @@ export function tablePage(root, id) {
     const host = isHost();
     // A logged-in account sits under its own name (the server seats it so): no name field.
     const account = currentAccount();
-    const nameInput = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: playerName(), autocomplete: "nickname", "aria-label": t("your_name") });
+    const nameInput = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: nameDraft ?? playerName(), autocomplete: "nickname", "aria-label": t("your_name"), oninput: (e) => { nameDraft = e.target.value; } });
     const allFilled = s.seats.every((x) => x.kind && !x.waiting);
     const seats = s.seats.map((x) => {
       const isMe = mine === x.seat;

@@ -159,3 +159,28 @@ def test_seat_cards_keep_their_buttons_at_common_widths(page: Page, web: ServerP
     expect(page.get_by_test_id("remove-bot-2")).to_be_visible()
     page.evaluate("window.scrollTo(0, 0)")
     shot(page, "table-seating", full_page=False)
+
+
+def test_a_bot_choice_survives_a_table_update_before_the_click(page: Page,
+                                                               web: ServerProcess) -> None:
+    """The seating is redrawn on every table update; a host who picks "greedy" for a seat
+    and clicks "add bot" after someone else sat down gets the greedy bot, not the first
+    kind of a freshly drawn list (CI saw "Random bot 2" on a loaded machine); a name typed
+    before an update is still there after it."""
+    page.goto(web.url + "/")
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/table/*")
+    tid = page.url.rstrip("/").rsplit("/", 1)[1]
+    page.get_by_test_id("name-input").fill("Host")  # typed, not yet used
+    api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Cem", "seat": 3})
+    expect(page.get_by_test_id("seat-name-3")).to_have_text("Cem")  # the seating was redrawn
+    expect(page.get_by_test_id("name-input")).to_have_value("Host")
+    page.get_by_test_id("take-seat-0").click()
+    expect(page.get_by_test_id("leave-seat")).to_be_visible()
+    expect(page.get_by_test_id("seat-name-0")).to_have_text("Host")
+    page.get_by_test_id("bot-kind-1").select_option("greedy")
+    api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Bea", "seat": 2})
+    expect(page.get_by_test_id("seat-name-2")).to_have_text("Bea")  # redrawn again
+    expect(page.get_by_test_id("bot-kind-1")).to_have_value("greedy")
+    page.get_by_test_id("add-bot-1").click()
+    expect(page.get_by_test_id("seat-name-1")).to_have_text("Greedy bot 2")
