@@ -102,11 +102,10 @@ def notified_key(table_id: str) -> str:
     return f"t:{{{table_id}}}:notified"
 
 
-def failures_key(who: str, window: int) -> str:
+def failures_key(who: str) -> str:
     """The failed-login counter of ``who`` (``n:<name lowercased>:<address>`` or
-    ``ip:<address>``) in the
-    current window of ``window`` seconds."""
-    return f"lf:{{{who}}}:{int(time.time()) // window}"
+    ``ip:<address>``); it lives for the window from its first failure."""
+    return f"lf:{{{who}}}"
 
 
 def passkeys_key(uid: str) -> str:
@@ -339,16 +338,20 @@ class AccountStore:
     # ---- failed logins -----------------------------------------------------------------
 
     async def failures(self, who: str, window: int) -> int:
-        """Failed logins of ``who`` in the current window."""
-        raw = await self.redis.get(failures_key(who, window))
+        """Failed logins of ``who`` in its window (``window`` seconds from its first
+        failure)."""
+        raw = await self.redis.get(failures_key(who))
         return 0 if raw is None else int(raw)
 
     async def fail(self, who: str, window: int) -> int:
-        """Count one failed login of ``who``; returns the count in this window."""
-        key = failures_key(who, window)
+        """Count one failed login of ``who``; returns the count in its window. The window
+        opens with the first failure and is not extended by later ones (``EXPIRE NX``):
+        calendar buckets would let a burst across a bucket's edge count twice the limit,
+        and end a lockout moments after it began."""
+        key = failures_key(who)
         pipe = self.redis.pipeline(transaction=False)
         pipe.incr(key)
-        pipe.expire(key, window)
+        pipe.expire(key, window, nx=True)
         count, _ = await pipe.execute()
         return int(count)
 
