@@ -8,6 +8,7 @@ import asyncio
 import os
 import signal
 import subprocess
+import time
 
 import redis
 
@@ -63,13 +64,20 @@ async def test_a_killed_embedded_redis_is_restarted_and_a_second_service_refused
         assert (await lobby.http.post("/api/tables", json={"seats": 2})).status_code == 201
     finally:
         await lobby.close()
-        server.stop()
-    # Stopping the service stops its Redis too.
+        code = server.stop()
+    # Stopping the service stops its Redis too (SIGTERM: it writes its append-only file
+    # first, which takes a moment on a loaded machine, so give it a while). A service the
+    # fixture had to SIGKILL still takes it along (PR_SET_PDEATHSIG).
     r = redis.Redis(unix_socket_path=sock, socket_timeout=1)
     try:
-        r.ping()
-        raise AssertionError("the embedded Redis outlived its service")
-    except (redis.ConnectionError, FileNotFoundError):
-        pass
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                r.ping()
+            except (redis.ConnectionError, FileNotFoundError):
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the embedded Redis outlived its service (exit {code})")
+            await asyncio.sleep(0.1)
     finally:
         r.close()
