@@ -213,6 +213,20 @@ class Game(Protocol):
         ``details``, docs/protocol.md §2), or ``None``: the game describes none."""
         ...
 
+    def legal_form(self, state: Any, seat: int) -> dict[str, Any] | None:
+        """``seat``'s legal actions in the game's compact form (a game whose lists grow
+        combinatorially, Loot Island's discard subsets and plays: docs/games.md "Compact
+        prompts"), sent in the prompt instead of ``legal_actions``; ``None``: the prompt
+        lists them. Whatever a client builds from it, ``decide`` still checks."""
+        ...
+
+    def expand_form(self, form: Mapping[str, Any]) -> list[Message]:
+        """Every action ``form`` (from ``legal_form``) describes: exactly
+        ``legal_actions`` of that state and seat, in its order. For callers that need the
+        list (test clients, load generators); raises ``ValueError`` for a game without a
+        form."""
+        ...
+
     def is_over(self, state: Any) -> bool:
         """True once the game has ended."""
         ...

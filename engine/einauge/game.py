@@ -107,6 +107,14 @@ class Einauge:
         bring (see ``offers.detail``), for a client's buttons and the ship dialog."""
         return offers.action_details(state, seat)
 
+    def legal_form(self, state: State, seat: int) -> None:
+        """None: the prompt lists the legal actions (they are few)."""
+        return None
+
+    def expand_form(self, form: Mapping[str, Any]) -> list[Message]:
+        """Never called: this game has no compact form (``ValueError``)."""
+        raise ValueError(f"{self.name} describes its legal actions by listing them")
+
     def is_over(self, state: State) -> bool:
         """True once ``game_ended`` has been applied."""
         return state.phase == "ended"

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.game import Message, Viewer
-from engine.loot_island import data, legal, rules, setup, view
+from engine.loot_island import data, legal, prompt, rules, setup, view
 from engine.loot_island.actions import ACTIONS
 from engine.loot_island.events import EVENTS, GameStarted, MapDeckReshuffled
 from engine.loot_island.evolve import evolve
@@ -162,6 +162,15 @@ class LootIsland:
     def action_details(self, state: State, seat: int) -> None:
         """None: the prompt's legal actions say all there is (no costs or payouts to show)."""
         return None
+
+    def legal_form(self, state: State, seat: int) -> dict[str, Any] | None:
+        """The compact form of the preparation's discards and the action step's plays and
+        islet uses (``prompt.legal_form``); ``None`` for picks and healers (listed)."""
+        return prompt.legal_form(state, seat)
+
+    def expand_form(self, form: Mapping[str, Any]) -> list[Message]:
+        """The actions ``form`` describes, as ``legal_actions`` lists them (``prompt.expand``)."""
+        return prompt.expand(form)
 
     def is_over(self, state: State) -> bool:
         """True once ``game_ended`` has been applied."""
