@@ -357,10 +357,16 @@ class LiveTable:
         return [a.to_dict() for a in self.game.legal_actions(self.state, seat)]
 
     def prompt(self, seat: int) -> dict[str, Any]:
-        """The ``prompt`` message for ``seat`` now: its legal actions and, when the game
-        describes them (``action_details``), what each would cost and pay out, in the
-        same order (docs/protocol.md §2)."""
-        msg: dict[str, Any] = {"t": "prompt", "seq": self.seq, "legal_actions": self.legal(seat)}
+        """The ``prompt`` message for ``seat`` now (docs/protocol.md §2): the game's compact
+        form of its legal actions (``legal_form``) when the game gives one, else the list
+        and, when the game describes them (``action_details``), what each would cost and
+        pay out, in the same order. Either way ``decide`` checks the action that comes back."""
+        msg: dict[str, Any] = {"t": "prompt", "seq": self.seq}
+        form = self.game.legal_form(self.state, seat)
+        if form is not None:
+            msg["legal_form"] = form
+            return msg
+        msg["legal_actions"] = self.legal(seat)
         details = self.game.action_details(self.state, seat)
         if details is not None:
             msg["details"] = details

@@ -122,7 +122,9 @@ export function tablePage(root, id) {
     // `ackSeq > p.seq`: our answer to this prompt is stored, its deltas are on their way.
     if (!p || !conn.view || p.seq !== conn.seq || conn.ackSeq > p.seq || conn.view.phase === "ended" || handedOver()) return null;
     if (pacer.shown && pacer.shown.seq !== p.seq) return null; // the page is still showing earlier moves
-    return game().groupActions(p.legal_actions, p.details);
+    // A game may describe its legal actions compactly (`legal_form`, docs/protocol.md §2):
+    // only its module reads that form.
+    return game().groupActions(p.legal_actions ?? null, p.details ?? null, p.legal_form ?? null);
   };
 
   function notify(text) {

@@ -16,6 +16,7 @@ from typing import Any
 import msgpack
 from playwright.sync_api import Browser, Page, expect
 
+from engine.loot_island import LOOT_ISLAND
 from tests.client.conftest import api, fold, shot
 from tests.conftest import ServerProcess
 
@@ -71,27 +72,35 @@ def first(page: Page, selector: str) -> bool:
     return True
 
 
-# From the prompt itself (not the board): the landings where a legal play holds exactly
-# the selected cards, and the values a legal play there names for the first joker row.
-PROMPT_OPTIONS = """() => {
-  const legal = window.__einauge.conn.prompt.legal_actions;
-  const chosen = [...document.querySelectorAll('[data-testid=my-hand] button.selected')]
-    .map((b) => b.dataset.card).sort().join('+');
-  const plays = legal.filter((a) => a.type === 'play' && [...a.cards].sort().join('+') === chosen);
+# From the prompt itself (not the board): the selected cards, the joker row shown, the
+# "play here" buttons, and the prompt's compact form, which the engine expands
+# (``prompt_options``) to the landings where a legal play holds exactly the selected cards,
+# and the values a legal play there names for the first joker row.
+PROMPT_STATE = """() => {
   const chooser = document.querySelector('[data-testid=chooser]');
   const landing = chooser && chooser.closest('[data-testid^=landing-]');
   const row = chooser && chooser.querySelector('.joker-row');
-  let values = null;
-  if (landing && row) {
-    const j = row.dataset.testid.slice('joker-'.length);
-    values = [...new Set(plays.filter((a) => 'landing-' + a.landing === landing.dataset.testid)
-      .map((a) => a.values[j]))].sort((x, y) => x - y);
-  }
-  return {landings: [...new Set(plays.map((a) => a.landing))].sort(), values,
+  return {form: window.__einauge.conn.prompt.legal_form,
+          chosen: [...document.querySelectorAll('[data-testid=my-hand] button.selected')]
+            .map((b) => b.dataset.card).sort(),
+          landing: landing ? landing.dataset.testid.slice('landing-'.length) : null,
+          joker: row ? row.dataset.testid.slice('joker-'.length) : null,
           shown: row ? [...row.querySelectorAll('button')].map((b) => Number(b.textContent)) : null,
           buttons: [...document.querySelectorAll('[data-testid^=play-]')]
             .map((b) => b.dataset.testid.slice('play-'.length)).sort()};
 }"""
+
+
+def prompt_options(page: Page) -> dict[str, Any]:
+    """The board's offer next to what the engine's expansion of the prompt's form holds."""
+    st = page.evaluate(PROMPT_STATE)
+    plays = [a for a in LOOT_ISLAND.expand_form(st["form"])
+             if a.type == "play" and sorted(a.cards) == st["chosen"]]
+    values = None
+    if st["landing"] and st["joker"]:
+        values = sorted({a.values[st["joker"]] for a in plays if a.landing == st["landing"]})
+    return {"landings": sorted({a.landing for a in plays}), "values": values,
+            "shown": st["shown"], "buttons": st["buttons"]}
 
 
 def click_turn(page: Page, rng: random.Random, seen: dict[str, int]) -> bool:
@@ -101,7 +110,7 @@ def click_turn(page: Page, rng: random.Random, seen: dict[str, int]) -> bool:
         return False
     chooser = page.get_by_test_id("chooser")
     if chooser.count():
-        opts = page.evaluate(PROMPT_OPTIONS)
+        opts = prompt_options(page)
         if opts["values"] is not None:  # the first joker's values are the prompt's
             assert opts["shown"] == opts["values"], opts
             seen["values_checked"] += 1
@@ -158,7 +167,7 @@ def click_turn(page: Page, rng: random.Random, seen: dict[str, int]) -> bool:
     if picked >= 2:
         seen["multi_selected"] += 1
     # "Play here" appears exactly at the landings where the prompt has that card set.
-    opts = page.evaluate(PROMPT_OPTIONS)
+    opts = prompt_options(page)
     assert opts["buttons"] == opts["landings"], opts
     # Plays go mostly to the coast the ship explores this round, so that loot is found.
     ship = page.get_by_test_id("ship-at").get_attribute("data-ship")

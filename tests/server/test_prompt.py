@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-from tests.server.client import Lobby, Socket, ended
+from engine.loot_island import LOOT_ISLAND
+from tests.server.client import Lobby, Socket, ended, pack
+from tests.trust.wire import start_with_deck
 
 
 async def test_prompt_details_match_the_events_of_the_actions_taken(server):
@@ -57,6 +59,87 @@ async def test_prompt_details_match_the_events_of_the_actions_taken(server):
             assert details[i] == {"gain": {"ducats": e["ducats"]}}
     assert socks[0].deltas()[-1]["events"][-1]["event"]["type"] == "game_ended"
     assert checked >= 10
+    for s in socks:
+        await s.close()
+    await lobby.close()
+
+
+# ---- Loot Island: the compact form (Game.legal_form) -----------------------------------
+
+# One 1, four printed cards and both jokers of one colour at a board of empty landings: the
+# listed form held every card set x landing x joker value (30,976 plays).
+BIG_HAND = ["map-red-1a", "map-red-3a", "map-red-5b", "map-red-7a", "map-red-9b",
+            "map-red-star-a", "map-red-star-b"]
+ACT_BOUND = 8_000  # bytes of one msgpack prompt frame (the list: about 3.2 MB)
+DISCARD_BOUND = 600  # (the list of a 7-card hand's 128 subsets: about 8 kB)
+
+
+def big_hand_orders(players: int) -> tuple[dict[str, list[str]], int]:
+    """Setup lists (all eight, so no seed is needed) dealing ``BIG_HAND`` to the seat that
+    acts first; that seat."""
+    from engine.loot_island.setup import CANONICAL
+    names = [f"p{i}" for i in range(players)]
+    for seat in range(players):
+        rest = [c for c in CANONICAL["map"] if c not in BIG_HAND]
+        orders = {k: list(v) for k, v in CANONICAL.items()}
+        orders["map"] = rest[:7 * seat] + BIG_HAND + rest[7 * seat:]
+        s = LOOT_ISLAND.replay(LOOT_ISLAND.start(names, {}, "", orders))
+        if s.current_seat == seat:
+            return orders, seat
+    raise AssertionError("no seat acts first")
+
+
+def listed_size(state, seat: int, seq: int) -> int:
+    """Bytes of the prompt as it was sent before the form: every action listed."""
+    return len(pack({"t": "prompt", "seq": seq, "legal_actions":
+                     [a.to_dict() for a in LOOT_ISLAND.legal_actions(state, seat)]}))
+
+
+async def test_loot_island_prompts_are_compact_and_describe_exactly_the_legal_actions(server):
+    lobby = Lobby(server.url)
+    tid = (await lobby.create_game("loot-island", 2))["id"]
+    tokens = [(await lobby.join(tid, f"p{i}"))["token"] for i in range(2)]
+    orders, first = big_hand_orders(2)
+    events = await start_with_deck(server.redis_url, tid, orders)
+    socks = [await Socket(server.ws_url, tid).connect(t) for t in tokens]
+    state = LOOT_ISLAND.replay(events)
+    assert state.current_seat == first and sorted(state.players[first].hand) == sorted(BIG_HAND)
+    checked = {"act": 0, "discard": 0}
+    listed = {"act": 0, "discard": 0}
+    while not LOOT_ISLAND.is_over(state) and not (checked["act"] > 1 and checked["discard"]):
+        seat, seq = state.current_seat, len(events)
+        sock = socks[seat]
+        prompt = await sock.wait(lambda f, n=seq: f["t"] == "prompt" and f["seq"] == n)
+        raw = sock.raw[next(k for k, f in enumerate(sock.frames) if f is prompt)]
+        legal = LOOT_ISLAND.legal_actions(state, seat)
+        if state.step in ("act", "discard"):
+            assert "legal_actions" not in prompt and "details" not in prompt
+            assert [a.to_dict() for a in LOOT_ISLAND.expand_form(prompt["legal_form"])] == \
+                [a.to_dict() for a in legal]
+            assert len(raw) < (ACT_BOUND if state.step == "act" else DISCARD_BOUND), \
+                (len(raw), state.step)
+            listed[state.step] = max(listed[state.step], listed_size(state, seat, seq))
+            checked[state.step] += 1
+        else:  # picks and healers: listed as before
+            assert prompt["legal_actions"] == [a.to_dict() for a in legal]
+        # The first play lays the whole red run with both jokers; then everyone passes, so
+        # that round 2's preparation comes soon.
+        plays = [a for a in legal if a.type == "play"]
+        if plays and checked["act"] == 1 and state.round == 1:
+            action = max(plays, key=lambda a: len(a.cards))
+        else:
+            action = legal[-1] if state.step == "act" else legal[0]
+        await sock.send({"t": "action", "id": f"c{seq}", "action": action.to_dict(),
+                         "seq": seq})
+        ack = await sock.wait(lambda f, n=seq: f.get("id") == f"c{n}")
+        assert ack["t"] == "ack", ack
+        for e in LOOT_ISLAND.decide(state, action):
+            state = LOOT_ISLAND.evolve(state, e)
+            events.append(e)
+        assert ack["seq"] == len(events)
+    assert checked["act"] >= 2 and checked["discard"] >= 1, checked
+    # The listed prompts of the same positions were over the bounds.
+    assert listed["act"] > ACT_BOUND and listed["discard"] > DISCARD_BOUND, listed
     for s in socks:
         await s.close()
     await lobby.close()

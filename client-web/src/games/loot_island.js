@@ -135,38 +135,115 @@ function healerText(id) {
 }
 
 // ---- the prompt ----------------------------------------------------------------------
+// The preparation's discards and the action step's plays and islet uses come as the
+// engine's compact form (`legal_form`, docs/games.md "Compact prompts"): any subset of
+// the listed discard cards; per run at a landing at most one `first` card, then any of
+// its `cards` and `jokers` (laid by value, ties in list order; each joker named a value of
+// `values`); a lone `under` card with or without a listed `copy`; any 2 cards of one islet
+// `pay` group with one of its `uses`. Picks and healers come listed (`legal_actions`).
+// The module only reads the form: it builds exactly the actions the form describes.
 
-const setKey = (cards) => [...cards].sort().join("+");
 const index = new WeakMap();
 
-/** The prompt's legal actions indexed for the board (memoized per prompt): plays and islet
- *  uses by their card set, discards by card set, picks by loot card, healers, pass. */
-function groupActions(legal) {
-  if (!legal) return { any: false, legal: null };
-  let g = index.get(legal);
+/** The prompt indexed for the board (memoized per prompt): picks by loot card, healers,
+ *  pass from the listed actions; the discard cards, play runs and unders, islet payments
+ *  and uses from the form. `legal` is whichever the prompt carries (a new one, a new
+ *  selection). */
+function groupActions(legal, details, form) {
+  const key = form || legal;
+  if (!key) return { any: false, legal: null };
+  let g = index.get(key);
   if (g) return g;
-  g = { any: legal.length > 0, legal, plays: new Map(), islets: new Map(), discards: new Map(), take: new Map(), drop: new Map(), healers: new Map(), pass: null, multi: [] };
-  for (const a of legal) {
-    switch (a.type) {
-      case "play": case "islet": {
-        const k = setKey(a.cards);
-        const m = a.type === "play" ? g.plays : g.islets;
-        if (!m.has(k)) { m.set(k, []); g.multi.push({ cards: a.cards, key: k }); }
-        m.get(k).push(a);
-        break;
-      }
-      case "discard": g.discards.set(setKey(a.cards), a); break;
-      case "take_loot": g.take.set(a.card, a); break;
-      case "discard_loot": g.drop.set(a.card, a); break;
-      case "choose_healer": g.healers.set(a.healer, a); break;
-      case "pass": g.pass = a; break;
-      default: break;
+  g = { any: form ? true : legal.length > 0, legal: key, seat: form ? form.seat : null, take: new Map(), drop: new Map(), healers: new Map(), pass: null, discard: null, runs: [], unders: [], islets: null };
+  for (const a of legal || []) {
+    if (a.type === "take_loot") g.take.set(a.card, a);
+    else if (a.type === "discard_loot") g.drop.set(a.card, a);
+    else if (a.type === "choose_healer") g.healers.set(a.healer, a);
+    else if (a.type === "pass") g.pass = a;
+  }
+  if (form) {
+    if (form.discard) g.discard = form.discard.cards;
+    for (const e of form.plays || []) (e.under ? g.unders : g.runs).push(e);
+    g.islets = form.islets || null;
+    if (form.pass) g.pass = { type: "pass", seat: form.seat };
+  }
+  index.set(key, g);
+  return g;
+}
+
+const within = (chosen, pool) => chosen.every((c) => pool.includes(c));
+
+/** Does `chosen` (plus `extra`) fit run `e`: its cards, at most one of `first`, and some card? */
+function fitsRun(e, chosen) {
+  const all = [...e.first, ...e.cards.map(([c]) => c), ...e.jokers];
+  return chosen.length > 0 && within(chosen, all) && chosen.filter((c) => e.first.includes(c)).length <= 1;
+}
+
+/** Every play the form holds with exactly the cards `chosen`, at any landing: one per
+ *  landing, joker values and copy (each joker any value of the run's range). */
+function playsFor(acts, chosen) {
+  const out = [];
+  if (!chosen.length) return out;
+  for (const e of acts.unders) {
+    if (chosen.length !== 1 || chosen[0] !== e.under) continue;
+    out.push({ type: "play", seat: acts.seat, landing: e.landing, cards: [e.under] });
+    for (const copy of e.copy) out.push({ type: "play", seat: acts.seat, landing: e.landing, cards: [e.under], copy });
+  }
+  for (const e of acts.runs) {
+    if (!fitsRun(e, chosen)) continue;
+    const first = e.first.filter((c) => chosen.includes(c));
+    const value = new Map(e.cards);
+    const order = new Map([...e.cards.map(([c]) => c), ...e.jokers].map((c, i) => [c, i]));
+    const rest = [...order.keys()].filter((c) => chosen.includes(c));
+    const jokers = e.jokers.filter((c) => chosen.includes(c));
+    const [lo, hi] = e.values;
+    let named = [{}];
+    for (const j of jokers) {
+      const next = [];
+      for (const jv of named) for (let v = lo; v <= hi; v += 1) next.push({ ...jv, [j]: v });
+      named = next;
+    }
+    for (const jv of named) {
+      const laid = [...rest].sort((x, y) => (jv[x] ?? value.get(x)) - (jv[y] ?? value.get(y)) || order.get(x) - order.get(y));
+      const a = { type: "play", seat: acts.seat, landing: e.landing, cards: [...first, ...laid] };
+      if (jokers.length) a.values = jv;
+      out.push(a);
     }
   }
-  // Card sets of the discard phase take part in the selection like plays do.
-  for (const a of g.discards.values()) g.multi.push({ cards: a.cards, key: setKey(a.cards) });
-  index.set(legal, g);
-  return g;
+  return out;
+}
+
+/** The islet uses the form holds for exactly the 2 cards `chosen` (paid in list order). */
+function isletsFor(acts, chosen) {
+  const isl = acts.islets;
+  if (!isl || chosen.length !== 2) return [];
+  const group = isl.pay.find((p) => within(chosen, p));
+  if (!group) return [];
+  const cards = group.filter((c) => chosen.includes(c));
+  return isl.uses.map((u) => ({ type: "islet", seat: acts.seat, ...u, cards }));
+}
+
+/** The discard of exactly the cards `chosen` (none: keep all), in the form's order. */
+function discardFor(acts, chosen) {
+  if (!acts.discard || !within(chosen, acts.discard)) return null;
+  return { type: "discard", seat: acts.seat, cards: acts.discard.filter((c) => chosen.includes(c)) };
+}
+
+/** Cards that may join the selection: each makes, with the chosen ones, a set that some
+ *  action of the form holds (or a part of one). */
+function selectable(acts, chosen) {
+  const out = new Set();
+  const add = (pool) => { if (within(chosen, pool)) for (const c of pool) if (!chosen.includes(c)) out.add(c); };
+  if (acts.discard) add(acts.discard);
+  if (!chosen.length) for (const e of acts.unders) out.add(e.under);
+  for (const e of acts.runs) {
+    if (chosen.length && !fitsRun(e, chosen)) continue;
+    const firstTaken = chosen.some((c) => e.first.includes(c));
+    for (const c of firstTaken ? [] : e.first) if (!chosen.includes(c)) out.add(c);
+    for (const c of [...e.cards.map(([x]) => x), ...e.jokers]) if (!chosen.includes(c)) out.add(c);
+  }
+  if (acts.islets && chosen.length < 2) for (const p of acts.islets.pay) add(p);
+  return out;
 }
 
 // The choice being put together on this page: the cards chosen (in the order clicked), and
@@ -176,16 +253,6 @@ let sel = { legal: null, cards: [], target: null, values: {}, copy: undefined };
 function selection(acts) {
   if (!acts || sel.legal !== acts.legal) sel = { legal: acts ? acts.legal : null, cards: [], target: null, values: {}, copy: undefined };
   return sel;
-}
-
-/** Cards that may join the selection: each is in some legal set holding all chosen cards. */
-function selectable(acts, chosen) {
-  const out = new Set();
-  for (const s of acts.multi) {
-    if (s.cards.length <= chosen.length || !chosen.every((c) => s.cards.includes(c))) continue;
-    for (const c of s.cards) if (!chosen.includes(c)) out.add(c);
-  }
-  return out;
 }
 
 // ---- the board -----------------------------------------------------------------------
@@ -205,19 +272,18 @@ function boardParts(view, ctx, redraw) {
   const mine = me !== null && me !== undefined ? view.players[me] : null;
   const disabled = !!ctx.pending;
   const send = (a) => { sel = { legal: null, cards: [], target: null, values: {}, copy: undefined }; ctx.onAction(a); };
-  const key = setKey(s.cards);
   return [
-    renderIsland(view, ctx, names, acts, s, key, disabled, send, redraw),
+    renderIsland(view, ctx, names, acts, s, disabled, send, redraw),
     view.offer ? renderOffer(view, names, acts, disabled, send) : null,
     view.healers ? renderHealers(view, names, acts, disabled, send) : null,
-    renderIslets(view, acts, s, key, disabled, send, redraw),
-    mine && mine.hand && view.phase !== "ended" ? renderHand(view, mine, acts, s, key, disabled, send, redraw) : null,
+    renderIslets(view, acts, s, disabled, send, redraw),
+    mine && mine.hand && view.phase !== "ended" ? renderHand(view, mine, acts, s, disabled, send, redraw) : null,
     h("section", { class: "lplayers", testid: "players" }, view.players.map((p) => renderPlayer(view, p, me, ctx.lastEvent))),
   ];
 }
 
-function renderIsland(view, ctx, names, acts, s, key, disabled, send, redraw) {
-  const plays = acts ? acts.plays.get(key) || [] : [];
+function renderIsland(view, ctx, names, acts, s, disabled, send, redraw) {
+  const plays = acts ? playsFor(acts, s.cards) : [];
   const at = new Set(plays.map((a) => a.landing));
   // The cards of the last shown play are marked where they now lie.
   const e = ctx.lastEvent;
@@ -307,8 +373,8 @@ function renderChooser(s, disabled, send, redraw) {
     h("div", { class: "opts" }, h("button", { type: "button", class: "act primary", testid: "chooser-play", disabled: disabled || left.length !== 1, onclick: () => send(left[0]) }, t("li_play")), cancel));
 }
 
-function renderIslets(view, acts, s, key, disabled, send, redraw) {
-  const uses = acts ? acts.islets.get(key) || [] : [];
+function renderIslets(view, acts, s, disabled, send, redraw) {
+  const uses = acts ? isletsFor(acts, s.cards) : [];
   const nums = (CAT && CAT.islet_numbers) || {};
   const ids = (CAT && CAT.islets) || Object.keys(view.islets);
   return h("section", { class: "panel lislets", testid: "islets", "aria-label": t("li_islets") },
@@ -327,7 +393,7 @@ function renderIslets(view, acts, s, key, disabled, send, redraw) {
     })));
 }
 
-function renderHand(view, p, acts, s, key, disabled, send, redraw) {
+function renderHand(view, p, acts, s, disabled, send, redraw) {
   const turn = acts && acts.any;
   const can = turn ? selectable(acts, s.cards) : new Set();
   const toggle = (c) => {
@@ -336,7 +402,7 @@ function renderHand(view, p, acts, s, key, disabled, send, redraw) {
     s.target = null;
     redraw();
   };
-  const discard = acts ? acts.discards.get(key) : null;
+  const discard = acts ? discardFor(acts, s.cards) : null;
   const hint = turn && view.step === "act" ? t("li_hand_hint_act") : turn && view.step === "discard" ? t("li_hand_hint_discard") : "";
   return h("section", { class: "panel lhand", testid: "my-hand" },
     h("h2", {}, t("li_your_hand"), h("span", { class: "hint" }, ` · ${t("li_cards_n", { n: p.hand.length })}`)),
