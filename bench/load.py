@@ -68,6 +68,7 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
+from engine import get_game
 from server.redis_client import connect_sync
 
 REPO = Path(__file__).resolve().parents[1]
@@ -546,8 +547,9 @@ class TableRun:
 
     # ---- events from the sockets
     def prompted(self, sock: TableSocket | LightSocket, msg: dict[str, Any]) -> None:
-        """The server prompted ``sock``'s seat with its legal actions."""
-        if msg.get("legal_actions"):
+        """The server prompted ``sock``'s seat with its legal actions (listed, or the game's
+        compact ``legal_form``)."""
+        if msg.get("legal_actions") or msg.get("legal_form"):
             self.prompt = (sock, msg)
             self.wake.set()
 
@@ -607,7 +609,9 @@ class TableRun:
                 continue
             sock, prompt = self.prompt
             self.prompt = None
-            action = dict(self.rng.choice(prompt["legal_actions"]))
+            listed = prompt.get("legal_actions") or [
+                a.to_dict() for a in get_game(cfg.game).expand_form(prompt["legal_form"])]
+            action = dict(self.rng.choice(listed))
             code = await self._act(sock, str(next(self.counter)), action)
             if code is None:
                 failures = 0

@@ -37,7 +37,8 @@ def sizes(state: Any, seat: int) -> dict[str, int]:
     listed = {"t": "prompt", "seq": 0, "legal_actions": legal}
     compact = listed if form is None else {"t": "prompt", "seq": 0, "legal_form": form}
     return {"actions": len(legal),
-            "listed_msgpack": len(msgpack.packb(listed)), "form_msgpack": len(msgpack.packb(compact)),
+            "listed_msgpack": len(msgpack.packb(listed)),
+            "form_msgpack": len(msgpack.packb(compact)),
             "listed_json": len(json.dumps(listed, separators=(",", ":"))),
             "form_json": len(json.dumps(compact, separators=(",", ":")))}
 
