@@ -11,7 +11,9 @@ from collections import Counter
 
 import pytest
 
-from engine.loot_island.data import EVENTS_A, MAP_INDEX
+from engine.game import IllegalAction
+from engine.loot_island import actions as ac
+from engine.loot_island.data import MAP_INDEX
 from engine.loot_island.prompt import expand
 from tests.engine.loot_island.helpers import G, Table, a_first, b_first, to_round
 
@@ -71,7 +73,6 @@ def test_the_form_follows_the_events_that_change_plays_and_islets() -> None:
     # event-a06 (any 2 cards pay an islet), then b07 (no islet), b08 (no joker at a landing).
     t = Table(3, seed="events", orders={"events_a": a_first("event-a06"),
                                         "events_b": b_first("event-b07", "event-b08")})
-    assert EVENTS_A[5] == "event-a06"
     seen: Counter = Counter()
     for r in (1, 2, 3):
         to_round(t, r)
@@ -117,3 +118,27 @@ def test_a_discard_of_a_big_hand_is_one_list() -> None:
     assert form == {"seat": t.seat, "discard": {"cards": sorted(hand, key=MAP_INDEX.__getitem__)}}
     assert wire(G.expand_form(form)) == wire(t.legal())
     assert len(t.legal()) == 2 ** 12
+
+
+@pytest.mark.parametrize("wire_action", [
+    # a joker value outside the run's range; two cards of `first`-kind (a 1 after a card)
+    {"type": "play", "landing": "north-1", "cards": ["map-red-3a", "map-red-star-a"],
+     "values": {"map-red-star-a": 11}},
+    {"type": "play", "landing": "north-1", "cards": ["map-red-3a", "map-red-1a"]},
+    # values decreasing in the order laid; a card of another colour in the run
+    {"type": "play", "landing": "north-1", "cards": ["map-red-5b", "map-red-3a"]},
+    {"type": "play", "landing": "north-1", "cards": ["map-red-3a", "map-blue-4a"]},
+    # a joker without a value; a pair of two colours for an islet
+    {"type": "play", "landing": "north-1", "cards": ["map-red-star-a"]},
+    {"type": "islet", "islet": "islet-spring", "cards": ["map-red-3a", "map-blue-4a"]},
+])
+def test_an_action_outside_the_form_is_refused_and_changes_nothing(wire_action) -> None:
+    t = big_hand_table()
+    form = G.legal_form(t.state, t.seat)
+    listed = {json.dumps(a.to_dict(), sort_keys=True) for a in G.expand_form(form)}
+    action = ac.ACTIONS.decode({"seat": t.seat, **wire_action})
+    assert json.dumps(action.to_dict(), sort_keys=True) not in listed
+    before = G.view(t.state, t.seat)
+    with pytest.raises(IllegalAction):
+        G.decide(t.state, action)
+    assert G.view(t.state, t.seat) == before
