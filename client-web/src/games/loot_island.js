@@ -147,8 +147,8 @@ const index = new WeakMap();
 
 /** The prompt indexed for the board (memoized per prompt): picks by loot card, healers,
  *  pass from the listed actions; the discard cards, play runs and unders, islet payments
- *  and uses from the form. `legal` is whichever the prompt carries (a new one, a new
- *  selection). */
+ *  and uses from the form. Its `legal` is the object the prompt carried (the form, else
+ *  the list): the selection starts afresh when that changes. */
 function groupActions(legal, details, form) {
   const key = form || legal;
   if (!key) return { any: false, legal: null };
@@ -173,14 +173,14 @@ function groupActions(legal, details, form) {
 
 const within = (chosen, pool) => chosen.every((c) => pool.includes(c));
 
-/** Does `chosen` (plus `extra`) fit run `e`: its cards, at most one of `first`, and some card? */
+/** Does `chosen` fit run `e`: some card, all of the run's, at most one of its `first`? */
 function fitsRun(e, chosen) {
   const all = [...e.first, ...e.cards.map(([c]) => c), ...e.jokers];
   return chosen.length > 0 && within(chosen, all) && chosen.filter((c) => e.first.includes(c)).length <= 1;
 }
 
-/** Every play the form holds with exactly the cards `chosen`, at any landing: one per
- *  landing, joker values and copy (each joker any value of the run's range). */
+/** Every play the form holds with exactly the cards `chosen`, at any landing: per landing
+ *  one for each joker value (each joker any value of its run's range) or copy. */
 function playsFor(acts, chosen) {
   const out = [];
   if (!chosen.length) return out;
