@@ -418,9 +418,32 @@ FITS = """() => { const s = document.querySelector('[data-testid=score] .table-s
     return s.scrollWidth <= s.clientWidth + 1; }"""
 
 
+# Plays the page's seat at random to the end: from a listed prompt any action; from the
+# compact form (docs/protocol.md, "Loot Island's `legal_form`") a random subset of its
+# discard cards, or a lone card of a run without jokers, an under, or a pass.
+AUTOPLAY = """() => { window.__auto = setInterval(() => {
+    const c = window.__einauge.conn, p = c.prompt;
+    if (!p || p.seq !== c.seq || c.pending || !c.view || c.view.phase === "ended") return;
+    const pick = (xs) => xs[Math.floor(Math.random() * xs.length)];
+    const f = p.legal_form;
+    if (!f) { c.act(pick(p.legal_actions)); return; }
+    if (f.discard) {
+        const cards = f.discard.cards.filter(() => Math.random() < 0.3);
+        c.act({type: "discard", seat: f.seat, cards});
+        return;
+    }
+    const lone = [{type: "pass", seat: f.seat}];
+    for (const e of f.plays) {
+        if (e.under) lone.push({type: "play", seat: f.seat, landing: e.landing, cards: [e.under]});
+        else for (const x of [...e.first, ...e.cards.map(([card]) => card)])
+            lone.push({type: "play", seat: f.seat, landing: e.landing, cards: [x]});
+    }
+    c.act(pick(lone));
+}, 30); }"""
+
+
 def test_loot_island_options_labels_and_the_score_table_in_both_languages(
         browser: Browser, web: ServerProcess) -> None:
-    from tests.client.test_result_ui import AUTOPLAY
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = ctx.new_page()
     page.goto(web.url + "/")
