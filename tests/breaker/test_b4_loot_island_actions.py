@@ -13,7 +13,7 @@ from typing import Any
 import redis
 
 from server import store
-from tests.server.client import Lobby, Socket, auth
+from tests.server.client import Lobby, Socket, auth, prompt_actions
 
 
 async def test_loot_island_cheats_are_refused_and_change_nothing(server, redis_url) -> None:
@@ -36,7 +36,8 @@ async def test_loot_island_cheats_are_refused_and_change_nothing(server, redis_u
     stream = lambda: r.lrange(store.events_key(tid), 0, -1)  # noqa: E731
     before = stream()
     assert len(before) == prompt["seq"]
-    legal = next(a for a in prompt["legal_actions"] if a["type"] == "play")
+    offered = prompt_actions(prompt, "loot-island")
+    legal = next(a for a in offered if a["type"] == "play")
     landing = legal["landing"]
 
     async def answer(s: Socket, action: dict[str, Any], aid: str | None = None,
@@ -89,7 +90,7 @@ async def test_loot_island_cheats_are_refused_and_change_nothing(server, redis_u
     assert first["t"] == "ack", first
     after = stream()
     assert len(after) > len(before) and after[:len(before)] == before
-    other = next((a for a in prompt["legal_actions"] if a != legal), legal)
+    other = next((a for a in offered if a != legal), legal)
     for again in (legal, other):
         for seq in (prompt["seq"], None, first["seq"]):
             reply = await answer(sock, again, aid="A1", seq=seq)

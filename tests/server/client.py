@@ -19,6 +19,7 @@ import uvicorn
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from engine import get_game
 from server.redis_embedded import free_port
 
 
@@ -230,6 +231,16 @@ class Socket:
             await self.ws.close()
         if self.reader is not None:
             await self.reader
+
+
+def prompt_actions(prompt: dict[str, Any], game: str) -> list[dict[str, Any]]:
+    """The legal actions a ``prompt`` frame offers, as wire dicts: its ``legal_actions``,
+    or its ``legal_form`` expanded by ``game``'s engine (docs/games.md, "Compact
+    prompts")."""
+    form = prompt.get("legal_form")
+    if form is None:
+        return prompt["legal_actions"]
+    return [a.to_dict() for a in get_game(game).expand_form(form)]
 
 
 def ended(frame: dict[str, Any]) -> bool:
