@@ -173,10 +173,16 @@ def game(browser: Browser, web: ServerProcess) -> Iterator[Game]:
                    if a["type"] == kind and a.get("card") == card]
         if g.clicks >= 3 and not g.gap_made:
             # Pretend a delta got lost: the deltas of this action show a gap, and the page
-            # must ask for a fresh view.
-            page.evaluate("() => { window.__einauge.conn.seq -= 1; }")
+            # must ask for a fresh view. The click and the step back happen in one task of
+            # the page: a redraw between them (a presence frame, a clock tick) would find
+            # the prompt no longer current and take the button away.
+            page.evaluate("""(id) => {
+                document.querySelector(`[data-testid="${id}"]`).click();
+                window.__einauge.conn.seq -= 1;
+            }""", choice)
             g.gap_made = True
-        page.get_by_test_id(choice).click()
+        else:
+            page.get_by_test_id(choice).click()
         g.clicks += 1
         if len(options) > 1:  # the row choice: one button per row the server lists
             dialog = page.get_by_test_id("row-choice")
