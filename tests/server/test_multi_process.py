@@ -151,12 +151,11 @@ async def test_two_processes_started_together_drive_a_bot_table_once(own_redis):
     table's lease (server/bot_leases.py) drives its bots: after a crash and two fresh
     processes, each bot turn is decided once in all (not once per process) and stored
     once."""
-    import redis
-
     from server import store
+    from server.redis_client import connect_sync
 
     env = {"EINAUGE_BOT_DELAY": "0.05", "EINAUGE_BOT_LEASE": "3"}
-    r = redis.Redis.from_url(own_redis.url)
+    r = connect_sync(own_redis.url)  # a cluster under --redis=cluster
 
     def stored() -> tuple[str, int]:
         meta = r.hgetall(store.meta_key(tid))
