@@ -9,7 +9,9 @@ joker value, every islet parameter, ``skip``, every pick and healer.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import combinations, product
+from typing import Any
 
 from engine.game import Message
 from engine.loot_island import actions as ac
@@ -65,27 +67,33 @@ def _sequences(mine: list[str], lo: int, empty: bool,
     return out
 
 
-def _plays(s: State, seat: int) -> list[Message]:
-    hand = _canon(s.players[seat].hand)
-    by_colour = {k: [c for c in hand if COLOUR[c] == k] for k in COLOURS}
-    no_jokers = modifier(s, "no_jokers", False)
+def open_rows(s: State, seat: int) -> Iterator[tuple[str, Any, bool, tuple[str, ...], int]]:
+    """The landings ``seat`` may play cards at now (RULES "Playing cards": one of its discs
+    is there, or it has a disc left), each as ``(name, landing, empty, colours, lo)``: an
+    empty landing takes any colour but the one its coast's other landing holds and a first
+    card from 1; a started one only its colour, from its top value ``lo``. The one place
+    this rule is written: the legal list, the compact prompt and the search read it."""
     free = s.discs_free(seat) > 0
-    memo: dict[tuple[str, int, bool], list[tuple[list[str], dict[str, int] | None]]] = {}
-    out: list[Message] = []
-    play = ac.Play
     for li, name in enumerate(LANDINGS):
         x = s.landings[li]
         if seat not in x.discs and not free:
             continue
-        empty = not x.cards
-        if empty:
+        if not x.cards:
             other = s.landings[li ^ 1].cards
             taken = COLOUR[other[0]] if other else None
-            colours: tuple[str, ...] = tuple(k for k in COLOURS if k != taken)
-            lo = 1
+            yield name, x, True, tuple(k for k in COLOURS if k != taken), 1
         else:
-            colours = (COLOUR[x.cards[0]],)
-            lo = x.values[-1]
+            yield name, x, False, (COLOUR[x.cards[0]],), x.values[-1]
+
+
+def _plays(s: State, seat: int) -> list[Message]:
+    hand = _canon(s.players[seat].hand)
+    by_colour = {k: [c for c in hand if COLOUR[c] == k] for k in COLOURS}
+    no_jokers = modifier(s, "no_jokers", False)
+    memo: dict[tuple[str, int, bool], list[tuple[list[str], dict[str, int] | None]]] = {}
+    out: list[Message] = []
+    play = ac.Play
+    for name, x, empty, colours, lo in open_rows(s, seat):
         for k in colours:
             mine = by_colour[k]
             if not mine:

@@ -42,6 +42,7 @@ from engine.loot_island.data import (
     MAP_INDEX,
     VALUE,
 )
+from engine.loot_island.legal import open_rows
 from engine.loot_island.state import State
 
 
@@ -53,21 +54,8 @@ def _plays(s: State, seat: int) -> list[dict[str, Any]]:
     hand = _canon(s.players[seat].hand)
     by_colour = {k: [c for c in hand if COLOUR[c] == k] for k in COLOURS}
     no_jokers = modifier(s, "no_jokers", False)
-    free = s.discs_free(seat) > 0
     out: list[dict[str, Any]] = []
-    for li, name in enumerate(LANDINGS):
-        x = s.landings[li]
-        if seat not in x.discs and not free:
-            continue
-        empty = not x.cards
-        if empty:
-            other = s.landings[li ^ 1].cards
-            taken = COLOUR[other[0]] if other else None
-            colours: tuple[str, ...] = tuple(k for k in COLOURS if k != taken)
-            lo = 1
-        else:
-            colours = (COLOUR[x.cards[0]],)
-            lo = x.values[-1]
+    for name, x, empty, colours, lo in open_rows(s, seat):
         for k in colours:
             mine = by_colour[k]
             if not mine:

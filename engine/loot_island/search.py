@@ -42,7 +42,7 @@ from engine.loot_island.data import (
     MAP_INDEX,
     VALUE,
 )
-from engine.loot_island.legal import legal_actions
+from engine.loot_island.legal import legal_actions, open_rows
 from engine.loot_island.state import State
 
 TOP = 8
@@ -66,7 +66,6 @@ def _discards(s: State, seat: int) -> list[Message]:
 def _plays(s: State, seat: int) -> list[Message]:
     hand = _canon(s.players[seat].hand)
     no_jokers = modifier(s, "no_jokers", False)
-    free = s.discs_free(seat) > 0
     out: list[Message] = []
     seen: set[tuple[str, tuple[str, ...], str | None]] = set()
 
@@ -77,19 +76,7 @@ def _plays(s: State, seat: int) -> list[Message]:
             seen.add(key)
             out.append(ac.Play(seat, landing, cards, values or None, copy))
 
-    for li, name in enumerate(LANDINGS):
-        x = s.landings[li]
-        if seat not in x.discs and not free:
-            continue
-        empty = not x.cards
-        if empty:
-            other = s.landings[li ^ 1].cards
-            taken = COLOUR[other[0]] if other else None
-            colours = [k for k in COLOURS if k != taken]
-            lo = 1
-        else:
-            colours = [COLOUR[x.cards[0]]]
-            lo = x.values[-1]
+    for name, x, empty, colours, lo in open_rows(s, seat):
         for k in colours:
             mine = [c for c in hand if COLOUR[c] == k]
             if not mine:
