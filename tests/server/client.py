@@ -177,7 +177,13 @@ class Socket:
         await self.ws.send(pack(msg) if self.binary else json.dumps(msg))
 
     async def send_raw(self, data: bytes | str) -> None:
-        await self.ws.send(data)
+        """Send ``data`` as one frame, as it is. A server that refuses a frame by its size
+        closes (1009) as soon as it has read the header, while a large frame is still being
+        written: that close is what ``wait_closed`` then reads, not an error of the send."""
+        try:
+            await self.ws.send(data)
+        except ConnectionClosed:
+            pass
 
     async def _read(self) -> None:
         try:
