@@ -947,6 +947,10 @@ class Tables:
                         table.apply(entries, result.seq - len(entries) + 1)
                         self._stored(table)
                         await self.sync(table)  # the new seats (meta) before the answer
+                        if any(table.by_bot(s) for s in range(len(table.meta.seats))):
+                            # A handover or a resignation to a bot: the bot plays on after
+                            # a restart even when nobody opens the table.
+                            await self.note_bots(table.id)
                         return result.seq
                     if result.status == "missing":
                         raise LobbyError(404, "no_table", "the table no longer exists")

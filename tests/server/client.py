@@ -180,10 +180,8 @@ class Socket:
         """Send ``data`` as one frame, as it is. A server that refuses a frame by its size
         closes (1009) as soon as it has read the header, while a large frame is still being
         written: that close is what ``wait_closed`` then reads, not an error of the send."""
-        try:
+        with contextlib.suppress(ConnectionClosed):
             await self.ws.send(data)
-        except ConnectionClosed:
-            pass
 
     async def _read(self) -> None:
         try:

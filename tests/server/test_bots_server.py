@@ -16,7 +16,7 @@ import redis
 from engine.verify import verify_record
 from server import store
 from tests.conftest import ServerProcess
-from tests.server.client import ClockFile, Lobby, Socket, ended, has_event
+from tests.server.client import ClockFile, Lobby, Socket, auth, ended, has_event
 
 OWNER = "<the table's owner_token>"
 
@@ -309,10 +309,12 @@ async def test_stopping_the_server_after_searches_leaves_no_semaphore(redis_url,
     assert "Traceback" not in log, log[-3000:]
 
 
-async def test_an_all_bot_game_nobody_watches_plays_on_after_a_restart(own_redis):
+@pytest.mark.parametrize("how", ["seated", "resigned"])
+async def test_an_all_bot_game_nobody_watches_plays_on_after_a_restart(own_redis, how):
     """A process resumes the running bot games of its Redis when it starts, so a game
     nobody opens does not stay paused (its progress is read from Redis directly: any
-    request for the table would load it and start its bots anyway)."""
+    request for the table would load it and start its bots anyway). ``seated``: bots from
+    the start; ``resigned``: people who resign mid-game, whose seats go to bots."""
     r = redis.Redis.from_url(own_redis.url)
 
     def stored() -> tuple[str, int]:
@@ -324,9 +326,17 @@ async def test_an_all_bot_game_nobody_watches_plays_on_after_a_restart(own_redis
     try:
         table = await lobby.create(3)
         tid = table["id"]
+        tokens = []
         for seat in range(3):
-            await post_bot(lobby, tid, seat, {"kind": "random"})
+            if how == "seated":
+                await post_bot(lobby, tid, seat, {"kind": "random"})
+            else:
+                tokens.append((await lobby.join(tid, f"P{seat}", seat=seat))["token"])
         await lobby.start(tid, table["owner_token"])
+        assert r.sismember(store.BOT_TABLES, tid) == (how == "seated")
+        for token in tokens:
+            reply = await lobby.http.post(f"/api/tables/{tid}/resign", headers=auth(token))
+            assert reply.status_code == 200, reply.text
         assert r.sismember(store.BOT_TABLES, tid)
         for _ in range(200):
             if stored()[1] >= 5:
