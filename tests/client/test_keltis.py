@@ -356,7 +356,8 @@ def wait_turn(page: Page) -> None:
 def assert_no_hand(spec: Page, player: Page, web: ServerProcess, tid: str) -> int:
     """The spectator's view holds no hand before the end, its page shows none, and no card
     of the player's hand that was never public (in no event a spectator may read) appears
-    in the spectator's page or view. 1 when checked (before the end), else 0."""
+    in the spectator's page or view. 1 when checked (before the end, the hand holding a
+    card that was never public), else 0."""
     v = spec.evaluate("() => window.__einauge.view()")
     held = player.evaluate("() => { const e = window.__einauge, v = e.view(); return v "
                            "&& v.phase !== 'ended' ? v.players[e.seat()].hand : null; }")
@@ -371,7 +372,11 @@ def assert_no_hand(spec: Page, player: Page, web: ServerProcess, tid: str) -> in
         return 0  # the game ended between the reads, and its end shows every hand
     public = json.dumps(events)
     secret = [c for c in held if f'"{c}"' not in public]
-    assert secret and not [c for c in secret if f'"{c}"' in text]
+    if not secret:
+        # Every card in the hand was public once (drawn back from discard piles): in
+        # random self-play 5 % of the states of 300 games, so nothing to check this time.
+        return 0
+    assert not [c for c in secret if f'"{c}"' in text]
     return 1
 
 
