@@ -80,14 +80,43 @@ export function cardDetail(id, at) {
   ];
 }
 
+// What the panel must leave free: every button, link-button and choice on the page.
+const CONTROLS = "#app button, #app a.button, #app select";
+
+/** The window's top edge under what sticks over the page (the header; the turn banner
+ *  once it sticks under it), in viewport px. */
+function visibleTop() {
+  let top = 0;
+  for (const el of document.querySelectorAll(".site-header, .table-page > .turn-banner")) {
+    const r = el.getBoundingClientRect();
+    if (r.top <= top + 1 && r.bottom > top) top = r.bottom;
+  }
+  return top;
+}
+
+// The panel goes under or over the card's slot (its buttons stay free), else right under or
+// over the card: of these, the one that covers the fewest controls, a control counting
+// less than the panel quite out of the window (on a phone the panel is most of the
+// width: right under a card it covered the card's buy buttons and the next row's).
 function place(card) {
   const r = card.getBoundingClientRect();
   const w = Math.min(280, window.innerWidth - 16);
   pop.style.width = `${w}px`;
+  const ph = pop.offsetHeight;
   const left = Math.max(8, Math.min(window.innerWidth - w - 8, r.left + r.width / 2 - w / 2));
-  const below = r.bottom + 8 + pop.offsetHeight < window.innerHeight;
+  const slot = (card.closest(".slot, .row-card") || card).getBoundingClientRect();
+  const controls = [...document.querySelectorAll(CONTROLS)].map((b) => b.getBoundingClientRect())
+    .filter((b) => b.width > 0 && b.height > 0);
+  const top = visibleTop();
+  const cost = (y) => {
+    const covered = controls.filter((b) => b.left < left + w && b.right > left && b.top < y + ph && b.bottom > y).length;
+    const outside = Math.max(0, top - y) + Math.max(0, y + ph - window.innerHeight);
+    return covered + Math.min(ph, outside) / ph * 1.5;
+  };
+  const ys = [slot.bottom + 6, slot.top - ph - 6, r.bottom + 6, r.top - ph - 6];
+  const y = ys.reduce((best, c) => (cost(c) < cost(best) ? c : best));
   pop.style.left = `${left + window.scrollX}px`;
-  pop.style.top = `${(below ? r.bottom + 6 : r.top - pop.offsetHeight - 6) + window.scrollY}px`;
+  pop.style.top = `${y + window.scrollY}px`;
 }
 
 function show(card, byClick = false) {

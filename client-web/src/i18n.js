@@ -30,6 +30,7 @@ const en = {
   k_cards_short: (p) => `${p.n} c.`,
   k_stones_short: (p) => plural(p.n, "stone", "stones"),
   k_point_pile: "point cards",
+  k_point_pile_label: "point cards", // a discard pile's name under its glyph
   k_color_pile: (p) => `the ${p.color} discard pile`,
   game: "Game",
   option_default: "default",
@@ -135,6 +136,7 @@ const en = {
   lobby: "Lobby",
   skip: "Skip to content",
   language: "Language",
+  menu: "Menu",
   tables: "Tables",
   refresh: "Refresh",
   no_tables: "No open or running tables yet. Create one!",
@@ -416,6 +418,7 @@ const de = {
   k_cards_short: (p) => `${p.n} K.`,
   k_stones_short: (p) => `${p.n} ${p.n === 1 ? "Stein" : "Steine"}`,
   k_point_pile: "Punktekarten",
+  k_point_pile_label: "Punkte\u00adkarten", // soft hyphen: it wraps on a phone
   k_color_pile: (p) => `den Ablagestapel ${p.color}`,
   game: "Spiel",
   option_default: "Standard",
@@ -522,6 +525,7 @@ const de = {
   lobby: "Lobby",
   skip: "Zum Inhalt springen",
   language: "Sprache",
+  menu: "Menü",
   tables: "Tische",
   refresh: "Aktualisieren",
   no_tables: "Noch keine offenen oder laufenden Tische. Erstelle einen!",

@@ -18,6 +18,14 @@ import { tablePage } from "./table.js";
 const header = document.getElementById("header");
 const root = document.getElementById("app");
 let cleanup = null;
+// On a phone the header is one line: its links fold behind a menu button (style.css).
+let menuOpen = false;
+
+function setMenu(open) {
+  menuOpen = open;
+  renderHeader();
+  headerHeight();
+}
 
 function renderHeader() {
   const skip = document.querySelector(".skip");
@@ -25,7 +33,9 @@ function renderHeader() {
   mount(header,
     h("a", { class: "brand", href: "/", "data-link": true, testid: "home" },
       h("span", { class: "logo", html: icons.patch() }), h("span", {}, t("title"))),
-    h("nav", { class: "nav" }, h("a", { href: "/", "data-link": true }, t("lobby")),
+    h("button", { type: "button", class: "ghost small menu-toggle", testid: "menu-toggle", "aria-controls": "site-nav",
+      "aria-expanded": menuOpen ? "true" : "false", onclick: () => setMenu(!menuOpen) }, h("span", { "aria-hidden": "true" }, "☰"), t("menu")),
+    h("nav", { class: `nav${menuOpen ? " open" : ""}`, id: "site-nav" }, h("a", { href: "/", "data-link": true }, t("lobby")),
       h("a", { href: "/my-games", "data-link": true, testid: "nav-my-games" }, t("nav_my_games")),
       h("a", { href: "/leaderboard", "data-link": true, testid: "nav-leaderboard" }, t("nav_leaderboard")),
       h("a", { href: "/account", "data-link": true, testid: "nav-account", class: "account-link" },
@@ -41,6 +51,7 @@ function renderHeader() {
 
 /** Show the page for the current location. */
 function route() {
+  if (menuOpen) setMenu(false);
   if (cleanup) cleanup();
   cleanup = null;
   window.scrollTo(0, 0);

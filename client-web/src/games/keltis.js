@@ -227,7 +227,7 @@ function renderMiddle(view, ctx, targets) {
         const top = cards.length ? cards[cards.length - 1] : null;
         return h("div", { class: `kpile k-${pile}${lit(`pile:${pile}`)}${blocked.includes(pile) ? " blocked" : ""}`, testid: `pile-${pile}`,
           dataset: { drop: `pile:${pile}`, count: cards.length, zone: `pile-${pile}` }, title: blocked.includes(pile) ? t("k_pile_blocked") : null },
-        h("div", { class: "kpile-name" }, h("span", { "aria-hidden": "true" }, GLYPH[pile]), " ", pile === "point" ? t("k_point_pile") : kColor(pile)),
+        h("div", { class: "kpile-name" }, h("span", { "aria-hidden": "true" }, GLYPH[pile]), " ", pile === "point" ? t("k_point_pile_label") : kColor(pile)),
         top ? cardFace(top, { testid: `pile-top-${pile}` }) : h("span", { class: "kcard kslot", "aria-hidden": "true" }),
         h("button", { type: "button", class: "ghost small kview", testid: `pile-view-${pile}`, disabled: !cards.length,
           "aria-label": t("k_view_pile", { pile: pile === "point" ? t("k_point_pile") : kColor(pile), n: cards.length }),
