@@ -86,6 +86,34 @@ def page(browser: Browser) -> Iterator[Page]:
     ctx.close()
 
 
+# The site header's height and the most one row of it may take: its tallest shown child's
+# height plus the header's vertical padding (a second row of links adds a line's height).
+HEADER_HEIGHT = """() => {
+  const e = document.querySelector('.site-header'), s = getComputedStyle(e);
+  const row = Math.max(...[...e.children].filter((c) => c.offsetParent !== null)
+    .map((c) => c.getBoundingClientRect().height));
+  const pad = parseFloat(s.paddingTop) + parseFloat(s.paddingBottom);
+  return [e.getBoundingClientRect().height, row + pad]; }"""
+
+
+def assert_header_one_line(page: Page) -> None:
+    """The site header takes one line: on a phone its links are behind the menu button
+    (``menu-toggle``), which shows them in a row of their own and hides them again."""
+    height, row = page.evaluate(HEADER_HEIGHT)
+    assert height <= row + 1, (height, row)
+    toggle = page.get_by_test_id("menu-toggle")
+    if toggle.is_visible():
+        expect(page.get_by_test_id("nav-leaderboard")).to_be_hidden()
+        toggle.click()
+        expect(toggle).to_have_attribute("aria-expanded", "true")
+        expect(page.get_by_test_id("nav-leaderboard")).to_be_visible()
+        assert page.evaluate(HEADER_HEIGHT)[0] > row + 1  # the links' row, under it
+        toggle.click()
+        expect(page.get_by_test_id("nav-leaderboard")).to_be_hidden()
+    else:
+        expect(page.get_by_test_id("nav-leaderboard")).to_be_visible()
+
+
 def shot(page: Page, name: str, full_page: bool = True) -> Path:
     """Save a screenshot as ``test-artifacts/screenshots/<name>.png``."""
     SHOTS.mkdir(parents=True, exist_ok=True)

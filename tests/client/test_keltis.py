@@ -10,7 +10,7 @@ import json
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.client.conftest import api, fold, shot
+from tests.client.conftest import api, assert_header_one_line, fold, shot
 from tests.client.test_result_ui import AUTOPLAY
 from tests.conftest import ServerProcess
 
@@ -133,6 +133,15 @@ OVERFLOW = """() => {
   }
   return out.slice(0, 10);
 }"""
+
+
+# Every discard pile's name that is cut (wider than its box, or than its pile), with its
+# widths: a phone's narrow piles once showed "◇ Punkt…".
+CUT_PILE_NAMES = """() => [...document.querySelectorAll('[data-testid=piles] .kpile-name')]
+    .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1
+                   || e.getBoundingClientRect().right
+                      > e.closest('.kpile').getBoundingClientRect().right + 0.5)
+    .map((e) => e.textContent + ' ' + e.scrollWidth + '/' + e.clientWidth)"""
 
 
 # The pile viewer lists exactly the pile of the view the page shows, bottom first.
@@ -394,6 +403,18 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
     expect(page.get_by_test_id("pile-pink")).to_contain_text("Rosa")
     expect(page.get_by_test_id("row-0-point")).to_contain_text("Punkte")
     assert page.evaluate(OVERFLOW) == []
+    # The six piles' names are whole, the header one line, at 390 and 360 px, in German and
+    # in English.
+    assert page.locator("[data-testid=piles] .kpile-name").count() == 6
+    for width, height in ((390, 844), (360, 740)):
+        page.set_viewport_size({"width": width, "height": height})
+        for lang in ("de", "en"):
+            page.get_by_test_id(f"lang-{lang}").click()
+            assert page.evaluate(CUT_PILE_NAMES) == [], (width, lang)
+            assert page.evaluate(OVERFLOW) == [], (width, lang)
+            assert_header_one_line(page)
+    page.get_by_test_id("lang-de").click()
+    page.set_viewport_size({"width": 390, "height": 844})
     n = 0
     seen_final = False
     while n < 12:

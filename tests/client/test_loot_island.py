@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from engine.loot_island import LOOT_ISLAND
-from tests.client.conftest import api, fold, shot
+from tests.client.conftest import api, assert_header_one_line, fold, shot
 from tests.conftest import ServerProcess
 
 ON = ":not([disabled])"
@@ -381,6 +381,7 @@ def test_loot_island_on_a_phone(browser: Browser, web: ServerProcess) -> None:
         expect(page.get_by_test_id("island")).to_be_visible()
         assert page.evaluate(STICKING_OUT) == [], lang
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390, lang
+        assert_header_one_line(page)
         # The cards of the hand (7, or 8 under event A02; at the screen's bottom) fit one row.
         rows = page.evaluate("() => new Set([...document.querySelectorAll("
                              "'[data-testid=my-hand] .lcard')].map((e) => e.offsetTop)).size")
@@ -403,6 +404,14 @@ def test_loot_island_on_a_phone(browser: Browser, web: ServerProcess) -> None:
     page.get_by_test_id("lang-en").click()
     page.evaluate("() => window.scrollTo(0, 0)")
     shot(page, "loot-island-phone", full_page=False)
+    # A smaller phone (360×740): nothing sticks out, the header one line, in both languages.
+    page.set_viewport_size({"width": 360, "height": 740})
+    for lang in ("de", "en"):
+        page.get_by_test_id(f"lang-{lang}").click()
+        expect(page.get_by_test_id("island")).to_be_visible()
+        assert page.evaluate(STICKING_OUT) == [], lang
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 360, lang
+        assert_header_one_line(page)
     ctx.close()
 
 
