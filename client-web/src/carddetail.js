@@ -80,7 +80,9 @@ export function cardDetail(id, at) {
   ];
 }
 
-// What the panel must leave free: every button, link-button and choice on the page.
+// What the panel must leave free: the board's action buttons first, then the page's other
+// controls (the top bar's, the banner's).
+const ACTIONS = "[data-testid=board] button, [data-testid=board] select";
 const CONTROLS = "#app button, #app a.button, #app select";
 
 /** The window's top edge under what sticks over the page (the header; the turn banner
@@ -95,9 +97,10 @@ function visibleTop() {
 }
 
 // The panel goes under or over the card's slot (its buttons stay free), else right under or
-// over the card: of these, the one that covers the fewest controls, a control counting
-// less than the panel quite out of the window (on a phone the panel is most of the
-// width: right under a card it covered the card's buy buttons and the next row's).
+// over the card: of these, the one that covers the fewest action buttons, one counting
+// less than the panel quite out of the window and more than five other controls (on a
+// phone the panel is most of the width: right under a card it covered the card's buy
+// buttons and the next row's).
 function place(card) {
   const r = card.getBoundingClientRect();
   const w = Math.min(280, window.innerWidth - 16);
@@ -105,13 +108,15 @@ function place(card) {
   const ph = pop.offsetHeight;
   const left = Math.max(8, Math.min(window.innerWidth - w - 8, r.left + r.width / 2 - w / 2));
   const slot = (card.closest(".slot, .row-card") || card).getBoundingClientRect();
-  const controls = [...document.querySelectorAll(CONTROLS)].map((b) => b.getBoundingClientRect())
-    .filter((b) => b.width > 0 && b.height > 0);
+  const actions = new Set(document.querySelectorAll(ACTIONS));
+  const controls = [...document.querySelectorAll(CONTROLS)]
+    .map((b) => ({ r: b.getBoundingClientRect(), weight: actions.has(b) ? 1 : 0.15 }))
+    .filter(({ r: b }) => b.width > 0 && b.height > 0);
   const top = visibleTop();
   const cost = (y) => {
-    const covered = controls.filter((b) => b.left < left + w && b.right > left && b.top < y + ph && b.bottom > y).length;
+    const covered = controls.filter(({ r: b }) => b.left < left + w && b.right > left && b.top < y + ph && b.bottom > y);
     const outside = Math.max(0, top - y) + Math.max(0, y + ph - window.innerHeight);
-    return covered + Math.min(ph, outside) / ph * 1.5;
+    return covered.reduce((sum, c) => sum + c.weight, 0) + Math.min(ph, outside) / ph * 1.5;
   };
   const ys = [slot.bottom + 6, slot.top - ph - 6, r.bottom + 6, r.top - ph - 6];
   const y = ys.reduce((best, c) => (cost(c) < cost(best) ? c : best));
