@@ -6,6 +6,7 @@
 import { cardInfo } from "./cards.js";
 import { h, mount } from "./dom.js";
 import { cardName, colorName, listWords, t } from "./i18n.js";
+import { rulesHref } from "./rulesnav.js";
 
 let ctx = { view: null };
 let pop = null;
@@ -76,7 +77,7 @@ export function cardDetail(id, at) {
     lines.map((l) => h("p", { class: "cd-where", testid: "card-detail-where" }, l)),
     body,
     at.kind === "pirate" || (finalRound && at.kind === "display") ? h("p", { class: "hint" }, t("cd_fight_rule")) : null,
-    h("a", { href: `/rules#${rule}`, target: "_blank", rel: "noopener", class: "cd-rules", testid: "card-detail-rules" }, t("rules_link")),
+    h("a", { href: `${rulesHref("einauge")}#${rule}`, target: "_blank", rel: "noopener", class: "cd-rules", testid: "card-detail-rules" }, t("rules_link")),
   ];
 }
 

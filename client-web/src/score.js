@@ -2,6 +2,7 @@
 import { h } from "./dom.js";
 import { colorName, listWords, t } from "./i18n.js";
 import { COLOR_GLYPH, icons } from "./icons.js";
+import { rulesHref } from "./rulesnav.js";
 
 /** Table of `view.result`: holdings, conversions, chest awards per color, bonus, total. */
 export function renderScore(view) {
@@ -46,7 +47,7 @@ export function renderScore(view) {
   return h("section", { class: "panel score-panel", testid: "score" },
     h("h2", {}, t("scoring")),
     h("p", { class: "winners", testid: "winners" }, "♛ ", t("winners_are", { names: listWords(w), n: w.length }),
-      " ", h("a", { class: "hint", href: "/rules#scoring", target: "_blank", rel: "noopener", testid: "score-rules" }, t("score_how"))),
+      " ", h("a", { class: "hint", href: `${rulesHref("einauge")}#scoring`, target: "_blank", rel: "noopener", testid: "score-rules" }, t("score_how"))),
     h("div", { class: "table-scroll" },
       h("table", { class: "score-table", testid: "score-table" },
         h("caption", { class: "sr-only" }, t("scoring")),

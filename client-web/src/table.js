@@ -8,7 +8,7 @@ import { TableConnection } from "./connection.js";
 import { errorText } from "./errors.js";
 import { renderFairness } from "./fairness.js";
 import { h, mount, randomHex } from "./dom.js";
-import { colorName, listWords, onLangChange, t } from "./i18n.js";
+import { onLangChange, t } from "./i18n.js";
 import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { kebab, optionFields, optionsText } from "./options.js";
@@ -42,7 +42,7 @@ export function tablePage(root, id) {
     record: null,
     botKinds: [{ kind: "random" }],
     games: {}, // name -> GET /api/games entry (its bot kinds)
-    choose: null, // {card, actions} while the row dialog is open
+    dialog: false, // a game's dialog is open (openDialog)
     notice: null,
     connState: "connecting",
     retryIn: null,
@@ -298,41 +298,19 @@ export function tablePage(root, id) {
     renderBoardNow(false);
   }
 
-  /** "pays 2 sabres and 3 ducats · 2 chests in the row", from the prompt's details. */
-  function payoutText(d) {
-    if (!d || !d.payout) return "";
-    const parts = [];
-    if (d.payout.sabres) parts.push(t("sabre_s", { n: d.payout.sabres }));
-    if (d.payout.ducats) parts.push(t("ducat_s", { n: d.payout.ducats }));
-    if (d.payout.jewels) parts.push(t("jewel_s", { n: d.payout.jewels }));
-    return t("pays", { what: parts.length ? listWords(parts) : t("nothing") });
-  }
-  function onChoose(card, actions) {
-    st.choose = { card, actions };
-    const acts = promptActions();
-    const detailOf = acts ? acts.detailOf : new Map();
-    const opts = actions.map((a) => {
-      const d = detailOf.get(a);
-      return h("button", {
-        type: "button", class: "primary row-opt", testid: `row-opt-${a.row}`,
-        onclick: () => onAction(a),
-      }, h("b", {}, a.row === "alone" ? t("row_alone") : t("row_color", { color: colorName(a.row) })),
-      d ? h("span", { class: "row-pay", testid: `row-pay-${a.row}`, dataset: { payout: JSON.stringify(d.payout) } }, payoutText(d)) : null,
-      d && d.chests ? h("span", { class: "row-pay" }, t("row_chests", { n: d.chests })) : null);
-    });
-    const dlg = h("div", { class: "dialog", role: "dialog", "aria-modal": "true", "aria-labelledby": "row-choice-title", testid: "row-choice",
-      onkeydown: (e) => { if (e.key === "Escape") closeDialog(); } },
-    h("h2", { id: "row-choice-title" }, t("choose_row", { card })),
-    (() => { const d = detailOf.get(actions[0]); return d && d.cost ? h("p", { class: "hint" }, d.cost.ducats !== undefined ? t("cost_ducats", { n: d.cost.ducats }) : t("cost_sabres", { n: d.cost.sabres })) : null; })(),
-    h("div", { class: "row-opts" }, opts),
-    h("a", { href: "/rules#ships", target: "_blank", rel: "noopener", class: "hint" }, t("rules_hint")),
-    h("button", { type: "button", class: "ghost", testid: "row-cancel", onclick: closeDialog }, t("cancel")));
-    mount(els.dialog, h("div", { class: "backdrop", onclick: (e) => { if (e.target === e.currentTarget) closeDialog(); } }, dlg));
-    opts[0].focus();
+  /** Show a dialog a game module built (the board's `ctx.openDialog`, e.g. a choice among
+   *  legal actions one button stands for) over the page, modal: Escape, a click beside
+   *  it, an action sent or leaving the page closes it. */
+  function openDialog(el) {
+    st.dialog = true;
+    mount(els.dialog, h("div", { class: "backdrop", onclick: (e) => { if (e.target === e.currentTarget) closeDialog(); },
+      onkeydown: (e) => { if (e.key === "Escape") closeDialog(); } }, el));
+    const first = el.querySelector("button");
+    if (first) first.focus();
   }
   function closeDialog() {
-    if (!st.choose) return;
-    st.choose = null;
+    if (!st.dialog) return;
+    st.dialog = false;
     mount(els.dialog);
   }
 
@@ -391,7 +369,7 @@ export function tablePage(root, id) {
   function renderBoardNow(animate = true) {
     const v = shownView();
     if (!started(v)) { renderSeating(); return; }
-    const ctx = { mySeat: conn.seat, actions: promptActions(), onAction, onChoose, prev: st.prev, pending: !!conn.pending,
+    const ctx = { mySeat: conn.seat, actions: promptActions(), onAction, openDialog, closeDialog, prev: st.prev, pending: !!conn.pending,
       lastEvent: st.lastMove };
     const g = game();
     if (g.setCardContext) g.setCardContext(v);

@@ -61,7 +61,8 @@ def look_at_cards(page: Page, g: Played) -> None:
     expect(box).to_be_visible()
     expect(box).to_have_attribute("data-card", pirate)
     g.detail_pirate = {"card": pirate, "text": box.inner_text(),
-                       "cost": view["fight_costs"][pirate], "info": api_cards["cards"][pirate]}
+                       "cost": view["fight_costs"][pirate], "info": api_cards["cards"][pirate],
+                       "rules": page.get_by_test_id("card-detail-rules").get_attribute("href")}
     page.keyboard.press("Escape")
     expect(box).to_be_hidden()
     shown = view["display"][0]
@@ -69,7 +70,8 @@ def look_at_cards(page: Page, g: Played) -> None:
     card.hover(position={"x": 10, "y": 10})
     expect(box).to_have_attribute("data-card", shown)
     expect(box).to_be_visible()
-    g.detail_display = {"card": shown, "text": box.inner_text(), "info": cards["cards"][shown]}
+    g.detail_display = {"card": shown, "text": box.inner_text(), "info": cards["cards"][shown],
+                        "rules": page.get_by_test_id("card-detail-rules").get_attribute("href")}
     shot(page, "table-card-detail", full_page=False)
     # A click on the card whose detail the hover opened keeps it open; a second closes it.
     # (The click used to toggle what the hover had opened: the pirate table card above,
@@ -161,7 +163,9 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
                      json.loads(o.get_attribute("data-payout"))
                      for o in dialog.locator("[data-testid^=row-pay-]").all()}
             g.ship_dialogs.append({"shown": shown, "text": dialog.inner_text(),
-                                   "server": {a["row"]: d["payout"] for a, d in options}})
+                                   "server": {a["row"]: d["payout"] for a, d in options},
+                                   "rules": dialog.get_by_test_id("row-rules")
+                                   .get_attribute("href")})
             if len(g.ship_dialogs) == 1:
                 shot(page, "ship-dialog", full_page=False)
             dialog.locator("[data-testid^='row-opt-']").first.click()
@@ -181,6 +185,8 @@ def test_ship_dialog_lists_each_rows_payout_as_the_server_computed(played):
         assert d["shown"] == d["server"]
         assert set(d["shown"]) >= {"alone"} and len(d["shown"]) >= 2
         assert "pays" in d["text"]
+        # Einauge's own rules page, whichever game /rules shows by default.
+        assert d["rules"] == "/rules/einauge#ships"
 
 
 def test_card_details_say_what_a_card_yields_and_costs_where_it_lies(played):
@@ -200,6 +206,9 @@ def test_card_details_say_what_a_card_yields_and_costs_where_it_lies(played):
     # A pirate table card's tooltip names no price either.
     title = played.page.locator("[data-testid=pirate-table] .card").first.get_attribute("title")
     assert "price" not in title and "to win" in title
+    # Each detail links the section of Einauge's rules page about where the card lies.
+    assert p["rules"] == "/rules/einauge#fight"
+    assert d["rules"] == f"/rules/einauge#{'buy' if d['info']['color'] else 'ships'}"
 
 
 def test_bot_moves_are_paced_and_the_last_move_is_highlighted(played, web: ServerProcess):
@@ -265,6 +274,15 @@ def test_the_breakdown_is_one_click_from_the_end_banner(played):
     expect(page.get_by_test_id("score")).to_be_in_viewport()
     for s in page.evaluate(VIEW)["result"]["scores"]:
         expect(page.get_by_test_id(f"score-total-{s['seat']}")).to_be_in_viewport()
+    # "How is this scored?" opens the scoring section of Einauge's own rules page.
+    link = page.get_by_test_id("score-rules")
+    expect(link).to_have_attribute("href", "/rules/einauge#scoring")
+    with page.context.expect_page() as info:
+        link.click()
+    rules = info.value
+    expect(rules.get_by_test_id("rules-page")).to_have_attribute("data-game", "einauge")
+    expect(rules.get_by_test_id("rules-sec-scoring")).to_be_in_viewport()
+    rules.close()
 
 
 def test_every_chest_award_shows_the_chests_it_was_ranked_on(played):

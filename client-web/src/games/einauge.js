@@ -7,6 +7,7 @@ import { loadCards } from "../cards.js";
 import { t } from "../i18n.js";
 import { describeEvent, eventSeat, isMajor } from "../log.js";
 import { einaugeRules } from "./einauge_rules.js";
+import { chooseRow } from "./einauge_rowchoice.js";
 import { renderScore } from "../score.js";
 
 /** The banner's hint on this seat's turn: what the step asks for. */
@@ -29,7 +30,10 @@ function rulesAnchor(v) {
 export const einauge = {
   name: "einauge",
   loadCatalogue: loadCards,
-  renderBoard, flipRender, turnText, winnersText, renderScore, describeEvent, eventSeat, isMajor,
+  // A ship's several rows are one button: its choice is this game's dialog, in the host's
+  // dialog slot (ctx.openDialog, the table page's).
+  renderBoard: (v, ctx = {}) => renderBoard(v, { ...ctx, onChoose: (card, list) => chooseRow(card, list, ctx) }),
+  flipRender, turnText, winnersText, renderScore, describeEvent, eventSeat, isMajor,
   groupActions, turnHint, setCardContext, rulesAnchor, rules: einaugeRules,
   isMove: (e) => MOVES.has(e.type),
 };

@@ -1,5 +1,9 @@
 // The one place the client's games are registered: a game is one module here (its board,
-// texts and action buttons) plus its package under engine/ on the server.
+// texts and action buttons) plus its package under engine/ on the server. The pages call
+// a module's `renderBoard(view, ctx)` with `ctx`: `mySeat`, `actions` (its own
+// `groupActions` of the prompt, or null), `onAction(action)`, `prev`, `pending`,
+// `lastEvent`, and on a live table `openDialog(element)` / `closeDialog()`: a modal slot
+// for the module's own dialogs (Einauge's row choice), closed when an action is sent.
 import { einauge } from "./einauge.js";
 import { keltis } from "./keltis.js";
 import { lootIsland } from "./loot_island.js";
