@@ -68,7 +68,8 @@ export const api = {
   deltas: (id, from = 0, token) => onTable(id, "GET", `/deltas?from=${from}`, { token }),
   record: (id) => onTable(id, "GET", "/record"),
   replayRecord: (record) => call("POST", "/api/replay", { body: record }),
-  cards: (game = "einauge") => call("GET", `/api/games/${encodeURIComponent(game)}/cards`),
+  /** Game `game`'s card catalogue (its shape is the game's own). */
+  cards: (game) => call("GET", `/api/games/${encodeURIComponent(game)}/cards`),
   /** Every game the server offers: name, title, seat range, options schema, bots. */
   games: () => call("GET", "/api/games"),
   /** Bot kinds the server offers, as `[{kind, levels?}]`; a fixed list when it has none. */

@@ -11,7 +11,7 @@ let loading = null;
 /** Load card data once; resolves to `{id: {color, price, sabres, ducats, jewels, chests, fight_cost}}`. */
 export function loadCards() {
   if (CARDS) return Promise.resolve(CARDS);
-  loading ||= api.cards().then((d) => (CARDS = d.cards));
+  loading ||= api.cards("einauge").then((d) => (CARDS = d.cards));
   return loading;
 }
 

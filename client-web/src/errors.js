@@ -26,16 +26,6 @@ const en = {
   game_over: () => "The game is over.",
   not_your_turn: () => "It is not your turn.",
   wrong_step: () => "That is not possible in this step of the turn.",
-  cannot_afford: () => "You do not have enough ducats for that card.",
-  not_enough_sabres: () => "You do not have enough sabres to win that card.",
-  card_not_available: () => "That card is no longer there.",
-  card_not_owned: () => "That card is not in your rows.",
-  cannot_sell_ship: () => "Ship cards cannot be sold.",
-  no_jewels: () => "You have no jewel to sell.",
-  row_full: () => "That row already holds 7 cards.",
-  no_such_row: () => "You hold no such row.",
-  row_required: () => "A ship needs a row (or “alone”).",
-  wrong_row: () => "An island card can only join its own color row.",
   unknown_card: () => "There is no such card.",
   bad_action: () => "The server did not understand that move.",
   bad_message: () => "The server did not understand that request.",
@@ -74,16 +64,6 @@ const de = {
   game_over: () => "Das Spiel ist vorbei.",
   not_your_turn: () => "Du bist nicht am Zug.",
   wrong_step: () => "Das geht in diesem Schritt des Zuges nicht.",
-  cannot_afford: () => "Du hast nicht genug Dukaten für diese Karte.",
-  not_enough_sabres: () => "Du hast nicht genug Säbel, um diese Karte zu erkämpfen.",
-  card_not_available: () => "Diese Karte liegt nicht mehr da.",
-  card_not_owned: () => "Diese Karte liegt nicht in deinen Reihen.",
-  cannot_sell_ship: () => "Schiffskarten können nicht verkauft werden.",
-  no_jewels: () => "Du hast kein Juwel zum Verkaufen.",
-  row_full: () => "Diese Reihe hat schon 7 Karten.",
-  no_such_row: () => "Eine solche Reihe hast du nicht.",
-  row_required: () => "Ein Schiff braucht eine Reihe (oder „einzeln“).",
-  wrong_row: () => "Eine Inselkarte kommt nur in die Reihe ihrer Farbe.",
   unknown_card: () => "Diese Karte gibt es nicht.",
   bad_action: () => "Der Server hat diesen Zug nicht verstanden.",
   bad_message: () => "Der Server hat diese Anfrage nicht verstanden.",
@@ -107,12 +87,15 @@ const TEXTS = { en, de };
 /**
  * The text for a server refusal: `code` as sent, `params.seat` (0-based, as in the API)
  * when the refusal is about a seat, `params.message` the server's English words.
+ * `gameTexts`: the table's game module's own refusals (`{en: {code: fn}, de: …}`, its
+ * `errorTexts`), read before these; a rule's refusal is worded by its game.
  */
-export function errorText(code, params = {}) {
-  const texts = TEXTS[currentLang()] || en;
-  const fn = texts[code] || en[code];
-  return fn ? fn(params) : texts.unknown({ message: params.message || code });
+export function errorText(code, params = {}, gameTexts = null) {
+  const lang = currentLang();
+  const own = gameTexts || {};
+  const fn = (own[lang] || {})[code] || (TEXTS[lang] || en)[code] || (own.en || {})[code] || en[code];
+  return fn ? fn(params) : (TEXTS[lang] || en).unknown({ message: params.message || code });
 }
 
-/** Every code this module translates (for tests and docs). */
+/** Every code this module translates for every game (for tests and docs). */
 export const ERROR_CODES = Object.keys(en).filter((k) => k !== "unknown");

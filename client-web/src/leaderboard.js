@@ -1,15 +1,16 @@
-// The leaderboard of a game (/leaderboard?game=einauge): people and bots on one ladder,
+// The leaderboard of a game (/leaderboard?game=<name>; none: the first game's): people and bots on one ladder,
 // provisional ratings marked, from GET /api/leaderboard/<game>; a switch between the
 // games the server offers (GET /api/games) keeps the address's `?game=`.
 import { api, call } from "./api.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
+import { gameNames } from "./games/index.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { ratingText } from "./profile.js";
 
 /** Mount the leaderboard into `root`; returns a cleanup. */
 export function leaderboardPage(root) {
-  let game = new URLSearchParams(location.search).get("game") || "einauge";
+  let game = new URLSearchParams(location.search).get("game") || gameNames()[0];
   let games = null; // [{name, title}] once loaded
   let rows = null;
   let error = null;

@@ -6,7 +6,7 @@ import { h, mount } from "./dom.js";
 import { LANGS, currentLang, onLangChange, setLang, t } from "./i18n.js";
 import { icons } from "./icons.js";
 import { leaderboardPage } from "./leaderboard.js";
-import { hideCardDetail, installCardDetails } from "./carddetail.js";
+import { hideGameOverlays, installGames } from "./games/index.js";
 import { lobbyPage } from "./lobby.js";
 import { myGamesPage } from "./mygames.js";
 import { profilePage } from "./profile.js";
@@ -55,7 +55,7 @@ function route() {
   if (cleanup) cleanup();
   cleanup = null;
   window.scrollTo(0, 0);
-  hideCardDetail();
+  hideGameOverlays();
   setRulesGame(null); // each page names its game, if it has one
   const path = location.pathname.replace(/\/+$/, "") || "/";
   let m;
@@ -93,7 +93,7 @@ const headerHeight = () => document.documentElement.style.setProperty("--header-
 window.addEventListener("resize", headerHeight);
 onLangChange(headerHeight);
 onSessionChange(headerHeight);
-installCardDetails();
+installGames();
 renderHeader();
 headerHeight();
 // Who is logged in decides what some pages offer: ask first, then show the page.

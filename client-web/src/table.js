@@ -238,7 +238,7 @@ export function tablePage(root, id) {
   }
 
   async function guard(fn) {
-    try { await fn(); } catch (e) { notify(errorText(e.code, { message: e.message, seat: e.seat })); }
+    try { await fn(); } catch (e) { notify(errorText(e.code, { message: e.message, seat: e.seat }, game().errorTexts)); }
   }
   const takeSeat = (seat, rawName) => guard(async () => {
     askNotifyOnce(); // the click is the moment a browser lets a page ask
@@ -641,7 +641,7 @@ export function tablePage(root, id) {
   conn.addEventListener("error", (e) => {
     const m = e.detail;
     if (m.code && m.code.startsWith("chat_")) return; // shown in the chat panel
-    notify(errorText(m.code, { message: m.message }));
+    notify(errorText(m.code, { message: m.message }, game().errorTexts));
     if (conn.view) renderBoardNow(false);
   });
   conn.addEventListener("seat_lost", () => { forgetSeat(id); notify(t("seat_lost")); });

@@ -2,10 +2,11 @@
 // every game module has (games/index.js).
 import { groupActions } from "../actions.js";
 import { flipRender, renderBoard, turnText, winnersText } from "../board.js";
-import { setCardContext } from "../carddetail.js";
+import { hideCardDetail, installCardDetails, setCardContext } from "../carddetail.js";
 import { loadCards } from "../cards.js";
 import { t } from "../i18n.js";
 import { describeEvent, eventSeat, isMajor } from "../log.js";
+import { einaugeErrors } from "./einauge_errors.js";
 import { einaugeRules } from "./einauge_rules.js";
 import { chooseRow } from "./einauge_rowchoice.js";
 import { renderScore } from "../score.js";
@@ -35,5 +36,6 @@ export const einauge = {
   renderBoard: (v, ctx = {}) => renderBoard(v, { ...ctx, onChoose: (card, list) => chooseRow(card, list, ctx) }),
   flipRender, turnText, winnersText, renderScore, describeEvent, eventSeat, isMajor,
   groupActions, turnHint, setCardContext, rulesAnchor, rules: einaugeRules,
+  install: installCardDetails, hideOverlays: hideCardDetail, errorTexts: einaugeErrors,
   isMove: (e) => MOVES.has(e.type),
 };

@@ -185,7 +185,7 @@ const HOWTO = {
 /** Einauge's rules document (rulesdoc.js): `load` fetches the card data, `doc(lang, cards)`
  *  the page in that language (the card table once the data is in). */
 export const einaugeRules = {
-  load: () => api.cards(),
+  load: () => api.cards("einauge"),
   doc(lang, cards) {
     const text = lang === "de" ? DE : EN;
     const sections = { ...text.sections, cards: [text.sections.cards[0], () => [...text.sections.cards[1](), cardTable(text, cards)]] };

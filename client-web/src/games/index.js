@@ -4,6 +4,7 @@
 // `groupActions` of the prompt, or null), `onAction(action)`, `prev`, `pending`,
 // `lastEvent`, and on a live table `openDialog(element)` / `closeDialog()`: a modal slot
 // for the module's own dialogs (Einauge's row choice), closed when an action is sent.
+// Optional: `errorTexts` (its rules' refusals, errors.js), `install` / `hideOverlays`.
 import { einauge } from "./einauge.js";
 import { keltis } from "./keltis.js";
 import { lootIsland } from "./loot_island.js";
@@ -20,6 +21,18 @@ export const gameNames = () => Object.keys(GAMES);
  *  when none is named (Einauge views carry no `game` field). */
 export function gameModule(name) {
   return GAMES[name] || einauge;
+}
+
+/** Start what game modules keep on every page (Einauge's card details listen on the
+ *  document): a module's optional `install()`, once at start-up. */
+export function installGames() {
+  for (const g of Object.values(GAMES)) if (g.install) g.install();
+}
+
+/** Close the floating panels game modules opened (a module's optional `hideOverlays()`),
+ *  on leaving a page. */
+export function hideGameOverlays() {
+  for (const g of Object.values(GAMES)) if (g.hideOverlays) g.hideOverlays();
 }
 
 /** Load every game's card catalogue (small; the table page does not know its game until
