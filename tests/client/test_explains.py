@@ -36,6 +36,7 @@ class Played:
     detail_pirate: dict | None = None
     detail_display: dict | None = None
     hint_hrefs: set[str] = field(default_factory=set)
+    dialog_closed_by: list[str] = field(default_factory=list)
     early_log_height: float = -1
 
 
@@ -83,6 +84,29 @@ def look_at_cards(page: Page, g: Played) -> None:
     expect(box).to_be_hidden()
     page.mouse.move(2, 2)
     page.keyboard.press("Escape")
+
+
+def closes_without_a_move(page: Page, choice: str) -> list[str]:
+    """Escape, a click beside the open row choice and its cancel button each close it and
+    send nothing (the ship's button opens it again, its first row focused). Returns the
+    ways that closed it."""
+    dialog = page.get_by_test_id("row-choice")
+    seq = page.evaluate("() => window.__einauge.seq()")
+    closed = []
+    for how in ("escape", "beside", "cancel"):
+        expect(dialog.locator("[data-testid^='row-opt-']").first).to_be_focused()
+        if how == "escape":
+            page.keyboard.press("Escape")
+        elif how == "beside":
+            page.locator(".backdrop").click(position={"x": 5, "y": 5})
+        else:
+            dialog.get_by_test_id("row-cancel").click()
+        expect(dialog).to_be_hidden()
+        closed.append(how)
+        page.get_by_test_id(choice).click()  # still offered: no action was sent
+        expect(dialog).to_be_visible()
+    assert page.evaluate("() => window.__einauge.seq()") == seq
+    return closed
 
 
 @pytest.fixture(scope="module")
@@ -168,6 +192,7 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
                                    .get_attribute("href")})
             if len(g.ship_dialogs) == 1:
                 shot(page, "ship-dialog", full_page=False)
+                g.dialog_closed_by = closes_without_a_move(page, choice)
             dialog.locator("[data-testid^='row-opt-']").first.click()
     page.wait_for_function("() => window.__einauge.shown() === window.__einauge.seq()")
     yield g
@@ -187,6 +212,7 @@ def test_ship_dialog_lists_each_rows_payout_as_the_server_computed(played):
         assert "pays" in d["text"]
         # Einauge's own rules page, whichever game /rules shows by default.
         assert d["rules"] == "/rules/einauge#ships"
+    assert played.dialog_closed_by == ["escape", "beside", "cancel"]
 
 
 def test_card_details_say_what_a_card_yields_and_costs_where_it_lies(played):
