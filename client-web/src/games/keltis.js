@@ -10,6 +10,7 @@ import { flipRender } from "../board.js";
 import { h } from "../dom.js";
 import { listWords, t } from "../i18n.js";
 import { describeEvent as describeSeatEvent } from "../log.js";
+import { keltisErrors } from "./keltis_errors.js";
 import { keltisRules } from "./keltis_rules.js";
 
 let CATALOGUE = null;
@@ -521,4 +522,5 @@ export const keltis = {
   turnHint,
   isMove: (e) => MOVES.has(e.type),
   rules: keltisRules,
+  errorTexts: keltisErrors,
 };

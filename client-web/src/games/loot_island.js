@@ -12,6 +12,7 @@ import { flipRender } from "../board.js";
 import { h, mount } from "../dom.js";
 import { listWords, t } from "../i18n.js";
 import { COLOR_GLYPH, icons } from "../icons.js";
+import { lootIslandErrors } from "./loot_island_errors.js";
 import "./loot_island_texts.js";
 import { lootIslandRules } from "./loot_island_rules.js";
 
@@ -494,4 +495,5 @@ export const lootIsland = {
   // and islet-wreck's loot card follow from the rules, so they join the decision before.
   isMove: (e) => MOVES.has(e.type) && !e.forced && !e.automatic && !e.wreck,
   rules: lootIslandRules,
+  errorTexts: lootIslandErrors,
 };
