@@ -52,6 +52,29 @@ export function mount(el, ...children) {
   return el;
 }
 
+/** `mount`, except that those of `children` already in `el` are never taken out of the
+ *  document (a node taken out loses its focus, and a number field its caret): the others
+ *  are removed and inserted around them. The kept ones must come in their present order. */
+export function remount(el, ...children) {
+  const list = [];
+  const flat = (cs) => {
+    for (const c of cs) {
+      if (c === null || c === undefined || c === false) continue;
+      if (Array.isArray(c)) flat(c);
+      else list.push(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+  };
+  flat(children);
+  const kept = new Set(list.filter((c) => c.parentNode === el));
+  for (const c of [...el.childNodes]) if (!kept.has(c)) c.remove();
+  let next = el.firstChild; // the next kept node: the new ones before it go in front of it
+  for (const c of list) {
+    if (kept.has(c)) next = c.nextSibling;
+    else el.insertBefore(c, next);
+  }
+  return el;
+}
+
 /** Random hex string of `bytes` bytes from the browser's CSPRNG. */
 export function randomHex(bytes) {
   const a = new Uint8Array(bytes);

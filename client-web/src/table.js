@@ -7,8 +7,8 @@ import { ServerClock, timeControlText } from "./clock.js";
 import { TableConnection } from "./connection.js";
 import { errorText } from "./errors.js";
 import { renderFairness } from "./fairness.js";
-import { h, mount, randomHex } from "./dom.js";
-import { onLangChange, t } from "./i18n.js";
+import { h, mount, randomHex, remount } from "./dom.js";
+import { currentLang, onLangChange, t } from "./i18n.js";
 import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { kebab, optionFields, optionsText } from "./options.js";
@@ -216,10 +216,10 @@ export function tablePage(root, id) {
       return h("li", { class: `seat${isMe ? " mine" : ""}`, testid: `seat-${x.seat}` }, h("span", { class: "seat-no" }, x.seat + 1), h("div", { class: "seat-body" }, body));
     });
     const opts = s.options || {};
-    mount(els.main, h("section", { class: "panel seating", testid: "seating" },
+    const form = host ? optionsForm(opts) : null;
+    const children = [
       h("h2", {}, t("seats")),
-      host ? optionsForm(opts)
-        : h("p", { class: "opts", testid: "options-text" }, optionsText(schema(), opts, game().name)),
+      form || h("p", { class: "opts", testid: "options-text" }, optionsText(schema(), opts, game().name)),
       h("p", { class: "opts", testid: "time-control-text" }, `${t("time_control")}: ${timeControlText(s.time_control)}`),
       host ? h("p", { class: "hint", testid: "host-hint" }, t("you_host")) : null,
       mine === null && !account ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
@@ -227,14 +227,28 @@ export function tablePage(root, id) {
       h("ol", { class: "seats" }, seats),
       h("div", { class: "start-row" },
         host ? h("button", { type: "button", class: "primary big", testid: "start", disabled: !allFilled, onclick: startGame }, t("start_game")) : null,
-        h("span", { class: "hint", testid: "start-hint" }, !host ? t("start_by_others") : allFilled ? "" : t("start_needs")))));
+        h("span", { class: "hint", testid: "start-hint" }, !host ? t("start_by_others") : allFilled ? "" : t("start_needs"))),
+    ];
+    // The host's form stays in the page while its options do: a field being typed in keeps
+    // its text, focus and caret when someone joins.
+    const section = els.main.firstElementChild;
+    if (section && form && form.parentNode === section && section.dataset.testid === "seating") remount(section, children);
+    else mount(els.main, h("section", { class: "panel seating", testid: "seating" }, children));
   }
 
+  // The host's options form and what it was drawn from (game, language, schema, options):
+  // the seating is redrawn on every table update, the form only when one of these changes
+  // (another tab of the host changed an option) or after the host's own change was answered.
+  let optsForm = null;
   /** The host's options (before the start): each change is sent at once. */
   function optionsForm(opts) {
-    return h("div", { class: "opts-form", testid: "options-form" },
-      optionFields(schema(), opts, (key, value) => setOptions({ [key]: value }),
-        (key) => ({ id: `opt-${kebab(key)}`, testid: `opt-${kebab(key)}` }), game().name));
+    const key = JSON.stringify([game().name, currentLang(), schema(), opts]);
+    if (!optsForm || optsForm.key !== key || !optsForm.el.isConnected) {
+      optsForm = { key, el: h("div", { class: "opts-form", testid: "options-form" },
+        optionFields(schema(), opts, (k, value) => setOptions({ [k]: value }),
+          (k) => ({ id: `opt-${kebab(k)}`, testid: `opt-${kebab(k)}` }), game().name)) };
+    }
+    return optsForm.el;
   }
 
   async function guard(fn) {
@@ -275,6 +289,7 @@ export function tablePage(root, id) {
     try {
       st.summary = await api.setOptions(id, hostToken(), change);
     } finally {
+      optsForm = null;
       renderAll(); // a refused change shows the options as they are
     }
   });

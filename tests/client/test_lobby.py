@@ -184,3 +184,45 @@ def test_a_bot_choice_survives_a_table_update_before_the_click(page: Page,
     expect(page.get_by_test_id("bot-kind-1")).to_have_value("greedy")
     page.get_by_test_id("add-bot-1").click()
     expect(page.get_by_test_id("seat-name-1")).to_have_text("Greedy bot 2")
+
+
+FOCUSED = "() => document.activeElement && document.activeElement.dataset.testid"
+
+
+def test_the_hosts_half_typed_option_survives_a_join(page: Page, web: ServerProcess) -> None:
+    """The host's options form is kept while the options stay: a number being typed into
+    Loot Island's "minimum cards" keeps its text, focus and caret when someone joins (the
+    seating is redrawn); a change of the options from elsewhere (the host's other tab)
+    still shows."""
+    page.goto(web.url + "/")
+    page.get_by_test_id("game-select").select_option("loot-island")
+    page.get_by_test_id("seats-select").select_option("3")
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/table/*")
+    tid = page.url.rstrip("/").rsplit("/", 1)[1]
+    field = page.get_by_test_id("opt-min-cards")
+    expect(field).to_have_value("")  # the game's default
+    field.click()
+    page.keyboard.type("11")
+    page.keyboard.press("ArrowLeft")  # the caret between the two digits
+    api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Cem", "seat": 2})
+    expect(page.get_by_test_id("seat-name-2")).to_have_text("Cem")  # the seating was redrawn
+    expect(field).to_have_value("11")
+    assert page.evaluate(FOCUSED) == "opt-min-cards"
+    page.keyboard.press("Backspace")  # at the caret: the first 1 goes
+    page.keyboard.type("0")
+    expect(field).to_have_value("01")
+    # Nothing was sent while typing; the value goes when the field is left.
+    assert api(web, "GET", f"/api/tables/{tid}")["options"]["min_cards"] is None
+    page.keyboard.press("Control+a")
+    page.keyboard.type("7")
+    page.keyboard.press("Tab")
+    page.wait_for_function(f"async () => (await (await fetch('/api/tables/{tid}')).json())"
+                           ".options.min_cards === 7")
+    expect(field).to_have_value("7")
+    # The host's other tab changes the options: this form shows it.
+    owner = page.evaluate(f"() => JSON.parse(localStorage.getItem('einauge.owner.{tid}'))")
+    httpx.patch(f"{web.url}/api/tables/{tid}/options", json={"min_cards": 4},
+                headers={"Authorization": f"Bearer {owner}"}, timeout=60).raise_for_status()
+    expect(field).to_have_value("4")
+    expect(page.get_by_test_id("opt-events")).to_be_checked()
