@@ -171,6 +171,7 @@ export function tablePage(root, id) {
   // The seating is redrawn on every table update: a choice made just before one must survive it.
   const botChoice = new Map();
   let nameDraft = null; // the name being typed, likewise
+  let nameField = null; // its field, kept in the page while shown (focus and caret stay)
   const botSelect = (seat) => h("select", { testid: `bot-kind-${seat}`, "aria-label": t("bot_kind"), onchange: (e) => botChoice.set(seat, e.target.value) },
     botKinds().flatMap((k) => (k.levels && k.levels.length ? k.levels.map((l) => `${k.kind}:${l}`) : [k.kind])
       .map((value) => h("option", { value, selected: botChoice.get(seat) === value },
@@ -184,7 +185,11 @@ export function tablePage(root, id) {
     const host = isHost();
     // A logged-in account sits under its own name (the server seats it so): no name field.
     const account = currentAccount();
-    const nameInput = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: nameDraft ?? playerName(), autocomplete: "nickname", "aria-label": t("your_name"), oninput: (e) => { nameDraft = e.target.value; } });
+    if (!nameField || nameField.lang !== currentLang() || !nameField.el.isConnected) {
+      const input = h("input", { id: "player-name", testid: "name-input", maxlength: 32, value: nameDraft ?? playerName(), autocomplete: "nickname", "aria-label": t("your_name"), oninput: (e) => { nameDraft = e.target.value; } });
+      nameField = { lang: currentLang(), input, el: h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), input) };
+    }
+    const nameInput = nameField.input;
     const allFilled = s.seats.every((x) => x.kind && !x.waiting);
     const seats = s.seats.map((x) => {
       const isMe = mine === x.seat;
@@ -222,17 +227,17 @@ export function tablePage(root, id) {
       form || h("p", { class: "opts", testid: "options-text" }, optionsText(schema(), opts, game().name)),
       h("p", { class: "opts", testid: "time-control-text" }, `${t("time_control")}: ${timeControlText(s.time_control)}`),
       host ? h("p", { class: "hint", testid: "host-hint" }, t("you_host")) : null,
-      mine === null && !account ? h("div", { class: "field" }, h("label", { for: "player-name" }, t("your_name")), nameInput) : null,
+      mine === null && !account ? nameField.el : null,
       mine === null && account ? h("p", { class: "hint", testid: "sit-as" }, t("sit_as", { name: account.username })) : null,
       h("ol", { class: "seats" }, seats),
       h("div", { class: "start-row" },
         host ? h("button", { type: "button", class: "primary big", testid: "start", disabled: !allFilled, onclick: startGame }, t("start_game")) : null,
         h("span", { class: "hint", testid: "start-hint" }, !host ? t("start_by_others") : allFilled ? "" : t("start_needs"))),
     ];
-    // The host's form stays in the page while its options do: a field being typed in keeps
-    // its text, focus and caret when someone joins.
+    // The host's form stays in the page while its options do, the name field while it is
+    // shown: a field being typed in keeps its text, focus and caret when someone joins.
     const section = els.main.firstElementChild;
-    if (section && form && form.parentNode === section && section.dataset.testid === "seating") remount(section, children);
+    if (section && section.dataset.testid === "seating") remount(section, children);
     else mount(els.main, h("section", { class: "panel seating", testid: "seating" }, children));
   }
 

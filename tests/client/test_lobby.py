@@ -161,12 +161,15 @@ def test_seat_cards_keep_their_buttons_at_common_widths(page: Page, web: ServerP
     shot(page, "table-seating", full_page=False)
 
 
+FOCUSED = "() => document.activeElement && document.activeElement.dataset.testid"
+
+
 def test_a_bot_choice_survives_a_table_update_before_the_click(page: Page,
                                                                web: ServerProcess) -> None:
     """The seating is redrawn on every table update; a host who picks "greedy" for a seat
     and clicks "add bot" after someone else sat down gets the greedy bot, not the first
     kind of a freshly drawn list (CI saw "Random bot 2" on a loaded machine); a name typed
-    before an update is still there after it."""
+    before an update is still there after it, its field still focused."""
     page.goto(web.url + "/")
     page.get_by_test_id("create-table").click()
     page.wait_for_url("**/table/*")
@@ -175,6 +178,7 @@ def test_a_bot_choice_survives_a_table_update_before_the_click(page: Page,
     api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Cem", "seat": 3})
     expect(page.get_by_test_id("seat-name-3")).to_have_text("Cem")  # the seating was redrawn
     expect(page.get_by_test_id("name-input")).to_have_value("Host")
+    assert page.evaluate(FOCUSED) == "name-input"
     page.get_by_test_id("take-seat-0").click()
     expect(page.get_by_test_id("leave-seat")).to_be_visible()
     expect(page.get_by_test_id("seat-name-0")).to_have_text("Host")
@@ -184,9 +188,6 @@ def test_a_bot_choice_survives_a_table_update_before_the_click(page: Page,
     expect(page.get_by_test_id("bot-kind-1")).to_have_value("greedy")
     page.get_by_test_id("add-bot-1").click()
     expect(page.get_by_test_id("seat-name-1")).to_have_text("Greedy bot 2")
-
-
-FOCUSED = "() => document.activeElement && document.activeElement.dataset.testid"
 
 
 def test_the_hosts_half_typed_option_survives_a_join(page: Page, web: ServerProcess) -> None:
