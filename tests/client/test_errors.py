@@ -184,11 +184,13 @@ def test_a_refused_loot_island_move_in_german_and_english(browser: Browser,
     first = hand[0]
     other = next((c for c in hand if colour[c] != colour[first]), None)
     assert other is not None, f"a hand of one color: {hand}"
+    # An open islet: a bot before this seat may have used one this round (islet_used).
+    islet = next(i for i, state in view["islets"].items() if state == "open")
     seq = page.evaluate("() => window.__einauge.seq()")
     texts = {"de": "Diese Schatzkarten müssen alle dieselbe Farbe haben.",
              "en": "These map cards must all be of one color."}
     for lang, text in texts.items():
-        err = refused(page, {"type": "islet", "islet": "islet-spring", "cards": [first, other]},
+        err = refused(page, {"type": "islet", "islet": islet, "cards": [first, other]},
                       lang, text)
         assert err["code"] == "mixed_colours"
     assert page.evaluate("() => window.__einauge.seq()") == seq
