@@ -10,8 +10,9 @@ import json
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from engine.keltis import KELTIS
+from engine.keltis.rules import FINAL_LAYS, has_lay
 from tests.client.conftest import api, assert_header_one_line, fold, shot
-from tests.client.test_result_ui import AUTOPLAY
 from tests.conftest import ServerProcess
 
 
@@ -56,7 +57,6 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
 
     clicks = 0
     checks = 0
-    shown_final = False
     pictured = False
     while not (ended(anna) and ended(ben)):
         acted = False
@@ -75,14 +75,15 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
             expect(anna.locator(LIT).first).to_be_visible()
             shot(anna, "keltis-table")
             anna.locator("[data-testid=hand-cards] .kcard.sel").click()
-        if anna.evaluate("() => window.__einauge.view().phase") == "final_turns":
-            # The final turns are signalled on the board, with what is left to lay.
-            expect(anna.get_by_test_id("final-turns")).to_be_visible()
-            shown_final = True
         if clicks % 20 == 0:
             checks += assert_no_hand(spec, anna, web, table_id)
         assert clicks < 2000
-    assert shown_final and pictured
+    # Each person's final turn showed the final turns' notice (click_move checks it), and
+    # every seat that had a final turn to play had it by clicks. A seat with no card it may
+    # lay passes its final turn by itself, so this is read from the record, not assumed.
+    shown = {seat for seat, p in enumerate((anna, ben)) if FINALS_SHOWN.get(id(p))}
+    assert shown == final_deciders(web, table_id) & {0, 1}
+    assert pictured
     assert STONES_CLICKED.get(id(anna), 0) + STONES_CLICKED.get(id(ben), 0) > 0
     assert clicks > 40 and checks > 0
     expect(spec.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
@@ -198,6 +199,23 @@ def acted(page: Page, seq: int) -> bool:
 
 STONES_CLICKED: dict[int, int] = {}
 """Stones each page has taken by clicks (the first two it is offered)."""
+FINALS_SHOWN: dict[int, int] = {}
+"""Final-turn decisions each page took with the final turns' notice on its board."""
+
+
+def final_deciders(web: ServerProcess, tid: str) -> set[int]:
+    """The seats that had a choice in the final turns of the ended table ``tid``, from its
+    record replayed by the engine (RULES "Final plays": a final turn with no card to lay
+    passes by itself, so a deal can leave a seat, or every seat, without one)."""
+    _, events = KELTIS.replay_record(api(web, "GET", f"/api/tables/{tid}/record"))
+    s = KELTIS.initial_state()
+    seats = set()
+    for e in events:
+        KELTIS.evolve(s, e)
+        if (s.phase == "final_turns" and s.step == "final" and s.final_lays < FINAL_LAYS
+                and has_lay(s.players[s.current_seat])):
+            seats.add(s.current_seat)
+    return seats
 
 
 def click_stone(page: Page, stone: dict, seq: int) -> bool:
@@ -234,6 +252,12 @@ def click_move(page: Page, n: int) -> bool:
         return False
     board = page.get_by_test_id("board")
     seq = page.evaluate("() => window.__einauge.seq()")
+    if step == "final":
+        # The board shows this final turn (my_turn: its seq, its prompt): it says so, and
+        # what is left to lay.
+        expect(page.get_by_test_id("final-turns")).to_be_visible()
+        expect(page.get_by_test_id("final-lays-left")).to_be_visible()
+        FINALS_SHOWN[id(page)] = FINALS_SHOWN.get(id(page), 0) + 1
     if step == "draw":
         keys = page.locator(LIT).evaluate_all("els => els.map((e) => e.dataset.drop)")
         assert keys, "a draw step with nothing to draw from lit"
@@ -389,6 +413,20 @@ def assert_no_hand(spec: Page, player: Page, web: ServerProcess, tid: str) -> in
     return 1
 
 
+# The page's seat played by its own connection (any legal action), as a person would: only
+# once the board shows the prompt. On each final-turn decision it notes whether the board
+# shows the final turns' notice (the board is then the view of that decision).
+AUTOPLAY_SHOWN = """() => { window.__finals = []; window.__auto = setInterval(() => {
+    const c = window.__einauge.conn, b = document.querySelector('[data-testid=board]');
+    if (!c.prompt || c.prompt.seq !== c.seq || c.pending || !c.view || c.view.phase === "ended"
+        || !b || b.dataset.seq !== String(c.seq) || b.dataset.prompt !== "1") return;
+    if (c.view.step === "final")
+        window.__finals.push(!!document.querySelector('[data-testid=final-turns]'));
+    const legal = c.prompt.legal_actions;
+    c.act(legal[Math.floor(Math.random() * legal.length)]);
+}, 30); }"""
+
+
 def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> None:
     """A German page at 390 px: the board, hand, piles, stones and log read in German, in
     the game's German terms, and nothing reaches past the right edge, during the game and
@@ -416,7 +454,6 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
     page.get_by_test_id("lang-de").click()
     page.set_viewport_size({"width": 390, "height": 844})
     n = 0
-    seen_final = False
     while n < 12:
         ok = click_move(page, n)
         if ok:
@@ -432,15 +469,16 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
     assert page.evaluate(OVERFLOW) == []
     page.evaluate("() => window.scrollTo(0, 0)")
     shot(page, "keltis-phone")
-    # The rest of the game by the page's own connection (any legal action), then the end.
-    page.evaluate(AUTOPLAY)
-    page.wait_for_function("""() => { const v = window.__einauge.view();
-      if (v && v.phase === 'final_turns')
-        window.__sawFinal = !!document.querySelector('[data-testid=final-turns]');
-      return v && v.phase === 'ended'; }""", timeout=120_000, polling=50)
+    # The rest of the game by the page's own connection (any legal action, once the board
+    # shows the prompt; moves at once), then the end.
+    page.evaluate("() => localStorage.setItem('einauge.pace', JSON.stringify('off'))")
+    page.evaluate(AUTOPLAY_SHOWN)
+    page.wait_for_function("() => { const v = window.__einauge.view(); "
+                           "return v && v.phase === 'ended'; }", timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
-    seen_final = page.evaluate("() => window.__sawFinal === true")
-    assert seen_final
+    # Jonas's final turn, when the deal left him one, showed the final turns' notice.
+    finals = page.evaluate("() => window.__finals")
+    assert all(finals) and bool(finals) == (0 in final_deciders(web, tid)), finals
     expect(page.get_by_test_id("score")).to_contain_text("Wertung")
     assert page.evaluate(OVERFLOW) == [], v["phase"]
     ctx.close()
