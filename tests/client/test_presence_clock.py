@@ -104,7 +104,7 @@ def test_a_player_who_closes_the_page_is_away_times_out_and_comes_back(
     anna.wait_for_timeout(1500)
     assert anna.get_by_test_id("clock-0").text_content() != first, "the clock ticks"
     anna.close()  # Anna closes the page on her turn
-    expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for", timeout=5000)
+    expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for")
     expect(ben.get_by_test_id("spectator-count")).to_have_text("0 spectators watching")
     ben.wait_for_timeout(1200)
     shot(ben, "presence-and-clocks")
@@ -151,7 +151,7 @@ def test_a_gone_player_s_seat_is_handed_to_a_bot_and_a_player_resigns(
     expect(ben.get_by_test_id("spectator-count")).to_have_text("1 spectator watching")
     watcher.close()
     anna.close()
-    expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for", timeout=5000)
+    expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for")
     expect(ben.get_by_test_id("claim-0")).to_have_count(0)  # not gone long enough yet
     # 21 s later (fast: a claim after 20 s away), before her move's time runs out (75 s).
     clock.set(clock.offset + 21)
@@ -183,7 +183,7 @@ def test_a_player_back_after_a_claim_is_still_the_seat_s_person(
         browser: Browser, clocked: ServerProcess, clock: ClockFile) -> None:
     table_id, ctxs, (anna, ben) = live_table(browser, clocked)
     anna.close()
-    expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for", timeout=5000)
+    expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for")
     clock.set(clock.offset + 21)  # fast: a claim after 20 s away
     ben.get_by_test_id("claim-0").click()
     expect(ben.get_by_test_id("by-bot-0")).to_have_text("a bot plays")
