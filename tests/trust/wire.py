@@ -152,7 +152,9 @@ class Lobby:
     """The HTTP API of one server process."""
 
     def __init__(self, base: str) -> None:
-        self.http = httpx.AsyncClient(base_url=base, timeout=10)
+        # Generous: a whole Loot Island game's /deltas or /record took over 10 s on a
+        # loaded 2-core machine (the answers are compared, not timed; speed is bench/'s).
+        self.http = httpx.AsyncClient(base_url=base, timeout=60)
         self.owners: dict[str, str] = {}  # table id -> owner_token (the host's)
 
     async def close(self) -> None:
