@@ -44,6 +44,9 @@ def think(game: str, kind: str, seed: str, level: int | None,
     return bot.act(obs, bot.budget).to_dict()
 
 
+MAX_STALLS = 32
+"""The most ``stall``s a pool is given before it counts as hung (after many in a row)."""
+
 WORKER_NICE = 10
 """Niceness added to a worker: a search yields the CPU to the event loop's process."""
 
@@ -78,7 +81,13 @@ class BotPool:
     and the calls waiting raise ``BrokenProcessPool`` (a bot then searches again on a
     fresh pool). A dead worker raises that at once; a hung one would stall its tables for
     good, while this process kept renewing their bot leases (server/bot_leases.py).
-    Progress, not each call's wait, is timed: a long queue of searches is no hang."""
+    Progress, not each call's wait, is timed: a long queue of searches is no hang.
+
+    Each pool in a row ended as hung gets twice the time of the one before (up to
+    ``MAX_STALLS`` × ``stall``), back to ``stall`` once a call finishes: a fresh pool's
+    workers start from nothing (a spawned interpreter, the engine's imports, at a lower
+    priority), which on a busy machine can take longer than ``stall``; the same bound for
+    every new pool ended each before its first search, and no bot moved again."""
 
     def __init__(self, workers: int, stall: float = 30.0) -> None:
         if workers < 0:
@@ -89,6 +98,8 @@ class BotPool:
         self._pending = 0
         self._progress = time.monotonic()
         """When a worker last finished something (or work arrived at an idle pool)."""
+        self._allowance = stall
+        """Seconds the current pool may finish nothing while work waits (see above)."""
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -121,10 +132,12 @@ class BotPool:
                 while not (await asyncio.wait({waiting}, timeout=self.stall))[0]:
                     if self._pool is not pool:
                         raise BrokenProcessPool("the pool was ended as hung")
-                    if time.monotonic() - self._progress >= self.stall:
+                    if time.monotonic() - self._progress >= self._allowance:
+                        allowed = self._allowance
+                        self._allowance = min(2 * allowed, MAX_STALLS * self.stall)
                         self.abandon()
                         raise BrokenProcessPool(f"no worker finished anything in "
-                                                f"{self.stall} s: ended as hung")
+                                                f"{allowed} s: ended as hung")
                 return waiting.result()
             finally:
                 self._pending -= 1
@@ -134,8 +147,11 @@ class BotPool:
                 pool.shutdown(wait=False, cancel_futures=True)
             raise
 
-    def _finished(self, _future: Any) -> None:
-        self._progress = time.monotonic()  # from the executor's thread: one float store
+    def _finished(self, future: Any) -> None:
+        # From the executor's thread (or abandon's): float stores only.
+        self._progress = time.monotonic()
+        if not future.cancelled() and not isinstance(future.exception(), BrokenProcessPool):
+            self._allowance = self.stall  # a worker answered: the next hang is timed anew
 
     def abandon(self) -> None:
         """End the pool at once, killing its workers, also one in the middle of a search
