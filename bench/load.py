@@ -1028,12 +1028,16 @@ async def run_load(cfg: LoadConfig) -> dict[str, Any]:
         probe = ServerProbe(cfg.server_pid if not cfg.server_pids else None)
         probes = [ServerProbe(pid) for pid in cfg.server_pids]
         me = psutil.Process()
-        my_cpu0 = sum(me.cpu_times()[:2])
-        redis_before = redis_commandstats(cfg.redis_url) if cfg.redis_url else None
         fanout_before = await asyncio.to_thread(server_histogram, cfg.url, FANOUT_METRIC)
         monitor = RedisMonitor(cfg.redis_url) if cfg.redis_url and cfg.redis_monitor else None
         if monitor:
             monitor.start()
+        # From the Redis counters to `recording` no await: the drivers act only while the
+        # loop runs, so the script calls and the acks counted cover the same window (up to
+        # one action in flight per table at each edge). An await here (the fan-out read
+        # was one) let actions through that Redis counted and the acks did not.
+        my_cpu0 = sum(me.cpu_times()[:2])
+        redis_before = redis_commandstats(cfg.redis_url) if cfg.redis_url else None
         tables_before = stats.tables_started
         stats.recording = True
         probe.start()
