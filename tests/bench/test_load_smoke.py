@@ -71,11 +71,15 @@ async def test_load_smoke(quiet_server: ServerProcess,
         client = dict(r["redis_monitor"]["client_commands"])
         seconds = r["redis_monitor"]["seconds"]
         # The rest run on timers, whatever the actions: the deadline scan (one command
-        # every deadline_scan s per process) and each table's presence refresh (one
-        # pipeline, hset + expire + hgetall, every presence_interval s per table with
-        # sockets here). Rated per second and bounded, then set apart.
+        # every deadline_scan s per process), the bot tables' resume scan (one
+        # SRANDMEMBER of the bot-table set every bot_lease s per process: server/tables.py
+        # _keep_leases) and each table's presence refresh (one pipeline, hset + expire +
+        # hgetall, every presence_interval s per table with sockets here). Rated per
+        # second and bounded, then set apart.
         scans = client.pop("zrangebyscore", 0)
         assert scans <= seconds / DEFAULTS["deadline_scan"].default + 2, (scans, seconds)
+        resumes = client.pop("srandmember", 0)
+        assert resumes <= seconds / DEFAULTS["bot_lease"].default + 2, (resumes, seconds)
         refreshes = client.pop("hgetall", 0)
         assert refreshes <= TABLES * (seconds / DEFAULTS["presence_interval"].default + 2), (
             refreshes, seconds)
