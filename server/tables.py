@@ -713,7 +713,9 @@ class Tables:
     def _vanished(self, table: LiveTable) -> None:
         """The table is gone from Redis (expired, or Redis lost it): stop its bots, close
         its sockets with 4004 and forget it."""
-        if table.room or table.bot_tasks:
+        # A running table never expires (every append persists its meta): gone, it was
+        # lost, whether or not anyone watched it here at that moment.
+        if table.room or table.bot_tasks or table.meta.status == "running":
             log.warning("table no longer in Redis; its sockets are closed", table=table.id,
                         cached_seq=table.seq, sockets=len(table.room))
             metrics.VANISHED.inc()
@@ -1047,6 +1049,13 @@ class Tables:
             if not current.bot_tasks:
                 await self._release(table.id)  # nothing to drive here after all
 
+    async def _recheck(self, table: LiveTable) -> None:
+        try:
+            await self.sync(table)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("table not rechecked", table=table.id, error=str(e))
+
     async def _release(self, table_id: str) -> None:
         try:
             await self.leases.release(table_id)
@@ -1070,10 +1079,14 @@ class Tables:
             rounds += 1
             try:
                 for table_id in await self.leases.renew():
-                    log.warning("bot lease lost to another process", table=table_id)
+                    log.warning("bot lease lost", table=table_id)
                     table = self.cache.get(table_id)
-                    for task in list(table.bot_tasks.values()) if table is not None else ():
-                        task.cancel()
+                    if table is not None:
+                        for task in list(table.bot_tasks.values()):
+                            task.cancel()
+                        # To another process, or with the whole table (a Redis that lost
+                        # its data): the table's meta tells, and sync notices a lost one.
+                        self.spawn(self._recheck(table))
                 for table in list(self.cache.values()):
                     self._ensure_bots(table)
             except Exception:  # a bug must not stop the renewals

@@ -115,6 +115,18 @@ def _without_presence(client: Client, end: int | None = None) -> list[bytes | st
             if f["t"] != "presence"]
 
 
+def _first_difference(ca: Client, end_a: int | None, cb: Client, end_b: int | None
+                      ) -> tuple[int, Any, Any]:
+    """Where two clients' frames (presence left out) first differ: the index and the two
+    decoded frames there (``None`` past one side's end)."""
+    ra, rb = _without_presence(ca, end_a), _without_presence(cb, end_b)
+    fa = [f for f in ca.frames[:end_a] if f["t"] != "presence"]
+    fb = [f for f in cb.frames[:end_b] if f["t"] != "presence"]
+    n = min(len(ra), len(rb))
+    k = next((i for i in range(n) if ra[i] != rb[i]), n)
+    return k, fa[k] if k < len(fa) else None, fb[k] if k < len(fb) else None
+
+
 async def play_pair(spec: Spec, sides: list[tuple[LoggedServer, Lobby]], rng: random.Random,
                     n: int, orders: tuple[Any, Any], holder: int | None, x: str, y: str
                     ) -> dict[str, int]:
@@ -172,7 +184,8 @@ async def play_pair(spec: Spec, sides: list[tuple[LoggedServer, Lobby]], rng: ra
             if f["t"] == "presence":
                 assert not cards_in(f, spec.cards), f
         left, right = _without_presence(ca, end_a), _without_presence(cb, end_b)
-        assert left == right, (game.name, name, cut)  # the bytes as sent, heads and all
+        # The bytes as sent, heads and all; on a difference, the first pair that differs.
+        assert left == right, (game.name, name, cut, _first_difference(ca, end_a, cb, end_b))
         compared += len(left)
         for (sa, sta, ba), (sb, stb, bb) in zip(a.http[name], b.http[name], strict=True):
             assert sa == sb and sta == stb
