@@ -41,6 +41,7 @@ from tests.trust.wire import (
     crashes,
     frame_seq,
     secrets_of,
+    seen_started,
     start_with_deck,
     twin_table,
 )
@@ -141,6 +142,7 @@ async def play_pair(sides: list[tuple[LoggedServer, Lobby]], i: int) -> dict[str
         side.events = await start_with_deck(side.server.redis_url, side.id, side.deck)
         side.state = EINAUGE.replay(side.events)
         await caught_up(side, len(side.events))
+        await seen_started(side.clients.values())
     first_diff: int | None = None  # seq of the event that reveals deck position k
     step = 0
     while first_diff is None:

@@ -27,6 +27,7 @@ from tests.trust.wire import (
     body_value,
     frame_seq,
     secrets_of,
+    seen_started,
     start_with_deck,
     twin_table,
 )
@@ -148,6 +149,7 @@ async def play_pair(spec: Spec, sides: list[tuple[LoggedServer, Lobby]], rng: ra
             await c.wait(lambda f: f["t"] == "welcome")
         side.record_states(await start_with_deck(side.server.redis_url, table_id, side.order))
         await side.caught_up()
+        await seen_started(side.clients.values())
     step = 0
     while step < spec.max_actions and not game.is_over(a.state):
         if spec.stop(a.state, b.state):

@@ -219,6 +219,16 @@ async def start_with_deck(redis_url: str, table_id: str, deck: list[str]) -> lis
         await store.close()
 
 
+async def seen_started(clients: Any) -> None:
+    """Every client has the start's ``table`` frame (status ``running``). The server sends
+    it once it has reloaded the meta after the start's notice, a Redis round trip after
+    the start's deltas, and it carries the seq the table had then: a pair of tables that
+    moved on before it came would send it with different seqs, a matter of timing."""
+    for c in clients:
+        await c.wait(lambda f: f["t"] == "table" and f["table"]["status"] == "running",
+                     timeout=30)
+
+
 async def secrets_of(redis_url: str, table_id: str) -> dict[str, str]:
     """The table's ``server_seed`` and game ``seed`` straight from Redis (test only)."""
     store = Store.from_url(redis_url)
