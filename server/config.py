@@ -75,7 +75,8 @@ class Settings(BaseSettings):
     """seconds the search workers may finish nothing while searches (or replays) wait
     (far beyond the slowest level's search on a busy machine) before they count as hung:
     they are killed and the searches made again on fresh ones (a hung worker would stall
-    its tables for good, their bot leases renewed all the same)"""
+    its tables for good, their bot leases renewed all the same); each pool in a row ended
+    so gets twice as long (at most 32×), back to this once a search finishes"""
     idle_expiry: int = Field(3600, gt=0)
     """seconds an unstarted table lives without a lobby change; ended tables never expire
     (they are archived: `EINAUGE_ARCHIVE_AFTER`)"""
