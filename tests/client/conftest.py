@@ -8,6 +8,7 @@ The browser is the Debian ``chromium`` (never ``playwright install``). Screensho
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from pathlib import Path
 import httpx
 import jsonpatch
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from tests.conftest import ROOT, ServerProcess
 
@@ -128,6 +129,41 @@ def api(web: ServerProcess, method: str, path: str, **kw: object) -> object:
     r = httpx.request(method, web.url + path, timeout=60, **kw)  # type: ignore[arg-type]
     r.raise_for_status()
     return r.json()
+
+
+def bot_table(web: ServerProcess, game: str, bots: int = 2, kind: str = "random",
+              name: str = "Anna", title: str | None = None,
+              options: dict | None = None) -> tuple[str, dict]:
+    """A started table of ``game`` over the API: ``name`` in seat 0, ``bots`` bots of
+    ``kind`` in the others. Returns the table id and the seat as the page stores it
+    (the join's answer and ``name``)."""
+    body: dict = {"game": game, "seats": bots + 1, "options": options or {}}
+    if title is not None:
+        body["name"] = title
+    table = api(web, "POST", "/api/tables", json=body)
+    tid = table["id"]
+    seat = api(web, "POST", f"/api/tables/{tid}/join", json={"name": name})
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    for s in range(1, bots + 1):
+        api(web, "POST", f"/api/tables/{tid}/seats/{s}/bot", json={"kind": kind},
+            headers=owner)
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    return tid, {**seat, "name": name}
+
+
+def seated_page(browser: Browser, web: ServerProcess, tid: str, seat: dict,
+                game: str | None = None, **ctx_kw: object) -> tuple[BrowserContext, Page]:
+    """A page of a new browser context (1366×900, en-US unless ``ctx_kw`` says other)
+    that holds ``seat`` of table ``tid``; with ``game``, once its board is that game's."""
+    ctx = browser.new_context(**{"viewport": {"width": 1366, "height": 900},
+                                 "locale": "en-US", **ctx_kw})  # type: ignore[arg-type]
+    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', "
+                        f"{json.dumps(json.dumps(seat))});")
+    page = ctx.new_page()
+    page.goto(f"{web.url}/table/{tid}")
+    if game is not None:
+        expect(page.get_by_test_id("board")).to_have_attribute("data-game", game)
+    return ctx, page
 
 
 def fold(deltas: list[dict], upto: int) -> dict:

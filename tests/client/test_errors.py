@@ -16,8 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from engine import GAMES
-from tests.client.conftest import api
-from tests.client.test_keltis import keltis_table, seated_page
+from tests.client.conftest import bot_table, seated_page
 from tests.conftest import ROOT, ServerProcess
 
 SRC = ROOT / "client-web" / "src"
@@ -139,8 +138,8 @@ MY_PLAY = """() => { const c = window.__einauge.conn, v = c.view;
 
 
 def test_a_refused_keltis_move_in_german_and_english(browser: Browser, web: ServerProcess) -> None:
-    tid, seat = keltis_table(web)
-    ctx, page = seated_page(browser, web, tid, seat)
+    tid, seat = bot_table(web, "keltis", title="Keltis board")
+    ctx, page = seated_page(browser, web, tid, seat, "keltis")
     page.wait_for_function(MY_PLAY)
     hand = page.evaluate("() => window.__einauge.view().players[window.__einauge.seat()].hand")
     number = next(c for c in hand if not c.startswith("point-"))  # 8 point cards: 1 in 10^6
@@ -159,20 +158,9 @@ def test_a_refused_keltis_move_in_german_and_english(browser: Browser, web: Serv
 def test_a_refused_loot_island_move_in_german_and_english(browser: Browser,
                                                            web: ServerProcess) -> None:
     # No events: none may let an islet be paid with any colors (islet_any_cards).
-    table = api(web, "POST", "/api/tables", json={
-        "game": "loot-island", "seats": 3, "name": "Refusals", "options": {"events": False}})
-    tid = table["id"]
-    seat = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
-    owner = {"Authorization": f"Bearer {table['owner_token']}"}
-    for s in (1, 2):
-        api(web, "POST", f"/api/tables/{tid}/seats/{s}/bot", json={"kind": "greedy"},
-            headers=owner)
-    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
-    ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
-    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', "
-                        f"{json.dumps(json.dumps({**seat, 'name': 'Anna'}))});")
-    page = ctx.new_page()
-    page.goto(f"{web.url}/table/{tid}")
+    tid, seat = bot_table(web, "loot-island", kind="greedy", title="Refusals",
+                          options={"events": False})
+    ctx, page = seated_page(browser, web, tid, seat, "loot-island")
     # This seat's turn in phase 2 (round 1 has no discard: the hands are dealt empty).
     page.wait_for_function("""() => { const c = window.__einauge.conn, v = c.view;
         return !!(c.prompt && c.prompt.seq === c.seq && !c.pending && v

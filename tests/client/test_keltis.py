@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import json
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from engine.keltis import KELTIS
 from engine.keltis.rules import FINAL_LAYS, has_lay
-from tests.client.conftest import api, assert_header_one_line, fold, shot
+from tests.client.conftest import (
+    api,
+    assert_header_one_line,
+    bot_table,
+    fold,
+    seated_page,
+    shot,
+)
 from tests.conftest import ServerProcess
 
 
@@ -153,31 +160,6 @@ VIEWER_LISTS_PILE = """(pile) => { const e = window.__einauge;
   return JSON.stringify(listed) === JSON.stringify(e.view().discards[pile]); }"""
 
 
-def keltis_table(web: ServerProcess, bots: int = 2, name: str = "Anna") -> tuple[str, dict]:
-    """A started Keltis table over the API: ``name`` in seat 0, random bots in the others."""
-    table = api(web, "POST", "/api/tables", json={"game": "keltis", "seats": bots + 1,
-                                                  "name": "Keltis board"})
-    tid = table["id"]
-    seat = api(web, "POST", f"/api/tables/{tid}/join", json={"name": name})
-    owner = {"Authorization": f"Bearer {table['owner_token']}"}
-    for s in range(1, bots + 1):
-        api(web, "POST", f"/api/tables/{tid}/seats/{s}/bot", json={"kind": "random"},
-            headers=owner)
-    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
-    return tid, {**seat, "name": name}
-
-
-def seated_page(browser: Browser, web: ServerProcess, tid: str, seat: dict, **ctx_kw: object
-                ) -> tuple[BrowserContext, Page]:
-    """A page of the browser that holds ``seat`` of table ``tid``."""
-    ctx = browser.new_context(**{"viewport": {"width": 1366, "height": 900},
-                                 "locale": "en-US", **ctx_kw})  # type: ignore[arg-type]
-    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', "
-                        f"{json.dumps(json.dumps(seat))});")
-    page = ctx.new_page()
-    page.goto(f"{web.url}/table/{tid}")
-    expect(page.get_by_test_id("board")).to_have_attribute("data-game", "keltis")
-    return ctx, page
 
 
 def my_turn(page: Page) -> str | None:
@@ -292,8 +274,8 @@ def click_move(page: Page, n: int) -> bool:
 def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProcess) -> None:
     """Anna plays against two bots on a desktop page: a card dragged onto a lit place is
     played, the pile viewer lists a pile exactly, the spectator sees no hand at any time."""
-    tid, seat = keltis_table(web)
-    ctx, page = seated_page(browser, web, tid, seat)
+    tid, seat = bot_table(web, "keltis", title="Keltis board")
+    ctx, page = seated_page(browser, web, tid, seat, "keltis")
     sctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     spec = sctx.new_page()
     spec.goto(f"{web.url}/table/{tid}")
@@ -434,9 +416,10 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
     """A German page at 390 px: the board, hand, piles, stones and log read in German, in
     the game's German terms, and nothing reaches past the right edge, during the game and
     at its end (the score breakdown scrolls inside its own box)."""
-    tid, seat = keltis_table(web, name="Jonas")
-    ctx, page = seated_page(browser, web, tid, seat, viewport={"width": 390, "height": 844},
-                            locale="de-DE", is_mobile=True, has_touch=True)
+    tid, seat = bot_table(web, "keltis", name="Jonas", title="Keltis board")
+    ctx, page = seated_page(browser, web, tid, seat, "keltis",
+                            viewport={"width": 390, "height": 844}, locale="de-DE",
+                            is_mobile=True, has_touch=True)
     expect(page.get_by_test_id("my-hand")).to_contain_text("Deine Handkarten")
     expect(page.get_by_test_id("deck-count")).to_contain_text("Nachziehstapel")
     expect(page.get_by_test_id("stones")).to_contain_text("Wunschsteine")
@@ -509,15 +492,8 @@ BOT_STONE_AND_PILE_DRAW = """() => { const v = window.__einauge.view();
 
 def test_keltis_german_log_and_stone_holders_on_a_phone(browser: Browser,
                                                         web: ServerProcess) -> None:
-    table = api(web, "POST", "/api/tables", json={"game": "keltis", "seats": 3})
-    tid = table["id"]
-    seat = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
-    owner = {"Authorization": f"Bearer {table['owner_token']}"}
-    for s in (1, 2):
-        api(web, "POST", f"/api/tables/{tid}/seats/{s}/bot", json={"kind": "greedy"},
-            headers=owner)
-    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
-    ctx, page = seated_page(browser, web, tid, {**seat, "name": "Anna"},
+    tid, seat = bot_table(web, "keltis", kind="greedy")
+    ctx, page = seated_page(browser, web, tid, seat, "keltis",
                             viewport={"width": 390, "height": 844}, is_mobile=True,
                             has_touch=True)
     page.get_by_test_id("lang-de").click()
