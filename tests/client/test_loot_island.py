@@ -300,7 +300,7 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
                 assert spec.locator("[data-testid^=hand-map-]").count() == 0
                 checks += 1
         assert clicks < 3000
-    assert clicks > 40 and checks > 0, (clicks, checks)
+    assert checks > 0, (clicks, checks)
     # Every kind of decision was taken by clicking at least once.
     assert seen["play"] > 5 and seen["take"] + seen["drop"] > 0 and seen["discard"] > 0, seen
     assert seen["multi_selected"] > 0, seen
@@ -334,6 +334,12 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
     assert [m for m in anna_frames + ben_frames if m.get("t") == "error"] == []
     acks = [m for m in anna_frames + ben_frames if m.get("t") == "ack"]
     assert len(acks) >= seen["play"] + seen["discard"], (len(acks), seen)
+    # Every decision of Anna's and Ben's in the record is one the server acknowledged
+    # to a click (nothing played for them), and the game had some of each.
+    record = api(web, "GET", f"/api/tables/{table_id}/record")
+    mine = [a for a in record["actions"] if a["seat"] in (0, 1)]
+    assert len(acks) == len(mine) <= clicks, (len(acks), len(mine), clicks)
+    assert {a["seat"] for a in mine} == {0, 1}
     assert shot_taken
 
     spec.get_by_test_id("open-replay").click()

@@ -4,10 +4,13 @@ messages, history on (re)connect, after the end."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
+import redis
 
+from server.store import chat_key, meta_key
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Seats, Socket, ended
 
@@ -171,16 +174,38 @@ async def test_two_players_three_spectators_on_two_processes(procs) -> None:
     await lobby.close()
 
 
-async def test_chat_before_the_start_and_on_a_gone_table(procs) -> None:
+async def test_chat_before_the_start_and_on_a_gone_table(procs, redis_url: str) -> None:
     a, _ = procs
     lobby = Lobby(a.url)
     tid = (await lobby.create(2))["id"]
     token = (await lobby.join(tid, "Anna"))["token"]
     anna = await Socket(a.ws_url, tid).connect(token=token)
-    spec = await Socket(a.ws_url, tid).connect()
+    spec = await Socket(a.ws_url, tid).connect(hello={"viewer": "v" * 32})
+    # Live chat reaches a socket from its welcome on; what came before is in the history
+    # that follows it. Both are connected live once their history has come.
+    for s in (anna, spec):
+        hist = await s.wait(lambda f: f["t"] == "chat_history")
+        assert all(msgs == [] for msgs in hist["channels"].values())
     await anna.send({"t": "chat", "text": "anyone?"})
     await said(anna, "anyone?")
     await said(spec, "anyone?")
+
+    # The table expires (an unstarted table's keys time out) while both are connected: a
+    # message is refused, nothing is stored, nobody reads it.
+    r = redis.Redis.from_url(redis_url)
+    try:
+        assert r.pexpire(meta_key(tid), 1)
+        while r.exists(meta_key(tid)):
+            time.sleep(0.01)
+        for s in (anna, spec):
+            await s.send({"t": "chat", "text": "still there?"})
+            err = await refused(s, "no_table")
+            assert "no longer exists" in err["message"]
+        assert r.llen(chat_key(tid, "players")) == 1
+        assert not r.exists(chat_key(tid, "spectators"))
+    finally:
+        r.close()
+    assert [m["text"] for m in anna.chats()] == [m["text"] for m in spec.chats()] == ["anyone?"]
     await anna.close()
     await spec.close()
     await lobby.close()
