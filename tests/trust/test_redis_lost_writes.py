@@ -167,10 +167,12 @@ async def test_redis_restarted_from_an_older_append_only_file_rebuilds_and_resyn
     # Play goes on from the stored stream; everyone ends with Redis's view.
     last = await seats.step(6)
     assert last > stored_seq
-    final_seq, _, final = stored_view(own_redis.url, tid)
+    final_seq, final_head, final = stored_view(own_redis.url, tid)
     assert final_seq == last
-    for sock in (*players, spectator):
-        await sock.wait(lambda f: f["t"] == "deltas" and f["seq"] == last)
+    for sock, mark in zip((*players, spectator), marks, strict=True):
+        # By its head: the lost stream had a delta of that seq too (``last`` <= ``newer``).
+        await sock.wait(lambda f: f["t"] == "deltas" and f["seq"] == last
+                        and f["events"][-1]["head"] == final_head, start=mark)
         assert seen_view(sock) == (last, final)
     assert (await lobby.get(f"/api/tables/{tid}/view")).json() == final
     metrics = (await lobby.get("/metrics")).text
@@ -228,8 +230,11 @@ async def test_an_older_stream_without_a_restart_is_noticed_by_every_process(
     last = await seats.step(6)
     final_seq, final_head, final = stored_view(own_redis.url, tid)
     assert final_seq == last < newer + 6
-    for sock in (*players, *watchers):
-        await sock.wait(lambda f: f["t"] == "deltas" and f["seq"] == last)
+    for sock, mark in zip((*players, *watchers), marks, strict=True):
+        # The stored stream's last delta, by its head: the older stream may have had a
+        # delta of the same seq (when ``last`` <= ``newer``), already in the frames.
+        await sock.wait(lambda f: f["t"] == "deltas" and f["seq"] == last
+                        and f["events"][-1]["head"] == final_head, start=mark)
         assert seen_view(sock) == (last, final)
         last_frame = [f for f in sock.frames if f["t"] == "deltas"][-1]
         assert last_frame["events"][-1]["head"] == final_head
