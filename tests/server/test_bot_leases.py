@@ -20,21 +20,33 @@ async def store(redis_url):
 
 
 async def test_one_process_holds_a_tables_lease_until_it_lapses(store) -> None:
+    """Time passing is stood in for by shortening the key's TTL (PEXPIRE), so no wall-clock
+    race decides the outcome: a renewal restores the full term; a lapsed one is taken."""
     tid = secrets.token_urlsafe(9)
-    a, b = BotLeases(store, 300), BotLeases(store, 300)
+    key = bot_lease_key(tid)
+    a, b = BotLeases(store, 10_000), BotLeases(store, 10_000)
     assert await a.claim(tid) and tid in a.held
     assert not await b.claim(tid) and tid not in b.held
+    await store.redis.pexpire(key, 1000)  # most of its term gone
     assert await a.claim(tid)  # its own: renewed
-    assert await store.redis.get(bot_lease_key(tid)) == a.owner.encode()
-    # Renewals keep it past its first term.
-    for _ in range(4):
-        await asyncio.sleep(0.12)
-        assert await a.renew() == []
+    assert 5000 < await store.redis.pttl(key) <= 10_000
+    assert await store.redis.get(key) == a.owner.encode()
+    # Renewals keep it past its first term: each one restores the whole term.
+    for _ in range(3):
+        await store.redis.pexpire(key, 1000)
+        assert await a.renew() == [] and tid in a.held
+        assert 5000 < await store.redis.pttl(key) <= 10_000
     assert not await b.claim(tid)
     # A holder that stops renewing (a dead process) loses it to the next claim.
-    await asyncio.sleep(0.4)
+    await store.redis.pexpire(key, 1)
+    for _ in range(500):
+        if not await store.redis.exists(key):
+            break
+        await asyncio.sleep(0.01)
+    assert not await store.redis.exists(key)
     assert await b.claim(tid)
     assert await a.renew() == [tid] and tid not in a.held
+    assert await store.redis.get(key) == b.owner.encode()
 
 
 async def test_only_the_holder_releases_a_lease(store) -> None:
