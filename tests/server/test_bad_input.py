@@ -3,7 +3,6 @@ and the other clients of the table carry on."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 
 import pytest
@@ -87,8 +86,14 @@ async def test_a_resent_action_id_gets_the_original_ack_and_is_applied_once(game
     msg = {"t": "action", "id": "same", "action": prompt["legal_actions"][0]}
     await mine.send(msg)
     first = await mine.wait(lambda f: f["t"] == "ack")
+    seen = len(mine.frames)
     await mine.send(msg)
-    await asyncio.sleep(0.3)
+    await mine.wait(lambda f: f["t"] == "ack", start=seen)
+    # A socket's frames are handled in order: the sync's welcome comes after anything
+    # the resent action could still bring.
+    seen = len(mine.frames)
+    await mine.send({"t": "sync"})
+    await mine.wait(lambda f: f["t"] == "welcome", start=seen)
     acks = [f for f in mine.frames if f["t"] == "ack"]
     assert len(acks) == 2 and acks[0] == acks[1] == first
     assert (await current_view(lobby, tid))["seq"] == first["seq"]
