@@ -73,8 +73,6 @@ async def play_to_late_position(server: Any, lobby: Lobby, players: int, late: i
     assert r.status_code == 200, r.text
     seats = [await Client(server.ws_url, tid).connect(tok) for tok in tokens]
     watchers = [await Client(server.ws_url, tid, binary=b).connect() for b in (True, False)]
-    for c in (*seats, *watchers):
-        await c.wait(lambda f: f["t"] == "welcome")
     await lobby.start(tid, table["owner_token"])
     events = await stored_events(server.redis_url, tid)
     state = EINAUGE.replay(events)

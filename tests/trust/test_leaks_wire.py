@@ -118,8 +118,6 @@ async def open_pair(sides: list[tuple[LoggedServer, Lobby]], rng: random.Random,
             side.clients[f"seat{seat}"] = await Client(ws, table_id).connect(tokens[seat])
         side.clients["spectator"] = await Client(ws, table_id).connect()
         side.clients["json"] = await Client(ws, table_id, binary=False).connect()
-        for c in side.clients.values():
-            await c.wait(lambda f: f["t"] == "welcome")
     return pair[0], pair[1], k, tokens
 
 
@@ -259,8 +257,6 @@ async def test_no_seed_or_face_down_card_before_the_end(logged_server) -> None:
         await lobby.bot(tid, seat)
     spectators = [await Client(logged_server.ws_url, tid, binary=b).connect()
                   for b in (True, False)]
-    for s in spectators:
-        await s.wait(lambda f: f["t"] == "welcome")
     await lobby.start(tid, table["owner_token"])
     bodies: list[tuple[int, bytes]] = []
     while True:

@@ -145,8 +145,6 @@ async def play_pair(spec: Spec, sides: list[tuple[LoggedServer, Lobby]], rng: ra
         for name, seat in viewers(n):
             client = Client(side.server.ws_url, table_id, binary=name != "json")
             side.clients[name] = await client.connect(tokens[seat] if seat is not None else None)
-        for c in side.clients.values():
-            await c.wait(lambda f: f["t"] == "welcome")
         side.record_states(await start_with_deck(side.server.redis_url, table_id, side.order))
         await side.caught_up()
         await seen_started(side.clients.values())
