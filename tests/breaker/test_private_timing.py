@@ -101,20 +101,37 @@ async def test_a_private_tables_refusal_does_the_work_of_an_unknown_ids(quiet) -
     private = game["id"]
     unknown = "x" * len(private)
     seen: dict[str, dict[str, list[list[list[str]]]]] = {
-        "http": {private: [], unknown: []}, "ws": {private: [], unknown: []}}
+        f"{path}{how}": {private: [], unknown: []}
+        for path in ("http", "ws") for how in ("", " watched")}
     async with Commands(own_redis.url) as commands, \
             httpx.AsyncClient(base_url=server.url) as http:
-        for _ in range(ROUNDS):
-            for tid in (private, unknown):  # interleaved: a cache would show as a change
-                async with commands.during() as ran:
-                    r = await http.get(f"/api/tables/{tid}/view")
-                assert (r.status_code, r.json()["error"]["code"]) == (404, "no_table")
-                seen["http"][tid].append(generic(ran, tid))
-                async with commands.during() as ran:
-                    sock = await Socket(server.ws_url, tid).connect()
-                    code = await sock.wait_closed()
-                assert (code, sock.frames) == (4004, [])
-                seen["ws"][tid].append(generic(ran, tid))
+
+        async def refusals(how: str) -> None:
+            for _ in range(ROUNDS):
+                for tid in (private, unknown):  # interleaved: a cache would show as a change
+                    async with commands.during() as ran:
+                        r = await http.get(f"/api/tables/{tid}/view")
+                    assert (r.status_code, r.json()["error"]["code"]) == (404, "no_table")
+                    seen[f"http{how}"][tid].append(generic(ran, tid))
+                    async with commands.during() as ran:
+                        sock = await Socket(server.ws_url, tid).connect()
+                        code = await sock.wait_closed()
+                    assert (code, sock.frames) == (4004, [])
+                    seen[f"ws{how}"][tid].append(generic(ran, tid))
+
+        await refusals("")
+        # Watched by a socket with its secret, the table is cached on this process: a
+        # refusal still costs the meta read an unknown id costs (it cost nothing here).
+        watcher = await Socket(server.ws_url, private).connect(key=game["invite_key"])
+        assert watcher.frames and watcher.frames[0]["t"] == "welcome", watcher.frames
+        for _ in range(100):  # until its presence is written (in the background)
+            async with commands.during() as ran:
+                await asyncio.sleep(0.1)
+            if not ran:
+                break
+        assert not ran, ran
+        await refusals(" watched")
+        await watcher.close()
         # The control: with its secret the same request reads the table itself, and
         # MONITOR sees it.
         async with commands.during() as ran:
