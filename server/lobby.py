@@ -117,14 +117,14 @@ async def table_or_404(request: Request) -> Any:
     """The live table of the path's ``id``; 404 ``no_table`` when it does not exist or is
     private and the request carries neither its secret nor a token of it."""
     tables, table_id = svc_of(request).tables, request.path_params["id"]
-    cached = tables.cache.get(table_id)
-    meta = cached.meta if cached is not None else await tables.peek(table_id, fresh=True)
+    cached = table_id in tables.cache
+    meta = await tables.peek(table_id)
     if meta is None:
         raise LobbyError(404, "no_table", f"no table {table_id!r}")
     try:
         roles.admit(meta, bearer(request), table_key(request))  # before any replay
     except LobbyError:
-        if cached is None:
+        if not cached:
             raise
         # Refused on the cached meta: refuse on a read of Redis, as for an unknown id, so
         # that a watched private table is not told apart by a faster answer (and a token
