@@ -60,7 +60,7 @@ from bench.load import (
 )
 from engine import get_game
 from engine.chain import genesis, link
-from server import store
+from server.store import streams as store
 
 
 async def make_templates(url: str, count: int, events: int) -> list[tuple[str, list[str]]]:

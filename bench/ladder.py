@@ -4,7 +4,7 @@ Starts a private ``redis-server`` and one server process (bots think without del
 signs up an organiser account, and plays ``--rounds`` rounds of a round robin of
 two-player rated tables between the entrants (every bot kind, mcts at each level of
 ``--levels``), ``--parallel`` tables at a time, seats alternating. Ratings are the
-service's own (server/ratings.py), read from the leaderboard at the end. Prints the
+service's own (server/accounts/ratings.py), read from the leaderboard at the end. Prints the
 ladder as a markdown table (rating, games behind it, provisional) and the run's time::
 
     .venv/bin/python -m bench.ladder --rounds 4 --levels 1,2,3
@@ -24,7 +24,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from server.redis_embedded import EmbeddedRedis, free_port  # noqa: E402
+from server.store.embedded import EmbeddedRedis, free_port  # noqa: E402
 from tests.conftest import ServerProcess  # noqa: E402
 
 

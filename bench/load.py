@@ -69,7 +69,7 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from engine import get_game
-from server.redis_client import connect_sync
+from server.store.client import connect_sync
 
 REPO = Path(__file__).resolve().parents[1]
 FANOUT_METRIC = "einauge_fanout_seconds"

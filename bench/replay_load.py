@@ -28,7 +28,7 @@ import httpx
 import msgpack
 import websockets
 
-from server.redis_embedded import EmbeddedRedis, free_port
+from server.store.embedded import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -34,7 +34,7 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.load import BENCH_ENV, LoadConfig, free_ports, run_load
-from server.redis_client import connect_sync
+from server.store.client import connect_sync
 from tests.cluster import LocalCluster
 
 REPO = Path(__file__).resolve().parents[1]

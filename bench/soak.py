@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.verify import verify_bytes  # noqa: E402
-from server.redis_embedded import EmbeddedRedis, free_port  # noqa: E402
+from server.store.embedded import EmbeddedRedis, free_port  # noqa: E402
 from tests.trust.chaos import (  # noqa: E402
     Spectator,
     check_against_record,

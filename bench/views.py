@@ -16,8 +16,8 @@ import time
 from typing import Any
 
 from engine import GAMES
-from server.meta import Seat, TableMeta
-from server.tables import LiveTable
+from server.table.live import LiveTable
+from server.table.meta import Seat, TableMeta
 
 
 def _meta(game: str, seats: int) -> TableMeta:

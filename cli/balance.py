@@ -118,7 +118,7 @@ backend serve
 
 def run(args: argparse.Namespace) -> int:
     """Start Redis if needed, the processes and HAProxy; supervise until a signal."""
-    from server.redis_embedded import EmbeddedRedis, RedisMissing
+    from server.store.embedded import EmbeddedRedis, RedisMissing
 
     haproxy = find_haproxy()
     if haproxy is None:

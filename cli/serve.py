@@ -2,7 +2,7 @@
 
 Without ``--redis-url`` / ``REDIS_URL`` it starts a private ``redis-server`` with its data
 under ``./var/redis``, restarts it when it dies and stops it on exit; a second service on
-the same data folder is refused (server/supervise.py). SIGTERM/SIGINT close every socket
+the same data folder is refused (server/store/supervise.py). SIGTERM/SIGINT close every socket
 with 1001 ("going away") first, so clients reconnect to another process.
 """
 
@@ -39,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
     # legacy API, should any import touch it, is noise here.
     warnings.filterwarnings("ignore", message=".*websockets.*deprecated", category=Warning)
     from server.logging import configure
-    from server.redis_embedded import EmbeddedRedis, RedisMissing
-    from server.supervise import DataDirInUse, DataDirLock, Supervisor
+    from server.store.embedded import EmbeddedRedis, RedisMissing
+    from server.store.supervise import DataDirInUse, DataDirLock, Supervisor
 
     try:
         settings = config.from_env(host=args.host, port=args.port, redis_url=args.redis_url,
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     try:
         from server.app import create_app
-        from server.header_deadline import HeaderDeadline
+        from server.http.header_deadline import HeaderDeadline
 
         app = create_app(settings, supervisor)
         _raise_open_files()

@@ -26,36 +26,32 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from engine import GAMES
-from server import (
-    account_api,
-    chat,
-    lobby,
-    lobby_migration,
-    metrics,
-    passwords,
-    profiles,
-    ratings,
-    rematch,
-    takeover,
-    ws,
-)
-from server.account_store import AccountStore
-from server.accounts import Accounts
-from server.attendance import Attendance
-from server.bots import BotDriver
-from server.chat import ChatService
+from server import metrics
+from server.accounts import ratings
+from server.accounts.accounts import Accounts
+from server.accounts.mail import Mailer
+from server.accounts.notify import Notifier
+from server.accounts.passkeys import Passkeys
+from server.bots.driver import BotDriver
 from server.config import Settings
-from server.csrf import SessionAuth
-from server.deadlines import Deadlines
-from server.direct import RawSend
-from server.fanout import Connection
+from server.errors import Unavailable
+from server.fanout.frames import RawSend
+from server.fanout.room import Connection
+from server.http import accounts as account_api
+from server.http import lobby, passwords, profiles, rematch, takeover
+from server.http.csrf import SessionAuth
+from server.http.replays import Replays
 from server.logging import get_logger
-from server.mail import Mailer
-from server.notify import Notifier
-from server.passkeys import Passkeys
-from server.replays import Replays
-from server.store import Store, acts_key
-from server.tables import LiveTable, Tables, Unavailable
+from server.play import chat
+from server.play.attendance import Attendance
+from server.play.chat import ChatService
+from server.play.deadlines import Deadlines
+from server.store import lobby_migration
+from server.store.accounts import AccountStore
+from server.store.streams import Store, acts_key
+from server.table.live import LiveTable
+from server.table.tables import Tables
+from server.ws import endpoint as ws
 
 log = get_logger("app")
 
@@ -68,7 +64,7 @@ class Service:
             raise ValueError("create_app needs settings.redis_url (einauge serve starts one)")
         self.settings = settings
         self.embedded = embedded
-        """The watchdog of the embedded Redis (``server.supervise.Supervisor``), if any."""
+        """The watchdog of the embedded Redis (``server.store.supervise.Supervisor``), if any."""
         self.store = Store.from_url(settings.redis_url, settings.redis_timeout,
                                     settings.redis_wait, settings.redis_wait_ms)
         self.tables = Tables(settings, self.store)
@@ -131,7 +127,7 @@ class Service:
 
     def chat_published(self, table: LiveTable, msg: dict[str, Any]) -> None:
         """A chat message arrived on the table's channel: to each local reader."""
-        chat.deliver(table.room.connections(), msg, self.tables.game_over(table))
+        chat.deliver(table.room.connections(), msg, table.game_over())
 
     async def close_sockets(self, code: int = 1001, reason: str = "server going away") -> None:
         """Close every socket with ``code`` (1001: clients reconnect elsewhere)."""
@@ -208,7 +204,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         svc.attendance.start()
         svc.deadlines.start()
         # Running games with bots play on although nobody watches them (in the background:
-        # the service answers meanwhile), each driven by one process (server/bot_leases.py).
+        # the service answers meanwhile), each driven by one process (server/bots/leases.py).
         svc.tables.start_bots()
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))

@@ -1,5 +1,6 @@
-"""The lobby's refusals: one exception carrying the HTTP status and the stable code of
-docs/protocol.md §1 (``lobby.guarded`` turns it into ``{"error": {"code", "message"}}``)."""
+"""The service's refusals: ``LobbyError`` carries the HTTP status and the stable code of
+docs/protocol.md §1 (``server.http.common.guarded`` turns it into
+``{"error": {"code", "message"}}``); ``Unavailable`` is a store that did not confirm."""
 
 from __future__ import annotations
 
@@ -12,3 +13,7 @@ class LobbyError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+class Unavailable(Exception):
+    """Redis did not confirm: nothing is acknowledged (error ``unavailable``, HTTP 503)."""

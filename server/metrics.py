@@ -22,7 +22,8 @@ ACTION_LATENCY = Histogram(
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
 DELIVERIES = Counter("einauge_deliveries_total", "Delta frames queued to sockets")
 DIRECT_WRITES = Counter("einauge_deliveries_direct_total",
-                        "Delta frames written at once as prepared frames (server/direct.py); "
+                        "Delta frames written at once as prepared frames "
+                        "(server/fanout/frames.py); "
                         "the rest waited in a socket's queue")
 FANOUT = Histogram(
     "einauge_fanout_seconds",

@@ -26,7 +26,7 @@ import httpx
 import pytest
 from hypothesis import settings
 
-from server.redis_embedded import EmbeddedRedis, free_port
+from server.store.embedded import EmbeddedRedis, free_port
 from tests.cluster import LocalCluster
 
 # No per-example time limit for Hypothesis (its default is 200 ms): these machines are

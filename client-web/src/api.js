@@ -49,7 +49,7 @@ export const api = {
     call("POST", "/api/tables", { body: { ...(game ? { game } : {}), seats, options, ...(name ? { name } : {}), ...(isPrivate ? { private: true } : {}), ...(timeControl ? { time_control: timeControl } : {}), ...(rated ? { rated: true } : {}) } }),
   ratings: (id) => onTable(id, "GET", "/ratings"),
   getTable: (id) => onTable(id, "GET", ""),
-  /** Who plays a seat during the game (server/takeover.py), with the caller's seat token. */
+  /** Who plays a seat during the game (server/http/takeover.py), with the caller's seat token. */
   claim: (id, seat, token) => onTable(id, "POST", `/seats/${seat}/claim`, { token, body: {} }),
   resign: (id, token) => onTable(id, "POST", "/resign", { token, body: {} }),
   takeBack: (id, token) => onTable(id, "POST", "/return", { token, body: {} }),

@@ -12,7 +12,7 @@ import { kebab, optionFields, optionsText, readOptions } from "./options.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
 
 const REFRESH_MS = 5000;
-// The time controls offered (server/clock.py); the figures shown come from the presets.
+// The time controls offered (server/play/clock.py); the figures shown come from the presets.
 const S = 1000;
 const TIME_CONTROLS = [
   ["none", { kind: "none" }],

@@ -1,4 +1,4 @@
-// View patches: every delta carries an RFC 6902 JSON Patch (server/patch.py), applied with
+// View patches: every delta carries an RFC 6902 JSON Patch (server/table/patch.py), applied with
 // fast-json-patch to the last view this client holds. The first delta of a viewer
 // replaces the whole document, so folding from any document (even null) works.
 import { applyPatch } from "fast-json-patch";

@@ -1,7 +1,7 @@
 // The seats panel of a running table: for every seat who plays it (its player or a bot),
 // whether the player is online, away ("away for 40 s") or gone, the seat's clock, and the
 // spectator count; and the calls a seated player may make: claim a gone player's seat for
-// a bot, resign, take one's seat back. The server decides who may (server/seat_rules.py);
+// a bot, resign, take one's seat back. The server decides who may (server/play/seat_rules.py);
 // the page only offers what the state shown suggests and reports the server's refusal.
 import { clockFor, clockText } from "./clock.js";
 import { h } from "./dom.js";

@@ -111,7 +111,7 @@ export function tablePage(root, id) {
   /** The host's seat (null: the host holds none, so the creator's owner token is it). */
   const hostSeat = () => { const s = st.summary || conn.table; return s && s.host !== undefined ? s.host : null; };
   /** True when this browser holds the host role: it sits in the host's seat, or it
-   *  created the table and the role is still the creator's (server/roles.py). */
+   *  created the table and the role is still the creator's (server/play/roles.py). */
   const isHost = () => (hostSeat() !== null ? mySeat() !== null && mySeat() === hostSeat() : !!ownerFor(id));
   /** The token to send for host calls. */
   const hostToken = () => (hostSeat() !== null && mySeat() === hostSeat() ? (seatFor(id) || {}).token : ownerFor(id));
@@ -474,12 +474,12 @@ export function tablePage(root, id) {
   // ---- the owner's seats (during the game) ----------------------------------------
   /** The table's host may hand a person's seat to a bot for the rest of the game once
    *  that person is gone (as for a claim), never its own seat; the server decides
-   *  (server/seat_rules.py), the page offers only the seats the presence shows gone. */
+   *  (server/play/seat_rules.py), the page offers only the seats the presence shows gone. */
   function renderOwner() {
     const s = st.summary || conn.table;
     const v = conn.view;
     // A seat held by the person looking is never offered (they are here), nor a seat
-    // whose player is not gone: the server refuses it (server/seat_rules.py).
+    // whose player is not gone: the server refuses it (server/play/seat_rules.py).
     const pres = (conn.presence && conn.presence.seats) || [];
     const humans = s && s.seats ? s.seats.filter((x) => x.kind === "human" && x.seat !== mySeat()
       && pres[x.seat] && pres[x.seat].state === "gone") : [];

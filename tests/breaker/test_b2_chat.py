@@ -1,4 +1,4 @@
-"""B2 findings on table chat (server/chat.py): the per-sender token bucket is keyed by an
+"""B2 findings on table chat (server/play/chat.py): the per-sender token bucket is keyed by an
 identity the sender picks (a spectator's ``viewer`` secret) and lives in one process's
 memory, so a flooder gets a fresh bucket by reconnecting with a new viewer key, or by
 talking through a second server process."""

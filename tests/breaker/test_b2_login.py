@@ -1,4 +1,4 @@
-"""B2 findings on login (server/accounts.py): the per-account lockout answers differently
+"""B2 findings on login (server/accounts/accounts.py): the per-account lockout answers differently
 for a name that exists than for one that does not (username enumeration, despite the
 "one answer for both" of ``bad_login``), and anyone anywhere can lock any account out,
 its owner included, with five wrong passwords."""

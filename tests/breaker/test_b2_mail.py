@@ -1,4 +1,5 @@
-"""B2 findings on notification mails (server/notify.py, server/mail.py) through a real
+"""B2 findings on notification mails (server/accounts/notify.py, server/accounts/mail.py)
+through a real
 local SMTP server: the address of an account is never verified, so anyone can have the
 service mail a stranger on every turn of an async game against a bot; and a table name
 with a line break makes every mail of that table fail (``EmailMessage`` refuses the
@@ -12,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from aiosmtpd.controller import Controller
 
+from server.accounts.mail import Mailer
 from server.config import Settings
-from server.mail import Mailer
-from server.redis_embedded import free_port
+from server.store.embedded import free_port
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, unique
 from tests.server.test_notify import Inbox, confirm
@@ -75,7 +76,7 @@ async def test_no_mail_goes_to_an_address_that_was_never_verified(b2_mailing, b2
 
 async def test_a_line_break_in_the_table_name_does_not_lose_the_turn_mail(b2_mailing,
                                                                          b2_smtp):
-    # Table names with control characters are refused at creation now (server/protocol.py),
+    # Table names with control characters are refused at creation now (server/ws/protocol.py),
     # so the mailer is tested on its own with such a subject, and the refusal end to end.
     inbox, port = b2_smtp
     address = f"{unique('anna')}@example.org"

@@ -1,4 +1,4 @@
-"""B2 finding on passkeys (server/passkeys.py, account_api.py): ``POST
+"""B2 finding on passkeys (server/accounts/passkeys.py, account_api.py): ``POST
 /api/account/passkey/begin`` needs no account and has no limit; every call stores a
 ceremony in Redis for five minutes, so one client fills Redis at the speed of its
 requests."""

@@ -1,4 +1,4 @@
-"""B2 finding on ratings (server/ratings.py, app.game_ended): a rated game that one
+"""B2 finding on ratings (server/accounts/ratings.py, app.game_ended): a rated game that one
 account resigns before it made a single move is rated in full. Two accounts of one
 person (same address, one after the other) farm rating points: one resigns at once, a
 bot plays its seat to the end, the other collects the win."""

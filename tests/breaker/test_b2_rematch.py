@@ -1,4 +1,4 @@
-"""B2 finding on rematch (server/rematch.py): the rematch of a rated table between two
+"""B2 finding on rematch (server/http/rematch.py): the rematch of a rated table between two
 accounts is built by ``new_meta``/``take_seat``, which copy neither ``rated`` nor the
 seats' accounts. The rematch is silently unrated, its seats are guests' seats, and it is
 missing from the players' "my games" (so it cannot be continued on another device)."""

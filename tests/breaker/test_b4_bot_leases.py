@@ -1,4 +1,4 @@
-"""Breaking the bot leases (server/bot_leases.py) with real processes on one real Redis:
+"""Breaking the bot leases (server/bots/leases.py) with real processes on one real Redis:
 the lease holder stalled (SIGSTOP) past its lease while its bot waits to store a move,
 then resumed (SIGCONT) after another process took the table over; and the lease key
 deleted under a running holder. Each time the table must keep moving, and every stored
@@ -15,7 +15,7 @@ from collections import Counter
 import httpx
 import redis
 
-from server import store
+from server.store import streams as store
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby
 

@@ -22,8 +22,8 @@ import pytest
 
 from engine.game import IllegalAction
 from server.config import Settings
-from server.store import Store
-from server.tables import Tables
+from server.store.streams import Store
+from server.table.tables import Tables
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby
 

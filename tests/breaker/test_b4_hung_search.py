@@ -1,13 +1,13 @@
 """Breaker b4: a bot search worker that hangs (SIGSTOP: a frozen or swapped-out
 process) stalls its tables for good.
 
-A ``greedy``/``mcts`` bot awaits its move from the search pool (server/bot_pool.py) with
+A ``greedy``/``mcts`` bot awaits its move from the search pool (server/bots/pool.py) with
 no time limit. A worker that dies is noticed (``BrokenProcessPool``, a fresh pool, the
 search again: held, also checked here); one that stops answering is not: the process
-still renews the tables' bot leases (server/bot_leases.py), so no other process takes
+still renews the tables' bot leases (server/bots/leases.py), so no other process takes
 them over, and every searching bot of that process waits forever. Fixed: workers that
 finish nothing for ``EINAUGE_BOT_SEARCH_TIMEOUT`` seconds while work waits are killed
-and the searches made again on a fresh pool (server/bot_pool.py).
+and the searches made again on a fresh pool (server/bots/pool.py).
 
 Found again (CI at load 22-28): the fresh pool's worker got the same 2 s to start and
 search, took longer to start, was ended as hung, and so was every pool after it: the
@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from server import store
+from server.store import streams as store
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby
 

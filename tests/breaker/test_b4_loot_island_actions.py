@@ -12,7 +12,7 @@ from typing import Any
 
 import redis
 
-from server import store
+from server.store import streams as store
 from tests.server.client import Lobby, Socket, auth, prompt_actions
 
 

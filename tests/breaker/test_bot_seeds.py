@@ -9,7 +9,7 @@ sat in it, move after move; a greedy or mcts bot's samples of the hidden part we
 public. Found: all 157 moves of a random-bot Keltis game were reproduced from
 ``RandomBot(f"{table_id}:{seat}")``.
 
-Fixed: every bot move comes from a fresh bot seeded ``server.bots.bot_seed`` (the
+Fixed: every bot move comes from a fresh bot seeded ``server.bots.driver.bot_seed`` (the
 table's secret server seed, the table id, the seat, the seq), so the moves are still the
 same in every process and checkable once the record publishes ``server_seed``.
 """
@@ -21,7 +21,7 @@ import asyncio
 from engine.bots import make_bot
 from engine.bots.random_bot import RandomBot
 from engine.keltis import KELTIS
-from server.bots import bot_seed
+from server.bots.kinds import bot_seed
 from tests.server.client import Lobby
 
 

@@ -1,5 +1,5 @@
 """Finding 3: a seat's player who takes the seat back (``POST …/return``) gets a fresh
-move time and keeps the reserve the bot's interlude never charged (server/clock.py
+move time and keeps the reserve the bot's interlude never charged (server/play/clock.py
 ``restarted``). The host may hand its *own* seat to a bot (``roles.require_hand_over``
 does not look at the seat), so a host whose time is nearly out hands over and returns at
 once, before the bot has moved: its clock starts again, as often as it likes. (Two

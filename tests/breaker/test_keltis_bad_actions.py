@@ -4,7 +4,7 @@ and an illegal action tells a seat nothing about where a card it does not hold l
 Found: a field of the wrong shape got pydantic's first union error, e.g. a ``stone`` with
 too many cards for the protocol (then 9, now 101) got "action.action.cards.str: Input
 should be a valid string" and ``seat: 0.0`` the same: it names neither the problem nor
-the limit. Fixed (server/protocol.py
+the limit. Fixed (server/ws/protocol.py
 ``_reason``): the field, and what it may hold (or the list's own error). Held: the
 engine's ``card_not_in_hand`` is the same code and message (its own wording, the card
 named as sent) for a card in another player's hand and one in the deck.

@@ -1,7 +1,7 @@
 """Finding 1: a websocket ``hello`` with an old ``last_seq`` makes the server replay the
-whole stored game on its event loop (server/ws.py ``welcome`` -> ``rebuild_deltas``),
+whole stored game on its event loop (server/ws/endpoint.py ``welcome`` -> ``rebuild_deltas``),
 uncached and not rate limited, while ``GET …/deltas`` (the same work) is rate limited and
-computed off the loop (server/replays.py). A few dozen anonymous spectator sockets asking
+computed off the loop (server/http/replays.py). A few dozen anonymous spectator sockets asking
 for ``last_seq: 0`` of a finished game stall every table of the process for seconds."""
 
 from __future__ import annotations

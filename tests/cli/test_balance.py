@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from cli.balance import TABLE_PATH, find_haproxy, haproxy_config
-from server import roles
-from server import store as st
-from server.redis_client import connect_sync
-from server.redis_embedded import free_port
+from server.play import roles
+from server.store import streams as st
+from server.store.client import connect_sync
+from server.store.embedded import free_port
 from tests.conftest import ROOT, TEST_ENV
 from tests.server.client import Lobby, Player, events_of
 from tests.trust.chaos import Spectator, check_against_record, verify_record

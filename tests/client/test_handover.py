@@ -1,5 +1,5 @@
 """The table's creator hands the seats of players who left to bots, during the game:
-only seats whose player is gone (server/seat_rules.py; the servers' clock is moved
+only seats whose player is gone (server/play/seat_rules.py; the servers' clock is moved
 through ``EINAUGE_CLOCK_FILE``, never slept)."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from server.redis_embedded import free_port
+from server.store.embedded import free_port
 from tests.client.test_accounts import sign_up
 from tests.conftest import ServerProcess
 from tests.server.client import unique

@@ -20,7 +20,7 @@ import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from engine import get_game
-from server.redis_embedded import free_port
+from server.store.embedded import free_port
 
 
 @contextlib.asynccontextmanager

@@ -1,4 +1,4 @@
-"""Deleting an account (server/account_api.py ``delete_account``, engine/chain.py names):
+"""Deleting an account (server/http/accounts.py ``delete_account``, engine/chain.py names):
 its rated game's record, events, view and chat carry the replacement name, the record
 still passes every check of ``einauge verify``, and no byte of Redis holds the old name,
 whether the game is still stored event by event or already archived."""
@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 from cli.main import main
 from engine.chain import REDACTED
 from engine.verify import CHECKS, PASS, verify_record
-from server.store import archive_key, events_key
+from server.store.streams import archive_key, events_key
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, ended, unique
 

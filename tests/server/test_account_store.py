@@ -1,4 +1,4 @@
-"""server/account_store.py on a real Redis: the failed-login window."""
+"""server/store/accounts.py on a real Redis: the failed-login window."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 
 import redis.asyncio as aioredis
 
-from server.account_store import AccountStore, failures_key
+from server.store.accounts import AccountStore, failures_key
 from tests.server.client import unique
 
 

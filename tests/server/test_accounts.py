@@ -1,4 +1,4 @@
-"""Accounts over the real API (server/accounts.py, sessions.py, csrf.py, account_api.py):
+"""Accounts over the real API (server/accounts/accounts.py, sessions.py, csrf.py, account_api.py):
 sign-up, login, the session cookie, every refusal (wrong password, lockout per account and
 per address, a cross-site change without the CSRF token, another account's seat), a guest
 keeping its seats, and deletion."""

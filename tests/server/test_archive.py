@@ -1,4 +1,4 @@
-"""Archived games (server/archive.py): once a finished game is no longer watched its events
+"""Archived games (server/table/archive.py): once a finished game is no longer watched its events
 and action ids give way to its archive, and every history endpoint answers byte for byte
 as before, rebuilt by replay (also in a process that never saw the game)."""
 
@@ -10,11 +10,11 @@ import time
 import httpx
 import pytest
 
-from server import archive
-from server import store as st
-from server.meta import PACKED, PLAIN, TableMeta, compact, expand
-from server.redis_client import connect_sync
-from server.store import Store
+from server.store import streams as st
+from server.store.client import connect_sync
+from server.store.streams import Store
+from server.table import archive
+from server.table.meta import PACKED, PLAIN, TableMeta, compact, expand
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended
 
@@ -103,8 +103,8 @@ async def test_an_unwatched_finished_game_is_archived_and_answers_the_same(
 def test_an_archive_that_does_not_end_on_the_meta_head_is_refused() -> None:
     from engine.chain import genesis
     from engine.shuffle import combine_seed, commitment
-    from server.meta import Seat
-    from server.tables import LiveTable
+    from server.table.live import LiveTable
+    from server.table.meta import Seat
 
     meta = TableMeta(id="arch", game="einauge", status="ended", name="", options={},
                      seats=[Seat(name=n, kind="human") for n in ("A", "B")],

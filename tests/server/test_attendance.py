@@ -1,5 +1,5 @@
-"""Presence across server processes (server/attendance.py) and claims of abandoned seats
-(server/takeover.py), on real processes sharing one Redis with the injectable clock."""
+"""Presence across server processes (server/play/attendance.py) and claims of abandoned seats
+(server/http/takeover.py), on real processes sharing one Redis with the injectable clock."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bot leases on a real Redis (server/bot_leases.py): one holder at a time, renewal by
+"""Bot leases on a real Redis (server/bots/leases.py): one holder at a time, renewal by
 the holder only, release by the holder only, and a takeover once a holder stops renewing."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import secrets
 
 import pytest
 
-from server.bot_leases import BotLeases
-from server.store import Store, bot_lease_key
+from server.bots.leases import BotLeases
+from server.store.streams import Store, bot_lease_key
 
 
 @pytest.fixture

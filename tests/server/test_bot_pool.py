@@ -1,4 +1,4 @@
-"""The bot pool's hang watchdog (server/bot_pool.py) on real worker processes: a pool that
+"""The bot pool's hang watchdog (server/bots/pool.py) on real worker processes: a pool that
 finishes nothing for its allowance is ended, and the next pool gets twice as long, so
 work slower than the bound (a fresh worker's start on a busy machine) still gets done."""
 
@@ -9,7 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-from server.bot_pool import MAX_STALLS, BotPool
+from server.bots.pool import MAX_STALLS, BotPool
 
 
 async def test_each_pool_ended_as_hung_gets_twice_as_long_until_the_work_is_done() -> None:

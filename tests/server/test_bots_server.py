@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from engine.verify import verify_record
-from server import store
+from server.store import streams as store
 from tests.conftest import ServerProcess
 from tests.server.client import ClockFile, Lobby, Socket, auth, ended, has_event
 
@@ -143,7 +143,7 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(clocked
             assert (r.status_code, r.json()["error"]["code"]) == (status, code), body
         r = await post_bot(lobby, tid, 1, {"kind": "random"}, owner)
         assert (r.status_code, r.json()["error"]["code"]) == (409, "seat_taken")
-        # Hanna is here: her seat is not the host's to give away (server/seat_rules.py).
+        # Hanna is here: her seat is not the host's to give away (server/play/seat_rules.py).
         r = await post_bot(lobby, tid, 2, {"kind": "greedy"}, owner)
         assert (r.status_code, r.json()["error"]["code"]) == (409, "not_away")
 

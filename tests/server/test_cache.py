@@ -124,8 +124,8 @@ async def test_a_socket_joining_while_another_leaves_gets_a_followed_table(redis
     table nobody follows, and miss every change (it happened in test_limits' flooding
     test: the watcher never got the lobby change)."""
     from server.config import Settings
-    from server.store import Store
-    from server.tables import Tables
+    from server.store.streams import Store
+    from server.table.tables import Tables
 
     store = Store.from_url(redis_url)
     tables = Tables(Settings(redis_url=redis_url), store)

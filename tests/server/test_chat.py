@@ -1,4 +1,4 @@
-"""The pure chat core (server/chat.py): bounds, cleaning, separation, rate, delivery;
+"""The pure chat core (server/play/chat.py): bounds, cleaning, separation, rate, delivery;
 without sockets or Redis."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from server import chat, protocol
-from server.store import Store, meta_key
+from server.play import chat
+from server.store.streams import Store, meta_key
+from server.ws import protocol
 
 
 class Clock:

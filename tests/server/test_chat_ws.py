@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from server.store import chat_key, meta_key
+from server.store.streams import chat_key, meta_key
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Seats, Socket, ended
 

@@ -1,10 +1,10 @@
-"""The move clock's arithmetic (server/clock.py), without sockets."""
+"""The move clock's arithmetic (server/play/clock.py), without sockets."""
 
 from __future__ import annotations
 
 import pytest
 
-from server import clock as c
+from server.play import clock as c
 
 S = c.SECOND
 

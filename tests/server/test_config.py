@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from server import config
-from server.redis_embedded import EmbeddedRedis, RedisMissing
+from server.store.embedded import EmbeddedRedis, RedisMissing
 from tests.conftest import ROOT
 
 

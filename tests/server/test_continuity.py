@@ -1,9 +1,9 @@
-"""server/continuity.py: when a published message or the stored meta continues the cached
+"""server/table/continuity.py: when a published message or the stored meta continues the cached
 stream, and when it does not (Redis lost writes): pure, without Redis."""
 
 from __future__ import annotations
 
-from server.continuity import continues, published, stored
+from server.table.continuity import continues, published, stored
 
 
 def heads(tag: str, first: int, last: int) -> list[str]:

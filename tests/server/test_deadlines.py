@@ -1,4 +1,4 @@
-"""Move deadlines enforced by whichever process is alive (server/deadlines.py), on real
+"""Move deadlines enforced by whichever process is alive (server/play/deadlines.py), on real
 server processes sharing one Redis, with the injectable clock (``EINAUGE_CLOCK_FILE``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from engine.verify import verify_record
-from server import store
+from server.store import streams as store
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import ClockFile, Lobby, Socket, ended, has_event
 

@@ -1,4 +1,4 @@
-"""Prepared frames written straight to the transport (server/direct.py)."""
+"""Prepared frames written straight to the transport (server/fanout/frames.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 from websockets.protocol import Protocol, Side, State
 
-from server.direct import SCOPE_KEY, DirectSocket, RawSend, prepare
+from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend, prepare
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended, events_of, in_process
 

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from server import roles
-from server import store as st
-from server.meta import Seat, TableMeta
-from server.redis_client import connect_sync
+from server.play import roles
+from server.store import streams as st
+from server.store.client import connect_sync
+from server.table.meta import Seat, TableMeta
 from tests.cluster import LocalCluster
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Player, Socket, ended, events_of

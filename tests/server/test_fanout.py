@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from server import protocol
-from server.fanout import Connection, Delta, Room
+from server.fanout.delta import Delta
+from server.fanout.room import Connection, Room
+from server.ws import protocol
 
 
 def make_conn(seat: int | None, seq: int, got: list) -> Connection:

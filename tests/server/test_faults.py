@@ -12,8 +12,9 @@ import redis
 
 from engine.einauge.record import replay_record
 from engine.einauge.view import public_view
-from server import roles, store
-from server.lobby_index import index_keys
+from server.play import roles
+from server.store import streams as store
+from server.store.lobby_index import index_keys
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Lobby, Player, Socket
 

@@ -1,6 +1,6 @@
 """The games at the lobby API: ``GET /api/games`` (seat range, options schema, bot kinds
 from the engine), each game's card catalogue, and tables of any game created and checked
-by the game's own rules (server/lobby.py names no game)."""
+by the game's own rules (server/http/lobby.py names no game)."""
 
 from __future__ import annotations
 

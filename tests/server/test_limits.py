@@ -9,7 +9,7 @@ import socket
 import pytest
 import websockets
 
-from server.ws import CLOSE_TIMEOUT
+from server.ws.endpoint import CLOSE_TIMEOUT
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Lobby, Socket, ended, pack, unpack
 

@@ -1,4 +1,5 @@
-"""Roles at the lobby API (server/lobby.py with server/roles.py) on a real server and Redis:
+"""Roles at the lobby API (server/http/lobby.py with server/play/roles.py) on a real server
+and Redis:
 every table-changing call refuses a missing, wrong or other seat's token and changes
 nothing; the host role passes on; kick and options; private tables."""
 
@@ -12,7 +13,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
-from server.store import events_key, meta_key
+from server.store.streams import events_key, meta_key
 from tests.server.client import Lobby, Socket, auth
 
 FORGED = "forged-token-0000000000"
@@ -120,7 +121,7 @@ async def test_handover_without_the_host_token_changes_nothing(lobby, rds, table
             assert (r.status_code, r.json()["error"]["code"]) == (status, code), who
             assert await rds.hgetall(meta_key(tid)) == before
         # The host's token passes the role check; Ben is here, so the seat rule refuses
-        # (a handover needs its player gone: server/seat_rules.py), and nothing changes.
+        # (a handover needs its player gone: server/play/seat_rules.py), and nothing changes.
         before = await rds.hgetall(meta_key(tid))
         r = await call(lobby, "POST", f"/api/tables/{tid}/seats/1/bot", table["owner"],
                        {"kind": "random"})

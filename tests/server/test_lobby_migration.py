@@ -1,4 +1,4 @@
-"""The lobby lists of an older version (server/lobby_migration.py): written in their old
+"""The lobby lists of an older version (server/store/lobby_migration.py): written in their old
 layout into a real Redis, a service started on it lists their tables, the old lists are
 gone, and a second run changes nothing."""
 
@@ -11,11 +11,11 @@ import time
 import httpx
 
 from engine.chain import genesis
-from server import lobby_migration
-from server.lobby_index import LobbyIndex
-from server.meta import Seat, TableMeta, token_hash
-from server.redis_client import connect_sync
-from server.store import Store, meta_key
+from server.store import lobby_migration
+from server.store.client import connect_sync
+from server.store.lobby_index import LobbyIndex
+from server.store.streams import Store, meta_key
+from server.table.meta import Seat, TableMeta, token_hash
 from tests.conftest import ServerProcess
 
 

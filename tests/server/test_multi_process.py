@@ -92,8 +92,9 @@ async def test_conflicting_actions_from_two_processes_store_exactly_one(server, 
 
 
 async def test_bots_driven_by_two_processes_move_once_per_turn(server, server_b, redis_url):
-    from server import roles, store
-    from server.redis_client import connect_sync
+    from server.play import roles
+    from server.store import streams as store
+    from server.store.client import connect_sync
 
     lobby = Lobby(server.url)
     table = await lobby.create(3)
@@ -148,11 +149,11 @@ def _bot_moves(base: str) -> float:
 
 async def test_two_processes_started_together_drive_a_bot_table_once(own_redis):
     """Every starting process resumes the listed bot tables; only the one holding a
-    table's lease (server/bot_leases.py) drives its bots: after a crash and two fresh
+    table's lease (server/bots/leases.py) drives its bots: after a crash and two fresh
     processes, each bot turn is decided once in all (not once per process) and stored
     once."""
-    from server import store
-    from server.redis_client import connect_sync
+    from server.store import streams as store
+    from server.store.client import connect_sync
 
     env = {"EINAUGE_BOT_DELAY": "0.05", "EINAUGE_BOT_LEASE": "3"}
     r = connect_sync(own_redis.url)  # a cluster under --redis=cluster

@@ -1,4 +1,5 @@
-"""Notification mails (server/notify.py, server/mail.py) through a real local SMTP server
+"""Notification mails (server/accounts/notify.py, server/accounts/mail.py) through a real
+local SMTP server
 (aiosmtpd): an async table sends one mail to the right address when the turn changes and
 when the game ends; a live table, an opted-out account and a service without SMTP send
 none."""
@@ -14,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 from aiosmtpd.controller import Controller
 
+from server.accounts.mail import Mailer
 from server.config import Settings
-from server.mail import Mailer
-from server.redis_embedded import free_port
+from server.store.embedded import free_port
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, ended, unique
 

@@ -1,5 +1,5 @@
-"""Password change and reset by e-mail over the real API (server/passwords.py,
-server/accounts.py), with a real local SMTP server (aiosmtpd): every refusal, the
+"""Password change and reset by e-mail over the real API (server/http/passwords.py,
+server/accounts/accounts.py), with a real local SMTP server (aiosmtpd): every refusal, the
 sessions that end, a single-use expiring link, no mail without SMTP, the rate limits, and
 no usable secret in Redis."""
 
@@ -15,8 +15,8 @@ import redis.asyncio as aioredis
 from aiosmtpd.controller import Controller
 from argon2 import PasswordHasher
 
-from server.account_store import account_key, reset_key, secret_hash
-from server.redis_embedded import free_port
+from server.store.accounts import account_key, reset_key, secret_hash
+from server.store.embedded import free_port
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Member, unique
 from tests.server.test_notify import Inbox, confirm

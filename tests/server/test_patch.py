@@ -1,4 +1,4 @@
-"""View patches (server/patch.py): RFC 6902 documents that ``jsonpatch`` (the library the
+"""View patches (server/table/patch.py): RFC 6902 documents that ``jsonpatch`` (the library the
 tests use, as the web client uses fast-json-patch) turns into exactly the new view."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import GAMES
-from server.patch import diff, escape, whole
+from server.table.patch import diff, escape, whole
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3),
                            lambda inner: st.lists(inner, max_size=3)

@@ -1,8 +1,8 @@
-"""The presence state machine (server/presence.py), without sockets."""
+"""The presence state machine (server/play/presence.py), without sockets."""
 
 from __future__ import annotations
 
-from server import presence as p
+from server.play import presence as p
 
 GRACE, CLAIM = 2_000, 30_000
 

@@ -1,4 +1,4 @@
-"""Inbound frame decoding and validation (server/protocol.py)."""
+"""Inbound frame decoding and validation (server/ws/protocol.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import msgpack
 import pytest
 
 from engine import get_game
-from server import protocol as p
+from server.ws import protocol as p
 
 
 def test_decode_msgpack_and_json():

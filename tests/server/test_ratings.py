@@ -1,4 +1,4 @@
-"""Ratings (server/ratings.py): places from a result, the Plackett–Luce update, and a
+"""Ratings (server/accounts/ratings.py): places from a result, the Plackett–Luce update, and a
 rated table's result applied exactly once: two settles at once, a settle that dies half
 way, and two server processes with the one that stored the last action SIGKILLed."""
 
@@ -9,8 +9,8 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from server import ratings
-from server.account_store import AccountStore
+from server.accounts import ratings
+from server.store.accounts import AccountStore
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, ended, unique
 

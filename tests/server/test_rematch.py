@@ -1,4 +1,4 @@
-"""Rematch over the HTTP API (server/rematch.py) on two real server processes and one
+"""Rematch over the HTTP API (server/http/rematch.py) on two real server processes and one
 real Redis: who may ask, the offer, rotation, bots coming along, two accepts at once,
 and the start once every person has accepted."""
 
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.meta import Seat
-from server.rematch import rematch_seats, rotated
+from server.http.rematch import rematch_seats, rotated
+from server.table.meta import Seat
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Seats, Socket, ended
 
@@ -132,7 +132,7 @@ async def test_two_accepts_at_once_make_one_table_and_one_start(server, server_b
     tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben", "Cleo")]
     await lobby.start(tid)
     # Cleo leaves: she resigns, and the bot that plays her seat comes along to the rematch.
-    # (It was the owner's handover; that needs Cleo gone for 60 s now, server/seat_rules.py.)
+    # (It was the owner's handover; that needs Cleo gone for 60 s now, server/play/seat_rules.py.)
     r = await lobby.seat_call(tid, "resign", tokens[2])
     assert r.status_code == 200, r.text
     socks = await play_to_end(server.ws_url, tid, tokens[:2])

@@ -1,4 +1,4 @@
-"""server/replays.py through a real server: a replay answer is computed once and then
+"""server/http/replays.py through a real server: a replay answer is computed once and then
 served from the cache, off the event loop, and each address is held to its replay rate."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from server.replays import replay_record
+from server.http.replays import replay_record
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended, unheaded
 

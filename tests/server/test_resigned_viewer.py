@@ -127,7 +127,7 @@ async def test_a_resigned_seat_reads_a_spectators_view_live_on_reconnect_and_ove
 
 
 async def test_a_resigned_seats_catch_up_beyond_the_ring_is_a_spectators(server) -> None:
-    """A reconnect whose missed deltas left the ring is rebuilt by replay (server/ws.py
+    """A reconnect whose missed deltas left the ring is rebuilt by replay (server/ws/endpoint.py
     ``welcome``): for a resigned seat, as the spectators'."""
     lobby = Lobby(server.url)
     table = await lobby.create_game("keltis", 2)

@@ -1,12 +1,12 @@
-"""Who may do what (server/roles.py), as pure functions over a table's meta."""
+"""Who may do what (server/play/roles.py), as pure functions over a table's meta."""
 
 from __future__ import annotations
 
 import pytest
 
-from server import roles
 from server.errors import LobbyError
-from server.meta import Seat, TableMeta, token_hash
+from server.play import roles
+from server.table.meta import Seat, TableMeta, token_hash
 
 OWNER, ANNA, BEN, CEM = "owner-token", "anna-token", "ben-token", "cem-token"
 

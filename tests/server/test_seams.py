@@ -19,18 +19,18 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 from uvicorn.config import WS_PROTOCOLS
 
-from server.direct import SCOPE_KEY, DirectSocket, RawSend, missing_seam, prepare
+from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend, missing_seam, prepare
 from tests.server.client import Socket, in_process
 
 
 def test_uvicorn_has_the_websockets_sansio_protocol():
     assert "websockets-sansio" in WS_PROTOCOLS, (
         f"uvicorn {uvicorn.__version__} has no ws='websockets-sansio' (cli/serve.py runs "
-        "the service on it, and server/direct.py writes through its protocol objects)")
+        "the service on it, and server/fanout/frames.py writes through its protocol objects)")
 
 
 async def test_direct_writes_find_their_seams_behind_uvicorns_send():
-    """server/direct.py writes prepared frames on uvicorn's transport after repeating
+    """server/fanout/frames.py writes prepared frames on uvicorn's transport after repeating
     uvicorn's own checks, which read private attributes of its protocol object and of the
     websockets ``Protocol`` inside it. Without them every delivery would quietly take the
     slower ASGI path (docs/benchmarks.md "Service")."""
@@ -56,14 +56,14 @@ async def test_direct_writes_find_their_seams_behind_uvicorns_send():
     assert sock.raw == [b"after the handshake"]
     assert found["released"] == (None, None)
     assert found["missing"] == [], (
-        f"uvicorn {uvicorn.__version__}: server/direct.py reads {found['missing']} of the "
+        f"uvicorn {uvicorn.__version__}: server/fanout/frames.py reads {found['missing']} of the "
         "protocol behind the ASGI send (to write prepared frames); adapt "
-        "server/direct.py or keep uvicorn/websockets at the tested versions")
+        "server/fanout/frames.py or keep uvicorn/websockets at the tested versions")
     assert found["direct"] is not None
 
 
 async def test_starlettes_websocket_keeps_the_raw_asgi_receive():
-    """server/ws.py drains a closing socket through ``WebSocket._receive`` (the raw ASGI
+    """server/ws/endpoint.py drains a closing socket through ``WebSocket._receive`` (the raw ASGI
     receive), because Starlette's ``receive`` refuses once the close is sent and the
     websockets library completes the closing handshake only when its queue has room."""
 
@@ -76,7 +76,7 @@ async def test_starlettes_websocket_keeps_the_raw_asgi_receive():
     ws = WebSocket({"type": "websocket", "path": "/", "headers": []}, receive, send)
     assert getattr(ws, "_receive", None) is receive, (
         "starlette.websockets.WebSocket no longer keeps the ASGI receive as _receive: "
-        "server/ws.py _finish_close needs it to drain a closing socket")
+        "server/ws/endpoint.py _finish_close needs it to drain a closing socket")
 
 
 def test_uvicorns_server_shutdown_can_be_extended():
@@ -93,9 +93,9 @@ def test_uvicorns_server_shutdown_can_be_extended():
 
 
 def test_redis_cluster_client_has_what_the_store_and_subscriber_use():
-    """server/store.py sends the append script and ``WAIT`` in one cluster pipeline with
+    """server/store/streams.py sends the append script and ``WAIT`` in one cluster pipeline with
     ``target_nodes`` (both must go down one connection of the key's master), and
-    server/subscriber.py reads each node's shard channels with
+    server/fanout/subscriber.py reads each node's shard channels with
     ``get_sharded_message(target_node=…)``; both are redis-py API that is barely
     documented, so pyproject.toml holds redis to the minor release tested here."""
     import redis

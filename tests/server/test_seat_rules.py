@@ -1,12 +1,12 @@
-"""Who may claim, hand over, resign and take back a seat (server/seat_rules.py)."""
+"""Who may claim, hand over, resign and take back a seat (server/play/seat_rules.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from engine.seat_control import SeatControllerChanged
-from server import seat_rules as r
-from server.presence import SeatPresence
+from server.play import seat_rules as r
+from server.play.presence import SeatPresence
 
 GONE = SeatPresence(1, "gone", 0)
 AWAY = SeatPresence(1, "away", 10_000)

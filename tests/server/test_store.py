@@ -1,4 +1,4 @@
-"""The Redis layout and scripts (server/store.py) against a real Redis."""
+"""The Redis layout and scripts (server/store/streams.py) against a real Redis."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import time
 import pytest
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server import store as st
-from server.meta import Seat, TableMeta, token_hash
-from server.store import Store
+from server.store import streams as st
+from server.store.streams import Store
+from server.table.meta import Seat, TableMeta, token_hash
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ PACKED_ARGS = [
 
 
 async def test_commands_go_out_exactly_as_redis_pys_own_packer_writes_them(store, redis_mode):
-    """The service's connections pack commands with hiredis (server/redis_client.py):
+    """The service's connections pack commands with hiredis (server/store/client.py):
     byte for byte what redis-py's Python packer writes, the same errors for what it
     refuses, and an append still stores and reads back."""
     from redis.asyncio.connection import Connection
@@ -152,7 +152,7 @@ def summary(meta: TableMeta, status: str, created: float) -> dict:
 async def test_lobby_index_moves_rows_keeps_the_newest_version_and_drops_expired(store):
     import time
 
-    from server.lobby_index import LobbyIndex
+    from server.store.lobby_index import LobbyIndex
 
     lobby = LobbyIndex(store.redis, tag=secrets.token_hex(4))
     a, b = new_meta(), new_meta()
@@ -179,7 +179,7 @@ async def test_lobby_index_moves_rows_keeps_the_newest_version_and_drops_expired
 async def test_lobby_index_keeps_only_the_newest_ended_rows(store):
     import time
 
-    from server.lobby_index import LobbyIndex
+    from server.store.lobby_index import LobbyIndex
 
     lobby = LobbyIndex(store.redis, tag=secrets.token_hex(4), keep_ended=3)
     metas = [new_meta() for _ in range(5)]

@@ -1,4 +1,5 @@
-"""Per-viewer deltas of a live table (server/tables.py, server/fanout.py) without sockets:
+"""Per-viewer deltas of a live table (server/table/tables.py, server/fanout/room.py)
+without sockets:
 every viewer class folds, delta by delta, to its own view at that seq; seats share the
 spectators' frame when they may see the same; a ``None`` projection sends that viewer
 nothing (every delta names ``prev``: the seq its patch applies to); an append (an
@@ -17,9 +18,10 @@ from engine.einauge import EINAUGE
 from engine.game import Message, Viewer
 from engine.keltis import KELTIS, Keltis
 from engine.keltis import events as ev
-from server.fanout import Delta
-from server.meta import Seat, TableMeta
-from server.tables import LiveTable, replay_deltas, viewer_keys
+from server.fanout.delta import Delta
+from server.table.core import replay_deltas, viewer_keys
+from server.table.live import LiveTable
+from server.table.meta import Seat, TableMeta
 
 SEATS = 3
 

@@ -33,9 +33,9 @@ from engine.chain import genesis, heads, link, public_events
 from engine.einauge.cards import CARDS
 from engine.einauge.game import EINAUGE
 from engine.game import Message
-from server import protocol
-from server.store import Store
-from server.tables import replay_deltas
+from server.store.streams import Store
+from server.table.core import replay_deltas
+from server.ws import protocol
 from tests.trust.wire import Client, Lobby, crashes, secrets_of, unpack
 
 # Per game: players, and how few island cards may be face down before it stops (a refill

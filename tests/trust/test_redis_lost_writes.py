@@ -15,7 +15,7 @@ from typing import Any
 import redis
 
 from engine.einauge.game import EINAUGE
-from server import store
+from server.store import streams as store
 from tests.server.client import Lobby, Seats, Socket, apply_deltas
 from tests.trust.wire import crashes
 

@@ -18,8 +18,8 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import get_game
 from engine.chain import genesis, link
-from server.meta import TableMeta
-from server.store import Store
+from server.store.streams import Store
+from server.table.meta import TableMeta
 from tests.conftest import ServerProcess
 
 

@@ -1,0 +1,77 @@
+"""Who a request is, and protection of cookie-authenticated changes against cross-site
+requests (docs/protocol.md §1, "Sessions").
+
+``SessionAuth`` (ASGI middleware, HTTP only) loads the session of the ``einauge_session``
+cookie into ``scope["einauge.session"]`` (``None`` without one). A request that changes
+something (any method but GET/HEAD/OPTIONS) and carries a live session cookie must also
+carry that session's token in ``X-CSRF-Token`` (synchronizer token: a page of another site
+can neither read it nor set the header without a CORS preflight the server never grants),
+else 403 ``csrf`` and nothing runs. Requests without a session cookie are authenticated by
+bearer tokens only, which a browser never sends by itself. Sign-up and login set a cookie,
+so they also refuse an ``Origin`` of another site (403 ``csrf``; login CSRF).
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from redis.exceptions import RedisError
+from starlette.requests import HTTPConnection
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from server.accounts import sessions
+from server.accounts.sessions import Session
+from server.ws.endpoint import origin_allowed
+
+SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+SCOPE_KEY = "einauge.session"
+
+
+def session_of(conn: HTTPConnection) -> Session | None:
+    """The request's session (set by ``SessionAuth``), or ``None``."""
+    return conn.scope.get(SCOPE_KEY)
+
+
+def same_site(conn: HTTPConnection, allowed: tuple[str, ...]) -> bool:
+    """True unless the request's ``Origin`` names another site."""
+    return origin_allowed(conn.headers.get("origin"), conn.headers.get("host"), allowed)
+
+
+class SessionAuth:
+    """See the module docstring."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        conn = HTTPConnection(scope)
+        svc: Any = scope["app"].state.svc
+        sid = conn.cookies.get(sessions.COOKIE)
+        session = None
+        if sid:
+            try:
+                session = await sessions.load(svc.accounts, sid)
+            except RedisError:
+                await _refuse(scope, receive, send, 503, "unavailable",
+                              "the store is unavailable; try again")
+                return
+        scope[SCOPE_KEY] = session
+        if session is not None and scope["method"] not in SAFE:
+            given = conn.headers.get("x-csrf-token", "")
+            if not given or not hmac.compare_digest(given, session.csrf):
+                await _refuse(scope, receive, send, 403, "csrf",
+                              "a change made with the session cookie needs the session's "
+                              "X-CSRF-Token header")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str,
+                  message: str) -> None:
+    response = JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    await response(scope, receive, send)

@@ -1,0 +1,702 @@
+"""Redis layout of docs/protocol.md §3: keys, the append and meta scripts, loads.
+
+Every key of a table carries the hash tag ``{<table id>}`` so a Redis Cluster keeps it in
+one slot. Appending an action's events is one round trip (``APPEND``): it checks the
+expected seq (and, for the start, the lobby version), the action id for idempotency,
+pushes the entries, sets ``seq``/``head``, and ``SPUBLISH``es them on the table channel.
+Only this module knows key names; everything else calls these functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import msgpack
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server import metrics
+from server.store import client as redis_client
+from server.store.lobby_index import LobbyIndex
+from server.table.meta import PACKED, PLAIN, compact, expand
+
+APPEND_LUA = """
+local meta, events, acts, chan = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local expected, want_version, act = tonumber(ARGV[1]), ARGV[2], ARGV[3]
+local head, payload, n = ARGV[4], ARGV[5], tonumber(ARGV[6])
+local prev = ARGV[7]
+if redis.call('EXISTS', meta) == 0 then return {'missing', 0} end
+if act ~= '' then
+  local done = redis.call('HGET', acts, act)
+  if done then
+    -- Written again (same value) so that a WAIT after this call covers the original
+    -- write: WAIT counts replicas up to this connection's last write.
+    redis.call('HSET', acts, act, done)
+    return {'dup', tonumber(done)}
+  end
+end
+local seq = tonumber(redis.call('HGET', meta, 'seq') or '0')
+if seq ~= expected then return {'stale', seq} end
+if prev ~= '' and redis.call('HGET', meta, 'head') ~= prev then return {'stale', seq} end
+if want_version ~= '' and redis.call('HGET', meta, 'version') ~= want_version then
+  return {'stale', seq}
+end
+if n > 0 then redis.call('RPUSH', events, unpack(ARGV, 8, 7 + n)) end
+local new = seq + n
+redis.call('HSET', meta, 'seq', new, 'head', head)
+for i = 8 + n, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
+if want_version ~= '' then redis.call('HINCRBY', meta, 'version', 1) end
+if act ~= '' then redis.call('HSET', acts, act, new) end
+redis.call('PERSIST', meta)
+if payload ~= '' then redis.call('SPUBLISH', chan, payload) end
+return {'ok', new}
+"""
+
+ARCHIVE_LUA = """
+local meta, events, acts, archive = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+if redis.call('HGET', meta, 'status') ~= 'ended' then return 0 end
+if tonumber(redis.call('HGET', meta, 'seq') or '-1') ~= tonumber(ARGV[1]) then return 0 end
+if redis.call('LLEN', events) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', archive, ARGV[2])
+redis.call('DEL', events, acts)
+-- the meta's fields move into the packed one, unless written since they were read (a
+-- field stored plainly wins over the packed one: server/table/meta.py expand)
+for i = 4, #ARGV, 2 do
+  if redis.call('HGET', meta, ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', meta, ARGV[i]) end
+end
+redis.call('HSET', meta, 'z', ARGV[3])
+return 1
+"""
+
+CREATE_LUA = """
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1]))
+"""
+
+UPDATE_META_LUA = """
+local meta, chan = KEYS[1], KEYS[2]
+local want, ttl, payload = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+if redis.call('EXISTS', meta) == 0 then return -1 end
+if want ~= '' and redis.call('HGET', meta, 'version') ~= want then return -2 end
+for i = 4, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
+local v = redis.call('HINCRBY', meta, 'version', 1)
+if ttl > 0 then redis.call('EXPIRE', meta, ttl) elseif ttl < 0 then redis.call('PERSIST', meta) end
+if payload ~= '' then redis.call('SPUBLISH', chan, payload) end
+return v
+"""
+
+CHAT_LUA = """
+local meta, list, chan = KEYS[1], KEYS[2], KEYS[3]
+local entry, cap, ttl, payload = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local now, burst, refill = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+if redis.call('EXISTS', meta) == 0 then return {0, 0} end
+local left = {}
+for i = 4, #KEYS do
+  local b = redis.call('HMGET', KEYS[i], 'tokens', 'at')
+  local tokens, at = tonumber(b[1]) or burst, tonumber(b[2]) or now
+  tokens = math.min(burst, tokens + math.max(0, now - at) / refill)
+  if tokens < 1 then return {2, math.ceil((1 - tokens) * refill * 1000)} end
+  left[i] = tokens
+end
+for i = 4, #KEYS do
+  redis.call('HSET', KEYS[i], 'tokens', tostring(left[i] - 1), 'at', tostring(now))
+  redis.call('EXPIRE', KEYS[i], math.ceil(burst * refill) + 1)
+end
+redis.call('RPUSH', list, entry)
+redis.call('LTRIM', list, -cap, -1)
+redis.call('EXPIRE', list, ttl)
+redis.call('SPUBLISH', chan, payload)
+return {1, 0}
+"""
+
+CREATE_NEW_LUA = """
+local meta = KEYS[1]
+if redis.call('EXISTS', meta) == 1 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('HSET', meta, ARGV[i], ARGV[i + 1]) end
+redis.call('EXPIRE', meta, tonumber(ARGV[1]))
+return 1
+"""
+
+LSET_IF_LUA = """
+local missed = 0
+for i = 1, #ARGV, 3 do
+  local at = tonumber(ARGV[i])
+  if redis.call('LINDEX', KEYS[1], at) == ARGV[i + 1] then
+    redis.call('LSET', KEYS[1], at, ARGV[i + 2])
+  else
+    missed = missed + 1
+  end
+end
+return missed
+"""
+
+SET_IF_LUA = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+"""
+
+BOT_LEASE_LUA = """
+local owner = redis.call('GET', KEYS[1])
+if owner == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if owner then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+BOT_RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+REPACK_LUA = """
+local meta = KEYS[1]
+if redis.call('HGET', meta, 'z') ~= ARGV[1] then return 0 end
+redis.call('HSET', meta, 'z', ARGV[2])
+for i = 3, #ARGV, 2 do
+  if redis.call('HGET', meta, ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', meta, ARGV[i]) end
+end
+return 1
+"""
+
+BOT_TABLES = "tables:bots"
+"""Set of the running tables that have a bot seat: a process resumes their bots when it
+starts (an index, like the lobby lists: a gone id is dropped when found)."""
+
+CALL_TIMEOUT = 2.0
+"""Default bound (seconds) on the whole of one store call: waiting for a pooled
+connection, every retry and every reply (``EINAUGE_REDIS_TIMEOUT``). A frozen or
+unreachable Redis makes the call fail with ``redis.TimeoutError`` after at most this long,
+instead of after the retries of several socket timeouts."""
+
+T = TypeVar("T")
+
+
+def bounded(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """Run a ``Store`` coroutine method within ``self.timeout`` seconds in total; raises
+    ``redis.TimeoutError`` (a ``RedisError``) when Redis did not answer in time. redis-py
+    drops the connection of a cancelled command, so no late reply is read by another."""
+
+    @functools.wraps(method)
+    async def run(self: Store, *args: Any, **kwargs: Any) -> T:
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await method(self, *args, **kwargs)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Redis did not answer within {self.timeout:g} s") from None
+
+    return run
+
+
+def meta_key(table_id: str) -> str:
+    """The table's metadata hash."""
+    return f"t:{{{table_id}}}:meta"
+
+
+def events_key(table_id: str) -> str:
+    """The table's event list (index ``seq - 1``)."""
+    return f"t:{{{table_id}}}:events"
+
+
+def acts_key(table_id: str) -> str:
+    """The table's action-id hash (idempotency)."""
+    return f"t:{{{table_id}}}:acts"
+
+
+def archive_key(table_id: str) -> str:
+    """An ended table's archive (server/table/archive.py), which replaced its events."""
+    return f"t:{{{table_id}}}:archive"
+
+
+def channel(table_id: str) -> str:
+    """The table's sharded pub/sub channel."""
+    return f"t:{{{table_id}}}:deltas"
+
+
+def bot_lease_key(table_id: str) -> str:
+    """The process that drives the table's bots (``Store.lease_bots``), with a TTL."""
+    return f"t:{{{table_id}}}:bots"
+
+
+def chat_bucket_key(table_id: str, who: str) -> str:
+    """Hash ``{tokens, at}``: the chat token bucket of ``who`` (a sender key, or ``a:`` and
+    a client address) at the table, in the table's slot."""
+    return f"t:{{{table_id}}}:chatrate:{who}"
+
+
+def chat_key(table_id: str, chat_channel: str) -> str:
+    """The table's capped chat history of one chat channel (``players``/``spectators``)."""
+    return f"t:{{{table_id}}}:chat:{chat_channel}"
+
+
+def pack(obj: Any) -> bytes:
+    """msgpack bytes of a plain value."""
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    """The value of msgpack ``data`` (strings as ``str``)."""
+    return msgpack.unpackb(data, raw=False)
+
+
+class NotReplicated(RedisError):
+    """``WAIT`` saw fewer replicas than ``wait_replicas`` (or than the master has connected,
+    if fewer) in time: the write may be on the master only, so it is not acknowledged (a
+    resend of the same action id is safe)."""
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """``status``: ``ok`` (stored; ``seq`` is the new seq), ``dup`` (the action id was
+    stored before; ``seq`` is the seq after it), ``stale`` (``seq`` is the stored seq, not
+    the expected one, or the lobby changed), ``missing`` (no such table)."""
+
+    status: str
+    seq: int
+
+
+class Store:
+    """Typed access to one Redis or a Redis Cluster (bytes responses). ``wait_replicas``
+    > 0: an append returns only once that many replicas have it (``WAIT``), else raises
+    ``NotReplicated``. ``lobby``: the lobby lists (server/store/lobby_index.py)."""
+
+    def __init__(self, client: redis_client.Client, timeout: float = CALL_TIMEOUT,
+                 wait_replicas: int = 0, wait_ms: int = 1000) -> None:
+        self.redis = client
+        self.timeout = timeout
+        self.cluster = isinstance(client, RedisCluster)
+        self.wait_replicas = wait_replicas
+        self.wait_ms = wait_ms
+        # node name ('' on one Redis) -> (replicas connected, until when that is believed)
+        self._degraded: dict[str, tuple[int, float]] = {}
+        self._append = client.register_script(APPEND_LUA)
+        self._update = client.register_script(UPDATE_META_LUA)
+        self._chat = client.register_script(CHAT_LUA)
+        self._create_new = client.register_script(CREATE_NEW_LUA)
+        self._create = client.register_script(CREATE_LUA)
+        self._archive = client.register_script(ARCHIVE_LUA)
+        self._lset_if = client.register_script(LSET_IF_LUA)
+        self._set_if = client.register_script(SET_IF_LUA)
+        self._repack = client.register_script(REPACK_LUA)
+        self._lease = client.register_script(BOT_LEASE_LUA)
+        self._release = client.register_script(BOT_RELEASE_LUA)
+        self.lobby = LobbyIndex(client)
+
+    @classmethod
+    def from_url(cls, url: str, timeout: float = CALL_TIMEOUT, wait_replicas: int = 0,
+                 wait_ms: int = 1000) -> Store:
+        """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``; a cluster node
+        is detected: server/store/client.py) whose calls each fail within ``timeout``
+        seconds (``bounded``)."""
+        return cls(redis_client.connect(url, timeout=timeout), timeout, wait_replicas,
+                   wait_ms)
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self.redis.aclose()
+
+    @bounded
+    async def ping(self) -> bool:
+        """True when Redis answers."""
+        return bool(await self.redis.ping())
+
+    @bounded
+    async def create(self, table_id: str, fields: dict[str, str], ttl: int) -> None:
+        """Store a new table's meta expiring after ``ttl`` s (one script: a meta never
+        exists without its expiry). The caller lists it (``lobby.put``)."""
+        args: list[Any] = [ttl]
+        for k, v in fields.items():
+            args += [k, v]
+        await self._create(keys=[meta_key(table_id)], args=args)
+
+    @bounded
+    async def create_new(self, table_id: str, fields: dict[str, str], ttl: int) -> bool:
+        """``create``, but only if no table ``table_id`` exists (one script: of two
+        concurrent calls exactly one creates it). Returns True when this call created it;
+        the caller lists it (``Tables.index``)."""
+        args: list[Any] = [ttl]
+        for k, v in fields.items():
+            args += [k, v]
+        return bool(int(await self._create_new(keys=[meta_key(table_id)], args=args)))
+
+    @bounded
+    async def append_chat(self, table_id: str, chat_channel: str, msg: dict[str, Any],
+                          cap: int, ttl: int, buckets: tuple[str, ...] = (),
+                          now: float = 0.0, burst: int = 1, refill: float = 1.0) -> float:
+        """Spend one token of each rate bucket in ``buckets`` (names in the table's slot:
+        ``chat_bucket_key``; ``burst`` tokens, one more per ``refill`` s, at ``now``
+        seconds), then push the chat message onto its channel's list (trimmed to the last
+        ``cap``, expiring ``ttl`` s after this message) and publish ``{"table", "chat":
+        msg}`` on the table channel, all in one script (one round trip). Returns 0.0 when
+        stored, the seconds to wait (> 0, nothing stored or spent) when a bucket is empty;
+        raises ``LookupError`` (nothing stored) when the table is gone."""
+        payload = pack({"table": table_id, "chat": msg})
+        keys = [meta_key(table_id), chat_key(table_id, chat_channel), channel(table_id),
+                *(chat_bucket_key(table_id, b) for b in buckets)]
+        code, wait_ms = await self._chat(keys=keys, args=[pack(msg), cap, ttl, payload,
+                                                          repr(now), burst, repr(refill)])
+        if int(code) == 0:
+            raise LookupError(table_id)
+        return int(wait_ms) / 1000.0 if int(code) == 2 else 0.0
+
+    @bounded
+    async def load_chat(self, table_id: str, chat_channels: tuple[str, ...]
+                        ) -> list[list[dict[str, Any]]]:
+        """The stored chat messages of each channel, oldest first, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for ch in chat_channels:
+            pipe.lrange(chat_key(table_id, ch), 0, -1)
+        rows = await pipe.execute()
+        return [[unpack(b) for b in row] for row in rows]
+
+    async def rewrite_list(self, key: str, change: Callable[[int, Any], Any | None]) -> None:
+        """Rewrite entries of the msgpack list ``key`` in place: ``change(index, value)``
+        returns the new value or ``None`` (kept). Compare-and-set per entry in one script,
+        read again while another writer moved them (bounded: 5 rounds)."""
+        for _ in range(5):
+            raw = await self.redis.lrange(key, 0, -1)
+            args: list[Any] = []
+            for i, b in enumerate(raw):
+                new = change(i, unpack(b))
+                if new is not None:
+                    args += [i, b, pack(new)]
+            if not args or int(await self._lset_if(keys=[key], args=args)) == 0:
+                return
+        raise RedisError(f"{key} kept changing while it was rewritten")
+
+    async def rewrite_first_entry(self, table_id: str,
+                                  change: Callable[[dict[str, Any]], dict[str, Any] | None],
+                                  change_archive: Callable[[bytes], bytes]) -> None:
+        """Rewrite the first stored entry of a table (``change(entry)``), or, once the
+        game is archived, its archive (``change_archive(blob)``), compare-and-set."""
+        await self.rewrite_list(events_key(table_id),
+                                lambda i, entry: change(entry) if i == 0 else None)
+        for _ in range(5):
+            blob = await self.redis.get(archive_key(table_id))
+            if blob is None:
+                return
+            new = change_archive(blob)
+            if new == blob or int(await self._set_if(keys=[archive_key(table_id)],
+                                                     args=[blob, new])):
+                return
+        raise RedisError(f"the archive of {table_id} kept changing while it was rewritten")
+
+    @bounded
+    async def repack_meta(self, table_id: str) -> None:
+        """Fold the fields written plainly beside a compacted meta's packed one
+        (``server.table.meta.expand``: they win) into it, so the packed one no longer holds
+        their old values (a deleted account's name). Nothing for a meta that is not
+        compacted; compare-and-set (bounded: 5 rounds)."""
+        for _ in range(5):
+            raw = await self.redis.hgetall(meta_key(table_id))
+            old = raw.get(PACKED.encode())
+            if old is None:
+                return
+            fields = expand(raw)
+            plain = [x for k, v in raw.items() if k.decode() not in PLAIN
+                     and k != PACKED.encode() for x in (k, v)]
+            if not plain:
+                return
+            if int(await self._repack(keys=[meta_key(table_id)],
+                                      args=[old, compact(fields), *plain])):
+                return
+        raise RedisError(f"the meta of {table_id} kept changing while it was repacked")
+
+    def chat_keys(self, table_id: str, chat_channels: tuple[str, ...]) -> list[str]:
+        """The chat list keys of a table's channels."""
+        return [chat_key(table_id, ch) for ch in chat_channels]
+
+    @bounded
+    async def load_meta(self, table_id: str) -> dict[str, str]:
+        """The meta hash as ``str → str`` (empty when the table does not exist; an
+        archived game's expanded: ``server.table.meta.expand``)."""
+        return expand(await self.redis.hgetall(meta_key(table_id)))
+
+    @bounded
+    async def load_entries(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
+        """Stored entries ``{"e", "h", "a"?}`` for seqs ``after+1 …`` in order (none once
+        the game is archived: ``Tables.entries`` rebuilds them)."""
+        return [unpack(b) for b in await self.load_raw(table_id, after)]
+
+    @bounded
+    async def load_raw(self, table_id: str, after: int = 0) -> list[bytes]:
+        """The stored entries after ``after`` as stored (msgpack bytes)."""
+        return list(await self.redis.lrange(events_key(table_id), after, -1))
+
+    @bounded
+    async def load_archive(self, table_id: str) -> bytes | None:
+        """The archive of an archived game (``None``: not archived)."""
+        return await self.redis.get(archive_key(table_id))
+
+    @bounded
+    async def archive(self, table_id: str, seq: int, blob: bytes,
+                      meta_fields: Mapping[str, str]) -> bool:
+        """Replace an ended game's events (exactly ``seq`` of them) and action ids with
+        ``blob``, and compact its meta hash (``meta_fields``: as loaded; every field but
+        ``server.table.meta.PLAIN`` goes into one compressed field, unless it changed since it
+        was loaded), in one script; False (nothing changed) when the table is not ended,
+        has another seq, or is archived already."""
+        keys = [meta_key(table_id), events_key(table_id), acts_key(table_id),
+                archive_key(table_id)]
+        moved = [x for k, v in meta_fields.items() if k not in PLAIN for x in (k, v)]
+        return bool(await self._archive(keys=keys,
+                                        args=[seq, blob, compact(meta_fields), *moved]))
+
+    @bounded
+    async def append(self, table_id: str, expected_seq: int, entries: list[dict[str, Any]],
+                     head: str, act_key: str = "", expected_version: str = "",
+                     meta_fields: dict[str, str] | None = None,
+                     meta_changed: bool = False, prev: str = "") -> AppendResult:
+        """Append ``entries`` after ``expected_seq`` in one round trip (the APPEND script).
+
+        ``prev`` (hex): the chain head the entries were built on; the append is ``stale``
+        unless the stored head is still that one too (so a process whose cache holds
+        another stream with the same seq, after Redis lost writes, never appends to it).
+        Publishes ``{"table", "from", "prev", "entries", "meta"}`` on the table channel
+        when stored. With ``wait_replicas``, the script and a ``WAIT`` go in one pipeline
+        on one connection, and the entries are published only once replicated (a second
+        round trip), so no process shows an event a failover could still lose. Raises
+        ``redis.RedisError`` when Redis fails and ``NotReplicated`` when too few replicas
+        confirmed (either way nothing is acknowledged; a retry with the same ``act_key``
+        is safe).
+        """
+        payload = pack({"table": table_id, "from": expected_seq + 1, "prev": prev,
+                        "entries": entries, "meta": meta_changed})
+        waiting = self.wait_replicas > 0
+        args: list[Any] = [expected_seq, expected_version, act_key, head,
+                           b"" if waiting else payload, len(entries), prev]
+        args += [pack(e) for e in entries]
+        for k, v in (meta_fields or {}).items():
+            args += [k, v]
+        keys = [meta_key(table_id), events_key(table_id), acts_key(table_id), channel(table_id)]
+        if waiting:
+            status, seq = await self._waited(self._append, keys, args)
+        else:
+            status, seq = await self._append(keys=keys, args=args)
+        result = AppendResult(status.decode() if isinstance(status, bytes) else status,
+                              int(seq))
+        if waiting and result.status == "ok":
+            await self.redis.spublish(channel(table_id), payload)
+        return result
+
+    async def _waited(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """``script(keys, args)`` followed by ``WAIT`` on the same connection (WAIT counts
+        the replicas that have this connection's last write). It waits for
+        ``wait_replicas``, or for as many as the key's master has connected when that is
+        fewer (after a failover the promoted replica has none until one joins it: then
+        the master alone holds the write, counted in ``einauge_redis_unreplicated_total``;
+        the count is looked up at most once a second while it lasts). Raises
+        ``NotReplicated`` when fewer confirmed within ``wait_ms``."""
+        node = self.redis.get_node_from_key(keys[0]) if self.cluster else None
+        name = node.name if node is not None else ""
+        want = await self._replicas_to_wait_for(name, keys[0])
+        for attempt in range(2):
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            if node is not None:
+                pipe.execute_command("WAIT", want, self.wait_ms, target_nodes=node)
+            else:
+                pipe.wait(want, self.wait_ms)
+            result, replicas = await pipe.execute(raise_on_error=False)
+            if isinstance(result, NoScriptError) and attempt == 0:
+                # A promoted replica (or a restarted Redis) has no script cache.
+                await self.redis.script_load(script.script)
+                continue
+            for value in (result, replicas):
+                if isinstance(value, Exception):
+                    raise value
+            if int(replicas) < want:
+                connected = await self._connected_replicas(keys[0])
+                self._degraded[name] = (connected, time.monotonic() + 1.0)
+                if int(replicas) < min(want, connected):
+                    raise NotReplicated(f"{replicas} of {want} replicas confirmed "
+                                        f"within {self.wait_ms} ms")
+            if int(replicas) < self.wait_replicas:
+                metrics.UNREPLICATED.inc()
+            return result
+        raise NotReplicated("the script was not loaded")  # pragma: no cover
+
+    async def _replicas_to_wait_for(self, name: str, key: str) -> int:
+        known = self._degraded.get(name)
+        if known is None:
+            return self.wait_replicas
+        connected, until = known
+        if time.monotonic() >= until:
+            connected = await self._connected_replicas(key)
+            if connected >= self.wait_replicas:
+                del self._degraded[name]
+                return self.wait_replicas
+            self._degraded[name] = (connected, time.monotonic() + 1.0)
+        return min(self.wait_replicas, connected)
+
+    async def _connected_replicas(self, key: str) -> int:
+        """The replicas connected to the master of ``key`` now (``INFO replication``)."""
+        if self.cluster:
+            info = await self.redis.info("replication",
+                                         target_nodes=self.redis.get_node_from_key(key))
+        else:
+            info = await self.redis.info("replication")
+        if "connected_slaves" not in info and len(info) == 1:  # keyed by node name
+            info = next(iter(info.values()))
+        return int(info.get("connected_slaves", 0))
+
+    @bounded
+    async def update_meta(self, table_id: str, fields: dict[str, str],
+                          expected_version: str = "", ttl: int = 0) -> int | None:
+        """Set meta ``fields`` if the version is still ``expected_version`` ('' = any),
+        bump the version, set the expiry (``ttl`` > 0; < 0 removes it), and publish a
+        meta notice. Returns the new version, or ``None`` when the table is gone or changed.
+        With ``wait_replicas`` it returns once replicated (else ``NotReplicated``).
+        """
+        args: list[Any] = [expected_version, ttl,
+                           pack({"table": table_id, "from": 0, "entries": [], "meta": True})]
+        for k, v in fields.items():
+            args += [k, v]
+        keys = [meta_key(table_id), channel(table_id)]
+        if self.wait_replicas > 0:
+            result = await self._waited(self._update, keys, args)
+        else:
+            result = await self._update(keys=keys, args=args)
+        return None if int(result) < 0 else int(result)
+
+    @bounded
+    async def act_seq(self, table_id: str, act_key: str) -> int | None:
+        """The seq stored for an action id, if that action was applied."""
+        raw = await self.redis.hget(acts_key(table_id), act_key)
+        return None if raw is None else int(raw)
+
+    @bounded
+    async def metas(self, table_ids: list[str]) -> list[dict[str, str]]:
+        """The meta hashes of several tables (empty for gone ones): one pipeline, which a
+        cluster client splits by node (not atomic; for repairs, not for requests)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for t in table_ids:
+            pipe.hgetall(meta_key(t))
+        rows = await pipe.execute()
+        return [expand(r) for r in rows]
+
+
+    @bounded
+    async def hit(self, key: str, window: int) -> int:
+        """Count one event in a fixed window of ``window`` seconds; returns the count."""
+        bucket = f"rl:{key}:{int(time.time()) // window}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.incr(bucket)
+        pipe.expire(bucket, window)
+        count, _ = await pipe.execute()
+        return int(count)
+
+    @bounded
+    async def mark_bot_table(self, table_id: str, running: bool) -> None:
+        """Add the table to (``running``) or remove it from the set of bot tables."""
+        if running:
+            await self.redis.sadd(BOT_TABLES, table_id)
+        else:
+            await self.redis.srem(BOT_TABLES, table_id)
+
+    @bounded
+    async def lease_bots(self, table_id: str, owner: str, ms: int) -> bool:
+        """Take or renew the lease on driving the table's bots for ``ms`` milliseconds:
+        True when ``owner`` (a process) holds it now (it was free, expired or already
+        its own: ``SET NX PX``, or ``PEXPIRE`` of its own), False while another holds it."""
+        return bool(int(await self._lease(keys=[bot_lease_key(table_id)], args=[owner, ms])))
+
+    @bounded
+    async def release_bots(self, table_id: str, owner: str) -> None:
+        """Give the lease up, if ``owner`` still holds it (compare and delete)."""
+        await self._release(keys=[bot_lease_key(table_id)], args=[owner])
+
+    @bounded
+    async def bot_tables(self, limit: int) -> list[str]:
+        """Up to ``limit`` ids of running tables with bot seats (any order)."""
+        raw = await self.redis.srandmember(BOT_TABLES, limit)
+        return [r.decode() for r in raw or ()]
+
+    # ---- deadlines and presence (server/play/deadlines.py, server/play/attendance.py) ----
+
+    @bounded
+    async def lower_deadline(self, table_id: str, at_ms: int) -> None:
+        """Make the table's score in the deadline index at most ``at_ms`` (``ZADD LT``):
+        the index only ever wakes a process early, never late."""
+        await self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True)
+
+    @bounded
+    async def set_deadline(self, table_id: str, at_ms: int | None) -> None:
+        """Set the table's score in the deadline index (``None``: drop it)."""
+        if at_ms is None:
+            await self.redis.zrem(DEADLINES, table_id)
+        else:
+            await self.redis.zadd(DEADLINES, {table_id: at_ms})
+
+    @bounded
+    async def due(self, now_ms: int, limit: int = 64) -> list[str]:
+        """Tables whose score in the deadline index is at most ``now_ms``."""
+        raw = await self.redis.zrangebyscore(DEADLINES, "-inf", now_ms, start=0, num=limit)
+        return [r.decode() for r in raw]
+
+    @bounded
+    async def stored_seq(self, table_id: str) -> int | None:
+        """The table's stored seq (``None``: no table)."""
+        raw = await self.redis.hget(meta_key(table_id), "seq")
+        return None if raw is None else int(raw)
+
+    @bounded
+    async def presence(self, table_id: str, set_fields: dict[str, str], drop: list[str],
+                       ttl: int, notify: bool) -> dict[str, str]:
+        """Write this process's presence fields (and drop others of its own), keep the
+        hash for ``ttl`` s, optionally publish a presence notice on the table channel, and
+        return the whole hash (one round trip)."""
+        key = presence_key(table_id)
+        pipe = self.redis.pipeline(transaction=False)
+        if set_fields:
+            pipe.hset(key, mapping=set_fields)
+        if drop:
+            pipe.hdel(key, *drop)
+        pipe.expire(key, ttl)
+        if notify:
+            pipe.spublish(channel(table_id), pack({"table": table_id, "from": 0,
+                                                   "entries": [], "presence": True}))
+        pipe.hgetall(key)
+        raw = (await pipe.execute())[-1]
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+    @bounded
+    async def presence_many(self, claims: list[tuple[str, dict[str, str], list[str]]],
+                            ttl: int) -> list[dict[str, str]]:
+        """``presence`` (without a notice) for many tables in one pipeline: per ``(table
+        id, fields to set, fields to drop)``, the table's whole hash afterwards."""
+        pipe = self.redis.pipeline(transaction=False)
+        for table_id, set_fields, drop in claims:
+            key = presence_key(table_id)
+            if set_fields:
+                pipe.hset(key, mapping=set_fields)
+            if drop:
+                pipe.hdel(key, *drop)
+            pipe.expire(key, ttl)
+            pipe.hgetall(key)
+        replies = await pipe.execute()
+        out, at = [], 0
+        for _, set_fields, drop in claims:
+            at += bool(set_fields) + bool(drop) + 2
+            out.append({k.decode(): v.decode() for k, v in replies[at - 1].items()})
+        return out
+
+
+DEADLINES = "tables:deadlines"
+"""Sorted set: table id → a time (ms) no later than its next move deadline (an index: the
+truth is the clock in the table's stream)."""
+
+
+def presence_key(table_id: str) -> str:
+    """The table's presence hash (server/play/presence.py)."""
+    return f"t:{{{table_id}}}:presence"

@@ -1,0 +1,404 @@
+"""The live table's pure core: the fold of a table's stored entries, and what to send.
+
+``TableCore`` holds one table's state as the fold of its stored entries (the game's
+events and the seat-control events of engine/seat_control.py), its seq and hash-chain
+head, the view each viewer class was last sent (the base of its next patch) and a ring of
+recent deltas for reconnects. ``take`` folds the entries of one append and *returns* what
+must be sent (an ``Outbox``: the per-viewer delta, the clock message, the prompts, and
+whether seats changed hands or the game ended); it never touches a socket, Redis, a lock
+or a clock (the time it needs is passed in), in the way python-websockets' ``Protocol``
+returns ``data_to_send()`` for its ``Connection`` to write. The asyncio shell
+(server/table/live.py) writes the outbox; the replay endpoints and a reconnect's catch-up
+(``replay_deltas``) build the very same deltas from the same functions.
+
+Every view the core hands out carries the table's seq in ``seq`` (a seat-control event
+moves the table's seq but not the game's: docs/protocol.md, ``welcome``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Container, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import get_game, seat_control
+from engine.chain import chained_form, genesis, link
+from engine.game import Game, Message
+from server.fanout.delta import Delta
+from server.play import clock as clocks
+from server.table.meta import TableMeta
+from server.table.patch import diff
+
+HEADS_KEPT = 256
+"""Chain heads of the latest seqs a table keeps, to check published entries against."""
+
+View = dict[str, Any]
+ViewerKey = int | None
+
+
+def viewer_keys(game: Game, seats: int) -> list[ViewerKey]:
+    """The viewer classes deltas are computed for: only ``None`` when the game declares
+    ``uniform_view`` (every viewer sees the same), else ``None`` and every seat."""
+    if game.uniform_view:
+        return [None]
+    return [None, *range(seats)]
+
+
+def evolve(game: Game, state: Any, event: Message) -> Any:
+    """The game's ``evolve``, skipping seat-control events (engine/seat_control.py)."""
+    return state if seat_control.is_control(event) else game.evolve(state, event)
+
+
+def project(game: Game, event: Message, viewer: ViewerKey) -> dict[str, Any] | None:
+    """What ``viewer`` sees of a stored event; seat-control events hide nothing (as
+    ``engine.chain.public_events`` hashes them)."""
+    return event.to_dict() if seat_control.is_control(event) else game.project(event, viewer)
+
+
+def wire_view(game: Game, state: Any, viewer: ViewerKey, seq: int) -> View:
+    """``game.view(state, viewer)`` with the table's ``seq`` (stored events of every kind,
+    seat-control ones included) in place of the game's own count of its events."""
+    view = game.view(state, viewer)
+    if view.get("seq", seq) != seq:
+        view = {**view, "seq": seq}
+    return view
+
+
+def bases(game: Game, keys: list[ViewerKey], events: list[Message], state: Any
+          ) -> tuple[dict[ViewerKey, View], dict[ViewerKey, int]]:
+    """Per viewer class, after ``events`` (which folded to ``state``): the view it was
+    last sent (the base of its next patch) and that delta's seq (0: none yet). A class is
+    sent a delta for every event whose projection for it is not ``None``; with the games
+    of today that is every event, and the view is the current one."""
+    last = dict.fromkeys(keys, 0)
+    for seq, event in enumerate(events, 1):
+        for k in keys:
+            if project(game, event, k) is not None:
+                last[k] = seq
+    behind = {k for k in keys if 0 < last[k] < len(events)}
+    views: dict[ViewerKey, View] = {}
+    if behind:  # a class was sent nothing lately: its base is its view back then
+        earlier = game.initial_state()
+        for seq, event in enumerate(events[:max(last[k] for k in behind)], 1):
+            earlier = evolve(game, earlier, event)
+            for k in behind:
+                if last[k] == seq:
+                    views[k] = wire_view(game, earlier, k, seq)
+    for k in keys:
+        if k not in views:
+            views[k] = wire_view(game, state, k, len(events))
+    return views, last
+
+
+def build_delta(game: Game, keys: list[ViewerKey], views: dict[ViewerKey, View],
+                last: dict[ViewerKey, int], state: Any,
+                events: list[tuple[int, str, Message]]) -> Delta:
+    """The delta of consecutive stored events (``(seq, head, event)``: one append, which
+    folded to ``state``) for every viewer class in ``keys``: the events as it sees them
+    (``project``) with their seqs and chain heads, and one RFC 6902 patch
+    (server/table/patch.py) from the view that class was last sent (``views``, at seq
+    ``last``) to its view now; ``keys``, ``views`` and ``last`` are updated in place.
+    Events projected as ``None`` are left out; a class that sees none of them gets nothing
+    (its message is ``None``) and keeps its last view, so its next patch covers both.
+    ``prev`` is the seq of the class's previous delta: the view its patch applies to. A
+    seat whose message equals the spectators' shares their frame.
+
+    A seat resigned by these events leaves the viewer classes: its message is the events
+    as a spectator sees them and a patch replacing the whole document with the
+    spectators' view, and from the next delta on it gets the spectators' frames (a seat
+    without an entry does), so its former player's open sockets read no card the bot
+    draws from then on."""
+    dicts: dict[ViewerKey, dict[str, Any] | None] = {}
+    seq = events[-1][0]
+    gone = {seat_control.resigned_seat(event) for _, _, event in events}
+    for k in keys:
+        viewer = None if k in gone else k
+        shown = [{"seq": n, "event": projected, "head": head} for n, head, event in events
+                 if (projected := project(game, event, viewer)) is not None]
+        if not shown:
+            dicts[k] = None
+            continue
+        view = wire_view(game, state, viewer, seq)
+        # A class's first delta patches the whole document: folding patches 1…k from any
+        # document gives the view at k (the replay viewer relies on it).
+        before = last.get(k, 0)
+        msg = {"t": "deltas", "seq": seq, "prev": before, "events": shown,
+               "patch": diff(views.get(k) if before and viewer == k else None, view)}
+        views[k], last[k] = view, seq
+        if k is not None and None in dicts and msg == dicts[None]:
+            continue  # same as the spectators': share their frame
+        dicts[k] = msg
+    for k in gone & set(keys) - {None}:
+        keys.remove(k)
+        views.pop(k, None)
+        last.pop(k, None)
+    return Delta(events[0][0], seq, dicts)
+
+
+def replay_deltas(game: Game, keys: list[ViewerKey], events: list[Message],
+                  heads: list[str], after: int = 0, ends: Container[int] | None = None
+                  ) -> list[Delta]:
+    """The deltas of ``events`` after seq ``after``, computed exactly as live (``heads``:
+    the chain head after each event, or '' each when unknown): one per event, or with
+    ``ends`` one per run of events ending at a seq in ``ends`` or at the last event (the
+    appends as live: the seqs acks named; ``()``: one delta for all of them, a
+    reconnect's catch-up)."""
+    gone = {seat_control.resigned_seat(e) for e in events[:after]}
+    live_keys = [k for k in keys if k is None or k not in gone]
+    state = game.initial_state()
+    for event in events[:after]:
+        state = evolve(game, state, event)
+    views, last = bases(game, keys, events[:after], state)
+    seq = after
+    out = []
+    done: list[tuple[int, str, Message]] = []
+    for event, head in zip(events[after:], heads[after:], strict=True):
+        state = evolve(game, state, event)
+        seq += 1
+        done.append((seq, head, event))
+        if ends is None or seq in ends:
+            out.append(build_delta(game, live_keys, views, last, state, done))
+            done = []
+    if done:
+        out.append(build_delta(game, live_keys, views, last, state, done))
+    return out
+
+
+@dataclass
+class Outbox:
+    """What one append means for the table's sockets, in the order it goes out: the
+    ``delta`` (``None``: nothing new was applied), the ``clock`` message (a clocked table
+    whose append carried the clock), then ``prompts`` (``(seat, seq, prompt message)`` for
+    each seat to move that has sockets and is played by its person). ``to_move``: the
+    seats to move now; ``control_changed``: a seat changed hands; ``over``: the game has
+    ended."""
+
+    delta: Delta | None = None
+    clock: dict[str, Any] | None = None
+    prompts: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
+    to_move: tuple[int, ...] = ()
+    control_changed: bool = False
+    over: bool = False
+
+
+class TableCore:
+    """One table's fold and its per-viewer views (see the module docstring); pure."""
+
+    def __init__(self, meta: TableMeta, ring_size: int) -> None:
+        self.id = meta.id
+        self.meta = meta
+        self.game: Game = get_game(meta.game)
+        self.keys = viewer_keys(self.game, len(meta.seats))
+        self.state: Any = self.game.initial_state()
+        self.seq = 0
+        self.head = genesis(meta.id, meta.commitment)
+        self.heads: deque[str] = deque([self.head.hex()], maxlen=HEADS_KEPT)
+        self.views: dict[ViewerKey, View] = {}
+        self.last: dict[ViewerKey, int] = {}
+        self.ring: deque[Delta] = deque(maxlen=max(ring_size, 1))
+        self.tc = clocks.parse(meta.time_control)
+        self.clock: clocks.Clock | None = None
+        """The move clock as of the last stored entry that carried one (``c``)."""
+        self.control = seat_control.Control()
+        self.resigned_at: dict[int, int] = {}
+        """Per resigned seat, the seq of its resignation: from there on its sockets and
+        token are a spectator's (``viewer_class``)."""
+        self._reset_views()
+
+    def _reset_views(self) -> None:
+        self.views = {k: wire_view(self.game, self.state, k, self.seq) for k in self.keys}
+        self.last = dict.fromkeys(self.keys, 0)
+
+    def head_at(self, seq: int) -> str | None:
+        """The chain head (hex) after seq ``seq``, if still kept (``HEADS_KEPT``)."""
+        back = self.seq - seq
+        if back < 0 or back >= len(self.heads):
+            return None
+        return self.heads[-1 - back]
+
+    def reset(self, meta: TableMeta, entries: list[dict[str, Any]]) -> None:
+        """Forget everything folded and fold the stored ``entries`` (all of them, from
+        seq 1) again: the stored stream is not the one this table had applied."""
+        self.meta = meta
+        self.state = self.game.initial_state()
+        self.seq = 0
+        self.head = genesis(meta.id, meta.commitment)
+        self.heads = deque([self.head.hex()], maxlen=HEADS_KEPT)
+        self.clock = None
+        self.control = seat_control.Control()
+        self.resigned_at = {}
+        self.keys = viewer_keys(self.game, len(meta.seats))
+        self.ring.clear()
+        self.replay(entries)
+        meta.seq, meta.head = self.seq, self.head.hex()
+
+    # ---- folding stored entries ----------------------------------------------------------
+
+    def decode(self, entry: dict[str, Any]) -> Message:
+        """A stored entry's event (the game's, or a seat-control event)."""
+        return seat_control.decode(self.game.events, entry["e"])
+
+    def _fold(self, entry: dict[str, Any]) -> Message:
+        event = self.decode(entry)
+        if seat_control.is_control(event):
+            self.control.apply(event)
+            seat = seat_control.resigned_seat(event)
+            if seat is not None:
+                self.resigned_at.setdefault(seat, self.seq + 1)
+        else:
+            self.state = self.game.evolve(self.state, event)
+        if "c" in entry:
+            self.clock = clocks.Clock.from_dict(entry["c"])
+        self.seq += 1
+        self.head = bytes.fromhex(entry["h"])
+        self.heads.append(entry["h"])
+        return event
+
+    def replay(self, entries: list[dict[str, Any]]) -> None:
+        """Fold all stored entries (from seq 1) without building deltas (a rebuild)."""
+        events = [self._fold(entry) for entry in entries]
+        self.keys = [k for k in self.keys if k is None or k not in self.resigned_at]
+        self.views, self.last = bases(self.game, self.keys, events, self.state)
+
+    def take(self, entries: list[dict[str, Any]], first_seq: int,
+             seated: Container[int] = (), now: int = 0) -> Outbox | None:
+        """Fold the entries of one append whose first has seq ``first_seq`` (already
+        folded ones are skipped) and return what to send: one delta for the append (one
+        frame per viewer), kept in the ring too; the clock message (``now``: the
+        service's clock, ms) when the append carried the clock; a prompt for each seat to
+        move among ``seated`` (the seats with sockets). ``None`` (and nothing folded)
+        when entries are missing before them."""
+        if first_seq > self.seq + 1:
+            return None
+        fresh = entries[self.seq + 1 - first_seq:]
+        if not fresh:
+            return Outbox()
+        folded = []
+        for entry in fresh:
+            event = self._fold(entry)
+            folded.append((self.seq, entry["h"], event))
+        out = Outbox(delta=build_delta(self.game, self.keys, self.views, self.last,
+                                       self.state, folded))
+        self.ring.append(out.delta)
+        self.meta.seq, self.meta.head = self.seq, self.head.hex()
+        if self.tc.clocked and any("c" in e for e in fresh):
+            out.clock = self.clock_message(now)
+        out.control_changed = any(seat_control.is_control(e) for _, _, e in folded)
+        out.to_move = self.game.to_move(self.state)
+        # A seat handed to a bot keeps its former player's sockets (as watchers): no
+        # prompt for them.
+        out.prompts = [(seat, self.seq, self.prompt(seat)) for seat in out.to_move
+                       if seat in seated and not self.by_bot(seat)]
+        out.over = self.game.is_over(self.state)
+        return out
+
+    # ---- who plays each seat, and the clock ----------------------------------------------
+
+    def game_over(self) -> bool:
+        """True once the table's game has started and ended."""
+        return self.seq > 0 and self.game.is_over(self.state)
+
+    def by_bot(self, seat: int) -> bool:
+        """True while a bot plays ``seat`` (a bot seat, or one handed to a bot)."""
+        return self.control.by(seat, self.meta.seats[seat].kind) == "bot"
+
+    def bot_of(self, seat: int) -> tuple[str, int | None]:
+        """The kind and level of the bot playing ``seat``."""
+        s = self.control.seats.get(seat)
+        if s is not None and s.by == "bot" and s.bot:
+            return s.bot, s.level
+        m = self.meta.seats[seat]
+        return m.bot or "random", m.level
+
+    def deadline(self) -> tuple[int, int] | None:
+        """``(deadline ms, seat)`` of the earliest running move time of a seat its player
+        plays, or ``None`` (no clock, game over, only bots to move)."""
+        if self.seq == 0 or self.game.is_over(self.state):
+            return None
+        people = [s for s in self.game.to_move(self.state) if not self.by_bot(s)]
+        return clocks.next_deadline(self.tc, self.clock, people)
+
+    def clock_state(self) -> dict[str, Any] | None:
+        """The public clock (docs/protocol.md ``clock``): ``turn_at``, ``deadline`` and
+        ``seat`` of the running move time (``null`` when none runs), ``per_move``,
+        ``reserve`` and ``timeouts`` per seat; ``None`` for a table without a clock or not
+        started."""
+        if not self.tc.clocked or self.clock is None:
+            return None
+        due = self.deadline()
+        return {"turn_at": self.clock.turn_at, "per_move": self.tc.per_move,
+                "reserve": list(self.clock.reserve), "timeouts": list(self.clock.timeouts),
+                "deadline": due[0] if due else None, "seat": due[1] if due else None}
+
+    def clock_message(self, now: int) -> dict[str, Any]:
+        """The ``clock`` message (``now``: the server's clock, ms, to correct offsets)."""
+        return {"t": "clock", "now": now, "clock": self.clock_state()}
+
+    # ---- what a viewer is shown ----------------------------------------------------------
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        """The wire form of ``seat``'s legal actions now."""
+        return [a.to_dict() for a in self.game.legal_actions(self.state, seat)]
+
+    def prompt(self, seat: int) -> dict[str, Any]:
+        """The ``prompt`` message for ``seat`` now (docs/protocol.md §2): the game's compact
+        form of its legal actions (``legal_form``) when the game gives one, else the list
+        and, when the game describes them (``action_details``), what each would cost and
+        pay out, in the same order. Either way ``decide`` checks the action that comes
+        back."""
+        msg: dict[str, Any] = {"t": "prompt", "seq": self.seq}
+        form = self.game.legal_form(self.state, seat)
+        if form is not None:
+            msg["legal_form"] = form
+            return msg
+        msg["legal_actions"] = self.legal(seat)
+        details = self.game.action_details(self.state, seat)
+        if details is not None:
+            msg["details"] = details
+        return msg
+
+    def view(self, viewer: ViewerKey) -> View:
+        """The current view for ``viewer`` (a seat of a game whose viewers all see the
+        same has no class of its own: the spectators' view). An empty view is a view."""
+        return self.views[viewer] if viewer in self.views else self.views[None]
+
+    def viewer(self, token: str | None) -> ViewerKey:
+        """The seat whose views ``token`` may read (``None``: a spectator's). A wrong or
+        stale token, and the token of a resigned seat (``TableMeta.viewer_of``), reads
+        what a spectator reads: history endpoints refuse nothing, they only never show
+        more than the token may see."""
+        return self.viewer_class(self.meta.viewer_of(token) if token else None)
+
+    def viewer_class(self, seat: int | None) -> ViewerKey:
+        """The viewer class of a socket or token of ``seat``: the seat, or ``None`` (the
+        spectators') once it resigned."""
+        return None if seat is None or seat in self.resigned_at else seat
+
+    def recent(self, after: int) -> list[Delta] | None:
+        """The deltas after seq ``after`` from the ring, or ``None`` if it lacks some or
+        ``after`` falls inside one (a client only ever holds the seq a delta ends at)."""
+        if after >= self.seq:
+            return []
+        found = [d for d in self.ring if d.seq > after]
+        if not found or found[0].first != after + 1:
+            return None
+        return found
+
+    # ---- entries to store ----------------------------------------------------------------
+
+    def chain(self, events: Iterable[Message], action: Message | None, first: int = 0
+              ) -> tuple[list[dict[str, Any]], str]:
+        """Stored entries for ``events`` (each with its chain head; the one at index
+        ``first``, the action's first event, also with the action) and the new head."""
+        head = self.head
+        entries = []
+        for i, e in enumerate(events):
+            public = project(self.game, e, None)  # the public form: fairness.md §5
+            if self.seq == 0 and i == 0:  # the first event: names as commitments
+                public = chained_form(public, self.meta.name_commitments or None)
+            head = link(head, public)
+            entries.append({"e": e.to_dict(), "h": head.hex()})
+        if action is not None and len(entries) > first:
+            entries[first]["a"] = action.to_dict()
+        return entries, head.hex()

@@ -1,0 +1,414 @@
+"""The websocket endpoint ``/ws/tables/{id}`` (docs/protocol.md §2).
+
+Order of a connection: Origin check (1008), per-address limit (4029), accept, ``hello``
+within ``hello_timeout`` (1008), a private table's secret or token on its meta alone,
+before the table is loaded (4004, as for an unknown table), token → seat (1008 for a token
+that is no seat's),
+``welcome`` (full view, or the missed deltas after ``last_seq``), then frames both ways.
+Every inbound frame is decoded (1003 if it cannot be), validated (error ``bad_message``),
+rate limited (error ``rate_limited``; a flood closes with 1008) and then handled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgpack
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from engine.game import IllegalAction
+from server import metrics
+from server.errors import Unavailable
+from server.fanout.delta import Delta
+from server.fanout.frames import SCOPE_KEY, DirectSocket
+from server.fanout.room import Connection
+from server.http import replays
+from server.logging import get_logger
+from server.play import chat, roles
+from server.table.live import LiveTable
+from server.table.meta import token_hash
+from server.ws import protocol
+
+log = get_logger("ws")
+CLOSE_TIMEOUT = 15.0  # seconds a closing socket gets to take its close frame
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """No Origin (non-browser client), the page's own host, or a listed origin (``*``)."""
+    if origin is None:
+        return True
+    if "*" in allowed or origin in allowed:
+        return True
+    return bool(host) and urlsplit(origin).netloc == host
+
+
+async def endpoint(ws: WebSocket) -> None:
+    """Serve one client socket of one table."""
+    svc = ws.app.state.svc
+    settings = svc.settings
+    addr = ws.client.host if ws.client else "?"
+    if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
+                          settings.allowed_origins):
+        metrics.REJECTED_SOCKETS.labels("origin").inc()
+        await ws.accept()
+        await ws.close(1008, "origin not allowed")
+        return
+    if svc.addr_count.get(addr, 0) >= settings.conns_per_addr:
+        metrics.REJECTED_SOCKETS.labels("per_address").inc()
+        await ws.accept()
+        await ws.close(4029, "too many connections from your address")
+        return
+    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
+    try:
+        await ws.accept()
+        direct = DirectSocket.of(ws.scope.get(SCOPE_KEY))
+        if direct is not None:
+            direct.release_handshake()
+        await _serve(ws, svc, addr)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        left = svc.addr_count.get(addr, 1) - 1
+        if left > 0:
+            svc.addr_count[addr] = left
+        else:
+            svc.addr_count.pop(addr, None)
+
+
+async def _receive(ws: WebSocket) -> bytes | str | None:
+    msg = await ws.receive()
+    if msg["type"] == "websocket.disconnect":
+        return None
+    data = msg.get("bytes")
+    return data if data is not None else msg.get("text", "")
+
+
+async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
+    settings = svc.settings
+    table_id = ws.path_params["id"]
+    try:
+        first = await asyncio.wait_for(_receive(ws), settings.hello_timeout)
+    except TimeoutError:
+        await ws.close(1008, "no hello in time")
+        return
+    if first is None:
+        return
+    binary = isinstance(first, bytes)
+    try:
+        hello = protocol.parse_message(protocol.decode_frame(first, settings.max_frame))
+    except protocol.Undecodable:
+        await ws.close(1003, "undecodable frame")
+        return
+    except protocol.BadMessage as e:
+        await ws.send(_frame({"t": "error", "id": None, "code": "bad_message",
+                              "message": str(e)}, binary))
+        await ws.close(1008, "the first frame must be a valid hello")
+        return
+    if not isinstance(hello, protocol.Hello):
+        await ws.close(1008, "the first frame must be hello")
+        return
+    try:
+        if not await _may_see(svc, table_id, hello):
+            await ws.close(4004, "no such table")
+            return
+        table = await svc.tables.get(table_id, watch=True)
+    except Unavailable:
+        await ws.close(1013, "store unavailable, try again")
+        return
+    if table is None:
+        await ws.close(4004, "no such table")
+        return
+    try:
+        await _attend(ws, svc, addr, table, hello, binary)
+    finally:
+        # Whatever happened (a refused token too), the table must not stay cached and
+        # subscribed for a socket that is gone.
+        svc.tables.spawn(svc.tables.unwatch(table))
+
+
+async def _may_see(svc: Any, table_id: str, hello: protocol.Hello) -> bool:
+    """The private table's secret on its fresh meta (one HGETALL) before any replay: a
+    refusal takes as long as an unknown id's. (A function of its own, so the socket's
+    coroutine does not keep that meta for its whole life.)"""
+    meta = await svc.tables.peek(table_id, fresh=True)
+    if meta is not None and roles.may_see(meta, hello.token, hello.key):
+        return True  # ``_attend`` checks the token again on the table's own meta
+    # The read may have been one in flight before a token was issued: refuse only on
+    # a read of our own.
+    meta = await svc.tables.peek(table_id, fresh=True)
+    return meta is not None and roles.may_see(meta, hello.token, hello.key)
+
+
+async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: protocol.Hello,
+                  binary: bool) -> None:
+    """The seat check, the welcome, then the socket's frames until it closes."""
+    settings = svc.settings
+    seat = table.meta.seat_of(hello.token)
+    if ((hello.token is not None and seat is None)
+            or not roles.may_see(table.meta, hello.token, hello.key)):
+        # The seat may have been taken a moment ago (the meta notice is still on its way).
+        with contextlib.suppress(Exception):
+            await svc.tables.sync(table)
+        seat = table.meta.seat_of(hello.token)
+    if not roles.may_see(table.meta, hello.token, hello.key):
+        # A private table without its secret: the same answer as an unknown id.
+        await ws.close(4004, "no such table")
+        return
+    if hello.token is not None and seat is None:
+        metrics.REJECTED_SOCKETS.labels("token").inc()
+        await ws.close(1008, "this token holds no seat at this table")
+        return
+
+    async def send(frame: protocol.Frame) -> None:
+        await ws.send(_raw(frame))
+
+    async def close(code: int, reason: str) -> None:
+        await ws.close(code, reason)
+
+    conn = Connection(send, close, addr, binary, settings.rate_burst, settings.outbox_limit,
+                      DirectSocket.of(ws.scope.get(SCOPE_KEY)))
+    conn.seat = seat
+    conn.token_hash = token_hash(hello.token) if hello.token else ""
+    sender = chat.sender_of(seat, hello.viewer, hello.name)
+    svc.connections.add(conn)
+    try:
+        await welcome(svc, table, conn, hello.last_seq)
+        svc.attendance.changed(table, conn)
+        await svc.chat.send_history(table.id, conn, sender, table.game_over())
+        await _loop(ws, svc, table, conn, sender)
+    finally:
+        svc.connections.discard(conn)
+        table.room.remove(conn)
+        svc.attendance.changed(table)
+        if conn.closing is not None:
+            await _finish_close(ws, conn)
+        conn.closed = True
+
+
+async def _finish_close(ws: WebSocket, conn: Connection) -> None:
+    """Wait for our close to complete while discarding what the client still sends: the
+    websockets library finishes the closing handshake only once its incoming queue (full,
+    after a flood) has room again. A client that does not read for ``CLOSE_TIMEOUT`` s
+    never gets the close frame: its connection is aborted."""
+
+    async def discard() -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                msg = await ws._receive()  # raw ASGI receive: Starlette's refuses after close
+                if msg["type"] == "websocket.disconnect":
+                    return
+
+    drain = asyncio.get_running_loop().create_task(discard())
+    try:
+        await asyncio.wait_for(asyncio.shield(conn.closing), CLOSE_TIMEOUT)
+    except TimeoutError:
+        if conn.direct is not None:
+            conn.direct.abort()
+    except Exception:  # the socket went away meanwhile: nothing left to close
+        pass
+    drain.cancel()
+
+
+class TableSockets:
+    """ASGI middleware: a websocket of ``/ws/tables/{id}`` goes straight to ``endpoint``,
+    past the router and exception layers of Starlette (whose coroutine frames each idle
+    socket would otherwise keep for its whole life: about 5 KB, docs/benchmarks.md);
+    anything else goes on to the app. The endpoint catches what it expects itself; an
+    exception escaping it closes the socket with 1011 (uvicorn), as under the router."""
+
+    PREFIX = "/ws/tables/"
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "websocket" and path.startswith(self.PREFIX):
+            table_id = path[len(self.PREFIX):]
+            if table_id and "/" not in table_id:
+                scope["path_params"] = {"id": table_id}
+                await endpoint(WebSocket(scope, receive, send))
+                return
+        await self.app(scope, receive, send)
+
+
+def _raw(frame: protocol.Frame) -> dict[str, Any]:
+    if isinstance(frame, bytes):
+        return {"type": "websocket.send", "bytes": frame}
+    return {"type": "websocket.send", "text": frame}
+
+
+def _frame(msg: dict[str, Any], binary: bool) -> dict[str, Any]:
+    return _raw(protocol.encode(msg, binary))
+
+
+REBUILD_TRIES = 3
+"""Attempts to rebuild a reconnect's missed deltas while the table moves on meanwhile."""
+
+
+async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | None) -> None:
+    """Send ``welcome`` and the deltas ``conn`` misses, then deliver to it live.
+
+    Missed deltas older than the table's ring (or a ``last_seq`` inside one of its
+    deltas) are rebuilt as one delta (one frame) from the stored entries, if
+    those are still the stream the table cached, through ``svc.replays`` (in the process
+    pool, cached by table, seq, head, ``last_seq`` and seat, and rate limited per
+    address like ``GET …/deltas``): a few dozen stale ``hello`` frames used to replay the
+    game on the event loop each and stall every table for seconds. Past the rate, or
+    with too many replays under way, the welcome carries the full view instead (a full
+    resync, as Lichess does). If the entries are not the cached stream (Redis lost
+    writes) the table syncs, which rebuilds it or finds it gone (then ``conn`` is closed
+    with 4004), and the welcome carries the full view. The last step runs without
+    awaiting, so no delta can slip between the welcome and the live ones."""
+    table.room.remove(conn)
+    deltas = None
+    rebuilt: list[Delta] = []
+    viewer = table.viewer_class(conn.seat)
+    if conn.seat is not None and viewer is None and last_seq is not None and (
+            last_seq < table.resigned_at[conn.seat]):
+        # The client holds its seat's view from before the resignation: the spectators'
+        # deltas do not patch it, and the seat's own would show what it may no longer see.
+        last_seq = None
+    if last_seq is not None and last_seq <= table.seq:
+        deltas = table.recent(last_seq)
+        for _ in range(REBUILD_TRIES if deltas is None else 0):
+            seq, head = table.seq, table.head.hex()
+            key = ("catch_up", table.id, seq, head, last_seq, viewer)
+            known = svc.replays.recall(key)  # rebuilt for this stream and head already
+            if known is not None and (rest := table.recent(seq)) is not None:
+                rebuilt, deltas = known, rest
+                break
+            try:
+                entries = await svc.tables.entries(table.id, table.meta)
+            except Exception:
+                break  # cannot rebuild now: fall back to the full view
+            if len(entries) >= seq and (seq == 0 or entries[seq - 1]["h"] == head):
+                if not svc.replays.allow(conn.addr):
+                    break  # over the replay rate: a full resync
+                try:
+                    _, packed = await svc.replays.answer(
+                        key, replays.catch_up, table.meta.game, len(table.meta.seats),
+                        entries[:seq], last_seq, viewer, keep=False)
+                except Exception:  # Busy, or the worker failed: a full resync
+                    break
+                rest = table.recent(seq)  # what the table applied while the worker ran
+                if rest is None:
+                    continue
+                rebuilt = svc.replays.recall(key) or svc.replays.remember(key, [
+                    Delta(last_seq + 1, seq, {viewer: m}) for m in
+                    msgpack.unpackb(packed, raw=False, strict_map_key=False)])
+                deltas = rest
+                break
+            # Redis holds less than the table cached, or another stream.
+            try:
+                if not await svc.tables.sync(table):
+                    conn.shut(4004, "the table no longer exists")
+                    return
+            except Exception:
+                pass
+            break
+    _welcome_now(table, conn, deltas, rebuilt)
+
+
+def resync(table: LiveTable) -> None:
+    """Send every local socket of ``table`` a fresh welcome with the full view (after the
+    table was rebuilt from Redis): clients replace their view and seq with it."""
+    for conn in tuple(table.room.connections()):
+        if not conn.closed:
+            _welcome_now(table, conn, None)
+
+
+def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None,
+                 rebuilt: list[Delta] | None = None) -> None:
+    """``rebuilt``: the missed deltas before ``deltas`` (from ``replays.catch_up``)."""
+    table.room.remove(conn)
+    # A resigned seat's socket keeps its seat (it is still that player's) but reads what
+    # a spectator reads (``LiveTable.viewer_class``).
+    key = table.viewer_class(conn.seat)
+    msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
+           "head": table.head.hex(), "view": None if deltas is not None else table.view(key)}
+    conn.message(msg)
+    for d in (*(rebuilt or ()), *(deltas or ())):
+        prepared = d.prepared(key, conn.binary)
+        if prepared is not None:  # None: this viewer is sent nothing for that event
+            conn.push(*prepared)
+    conn.seq = table.seq
+    table.room.add(conn)
+    if (conn.seat is not None and conn.seat in table.game.to_move(table.state)
+            and not table.by_bot(conn.seat)):  # handed over: the bot plays
+        conn.message(table.prompt(conn.seat))
+    if table.clock_state() is not None:
+        conn.message(table.clock_now())  # after the welcome: the clock of a clocked table
+
+
+async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection,
+                sender: chat.Sender) -> None:
+    settings = svc.settings
+    while not conn.closed:
+        data = await _receive(ws)
+        if data is None:
+            return
+        if not conn.allow(settings.rate_per_s, settings.rate_burst):
+            if conn.refused >= settings.flood_close:
+                metrics.REJECTED_SOCKETS.labels("flood").inc()
+                conn.shut(1008, "flooding")
+                return
+            conn.message({"t": "error", "id": protocol.action_id(data, settings.max_frame),
+                          "code": "rate_limited",
+                          "message": f"more than {settings.rate_per_s:g} messages per second"})
+            continue
+        try:
+            msg = protocol.parse_message(protocol.decode_frame(data, settings.max_frame))
+        except protocol.Undecodable:
+            conn.shut(1003, "undecodable frame")
+            return
+        except protocol.BadMessage as e:
+            # The id of an action frame, as for rate_limited: its sender awaits that ack.
+            conn.message({"t": "error", "id": protocol.action_id(data, settings.max_frame),
+                          "code": "bad_message", "message": str(e)})
+            continue
+        if isinstance(msg, protocol.Sync):
+            await welcome(svc, table, conn, None)
+        elif isinstance(msg, protocol.ChatMsg):
+            seat_name = table.meta.seats[seat].name if (seat := sender.seat) is not None else None
+            await svc.chat.receive(table.id, conn, sender, seat_name, msg.text, msg.quick)
+        elif isinstance(msg, protocol.ChatHistory):
+            await svc.chat.send_history(table.id, conn, sender, table.game_over())
+        elif isinstance(msg, protocol.Hello):
+            conn.message({"t": "error", "id": None, "code": "bad_message",
+                          "message": "hello was already received; send sync for a new view"})
+        else:
+            await _act(svc, table, conn, msg)
+
+
+async def _act(svc: Any, table: LiveTable, conn: Connection, msg: protocol.ActionMsg) -> None:
+    started = time.perf_counter()
+    if conn.seat is None:
+        conn.message({"t": "error", "id": msg.id, "code": "spectator",
+                      "message": "spectators cannot act; join a seat to play"})
+        metrics.ACTIONS.labels("refused").inc()
+        return
+    try:
+        seq = await svc.tables.act(table, conn.seat, msg.id, dict(msg.action), msg.seq)
+    except IllegalAction as e:
+        metrics.ACTIONS.labels("refused").inc()
+        conn.message({"t": "error", "id": msg.id, "code": e.code, "message": e.message})
+        return
+    except Unavailable:
+        metrics.ACTIONS.labels("unavailable").inc()
+        conn.message({"t": "error", "id": msg.id, "code": "unavailable",
+                      "message": "the store did not confirm; the action may be resent"})
+        return
+    except Exception:
+        log.exception("action failed", table=table.id, seq=table.seq, seat=conn.seat)
+        metrics.ACTIONS.labels("failed").inc()
+        conn.message({"t": "error", "id": msg.id, "code": "internal",
+                      "message": "the server failed on this action; nothing was acknowledged"})
+        return
+    metrics.ACCEPTED.inc()
+    conn.message({"t": "ack", "id": msg.id, "seq": seq})
+    metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
