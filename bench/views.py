@@ -1,5 +1,5 @@
 """Server time per action for building a table's deltas (one per append, as live: every
-viewer class's view, the projections and one RFC 6902 patch, ``LiveTable._delta``), the
+viewer class's view, the projections and one RFC 6902 patch, ``core.build_delta``), the
 distinct frames encoded (msgpack) and their sizes, for a 4-seat table of each game,
 without sockets. The number of spectators does not enter: they share one frame (fan-out
 to sockets is ``bench.load``'s).

@@ -398,7 +398,7 @@ def _result_detail(result: Any, resigned: list[int]) -> str:
     winners = result.get("winners") if isinstance(result, Mapping) else None
     if not resigned or not isinstance(winners, list):
         return "the replay ends with the recorded result"
-    # The engine's winners know nothing of resignations; the table's do (server/table/tables.py).
+    # The engine's winners know nothing of resignations; the table's do (server/table/ending.py).
     kept = [w for w in winners if w not in resigned]
     return (f"the replay ends with the recorded result; seats {resigned} resigned, so the "
             f"winners are {kept}")

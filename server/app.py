@@ -49,6 +49,7 @@ from server.play.deadlines import Deadlines
 from server.store import lobby_migration
 from server.store.accounts import AccountStore
 from server.store.streams import Store, acts_key
+from server.table.listener import TableListener
 from server.table.live import LiveTable
 from server.table.tables import Tables
 from server.ws import endpoint as ws
@@ -56,8 +57,11 @@ from server.ws import endpoint as ws
 log = get_logger("app")
 
 
-class Service:
-    """Everything one process shares between requests."""
+class Service(TableListener):
+    """Everything one process shares between requests, and what it does about its
+    tables (the ``TableListener`` its ``Tables`` is given)."""
+
+    drives_bots = True
 
     def __init__(self, settings: Settings, embedded: Any = None) -> None:
         if not settings.redis_url:
@@ -67,11 +71,9 @@ class Service:
         """The watchdog of the embedded Redis (``server.store.supervise.Supervisor``), if any."""
         self.store = Store.from_url(settings.redis_url, settings.redis_timeout,
                                     settings.redis_wait, settings.redis_wait_ms)
-        self.tables = Tables(settings, self.store)
-        self.tables.on_resync = ws.resync
+        self.tables = Tables(settings, self.store, listener=self)
         self.chat = ChatService(self.store, settings.chat_history, settings.chat_burst,
                                 settings.chat_refill)
-        self.tables.on_chat = self.chat_published
         self.bots = BotDriver(self.tables, settings.bot_delay, settings.bot_workers,
                               settings.bot_search_timeout)
         self.attendance = Attendance(self.tables)
@@ -88,9 +90,8 @@ class Service:
                                  settings.public_url, settings.turn_mail_period,
                                  self.attendance.online)
         self.passkeys = Passkeys(self.account_store, settings.public_url)
-        if self.notifier.mailer.enabled:  # the only use of turn changes on the server
-            self.tables.on_turn = self.notifier.turn_changed
-        self.tables.on_end = self.game_ended
+        # Turn changes matter only for turn mails.
+        self.wants_turns = self.notifier.mailer.enabled
 
     async def hold(self, uid: str, table_id: str, held: dict[str, object]) -> None:
         """The account ``uid`` holds ``held`` (seat, token, owner) at ``table_id``."""
@@ -128,6 +129,26 @@ class Service:
     def chat_published(self, table: LiveTable, msg: dict[str, Any]) -> None:
         """A chat message arrived on the table's channel: to each local reader."""
         chat.deliver(table.room.connections(), msg, table.game_over())
+
+    def start_bot(self, table: LiveTable, seat: int) -> asyncio.Task[None]:
+        """The task that plays ``seat`` of ``table`` (server/bots/driver.py)."""
+        return self.bots.start(table, seat)
+
+    def resynced(self, table: LiveTable) -> None:
+        """Every local socket of the rebuilt table gets a fresh welcome."""
+        ws.resync(table)
+
+    async def turn_changed(self, table: LiveTable, seats: tuple[int, ...]) -> None:
+        """Turn mails (only with ``wants_turns``: mail configured)."""
+        await self.notifier.turn_changed(table, seats)
+
+    def clock_changed(self, table: LiveTable) -> None:
+        """The deadline index follows the table's clock."""
+        self.deadlines.touch(table)
+
+    def presence_announced(self, table: LiveTable) -> None:
+        """Another process's presence change: this process's sockets are told."""
+        self.attendance.notice(table)
 
     async def close_sockets(self, code: int = 1001, reason: str = "server going away") -> None:
         """Close every socket with ``code`` (1001: clients reconnect elsewhere)."""
@@ -205,7 +226,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         svc.deadlines.start()
         # Running games with bots play on although nobody watches them (in the background:
         # the service answers meanwhile), each driven by one process (server/bots/leases.py).
-        svc.tables.start_bots()
+        svc.tables.bots.start()
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())

@@ -3,7 +3,7 @@
 A bot waits until its seat is to move, picks an action from what its seat may know, and,
 once ``bot_delay`` seconds have passed since it began (so people can follow, and so the
 time to its move does not tell how long it searched), submits it through
-``Tables.act`` with the action id ``bot:<seq>``: two processes driving the same bot at
+``Actions.act`` with the action id ``bot:<seq>``: two processes driving the same bot at
 the same seq store it at most once (the append script's idempotency check). Bot kinds are
 the game's (``Game.bots`` through ``engine.bots.make_bot``), so a new game or kind needs
 no server change.
@@ -44,12 +44,11 @@ class BotDriver:
         self.tables = tables
         self.delay = delay
         self.pool = BotPool(workers, search_timeout)
-        tables.bot_runner = self.start
 
     def start(self, table: LiveTable, seat: int) -> asyncio.Task[None]:
         """The task that plays ``seat`` of ``table`` until the game ends."""
         task = asyncio.get_running_loop().create_task(self._play(table, seat))
-        task.add_done_callback(lambda _t: self.tables.bots_done(table, seat))
+        task.add_done_callback(lambda _t: self.tables.bots.done(table, seat))
         return task
 
     async def close(self) -> None:
@@ -95,7 +94,7 @@ class BotDriver:
                     or not table.by_bot(seat)):
                 continue  # another process stored this move meanwhile, or the seat changed
             try:
-                await self.tables.act(table, seat, f"bot:{seq}", action, seq, by_bot=True)
+                await self.tables.actions.act(table, seat, f"bot:{seq}", action, seq, by_bot=True)
             except IllegalAction as e:
                 log.info("bot action refused", table=table.id, seq=seq, seat=seat, code=e.code)
                 if e.code == "no_table":

@@ -8,7 +8,7 @@ only while it holds the table's lease, the key ``t:{<id>}:bots`` set to its owne
 with ``SET NX PX`` (``Store.lease_bots``, a script that also renews its own), renewed
 every third of ``bot_lease`` and deleted (compare and delete) when its bots are done or
 the process stops. A process that dies leaves the lease to expire; then a process that
-holds the table, the next resume scan of any process (``Tables.resume_bots``) or the next
+holds the table, the next resume scan of any process (``BotSeats.resume``) or the next
 load of the table takes it. The lease saves work, it does not guard correctness: two
 processes that both believed they held it would store each bot move once all the same.
 """

@@ -194,7 +194,7 @@ async def claim_seats(request: Request, account: Account, given: Any) -> list[di
             return {"seats": meta.seats_json()}
 
         try:
-            await svc.tables.lobby_change(table_id, change,
+            await svc.tables.lobby.change(table_id, change,
                                           statuses=("open", "running", "ended"))
         except LobbyError as e:
             out.append({"table": table_id, "refused": e.code})
@@ -253,7 +253,7 @@ async def held(request: Request) -> Response:
             meta.host = fields["host"] = token_hash(fresh[meta.host])
         return fields
 
-    await svc.tables.lobby_change(table_id, change, statuses=("open", "running", "ended"))
+    await svc.tables.lobby.change(table_id, change, statuses=("open", "running", "ended"))
     return JSONResponse(out)
 
 
@@ -288,7 +288,7 @@ async def delete_account(request: Request) -> Response:
         if not mine:
             continue
         if meta.status != "open":  # the stored game first: the meta change rebuilds caches
-            await svc.tables.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
+            await svc.tables.lobby.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
         old_names = {meta.seats[i].name or "" for i in mine}
         for other in set(meta.accounts) - {account.uid}:  # the others' rating histories
             await from_store(svc.account_store.rename_opponent(other, table_id, old_names,
@@ -305,12 +305,12 @@ async def delete_account(request: Request) -> Response:
             return {**out, "seats": meta.seats_json()}
 
         with contextlib.suppress(LobbyError):  # an expired open table
-            await svc.tables.lobby_change(table_id, change,
+            await svc.tables.lobby.change(table_id, change,
                                           statuses=("open", "running", "ended"))
         if meta.status != "open":
             # Again (a no-op unless needed): an archive packed from entries read before
             # the first pass may have been stored since.
-            await svc.tables.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
+            await svc.tables.lobby.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
         # An archived game's compacted meta still packs the old seats and salts.
         await from_store(svc.store.repack_meta(table_id))
     await from_store(svc.account_store.delete_account(account.uid, account.username))

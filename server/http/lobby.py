@@ -69,7 +69,7 @@ async def create_table(request: Request) -> Response:
     session = csrf.session_of(request)
     if req.rated and session is None:
         raise LobbyError(403, "account_needed", "log in to create a rated table")
-    meta, owner, invite = await svc.tables.create(req.game, req.seats, options, req.name,
+    meta, owner, invite = await svc.tables.lobby.create(req.game, req.seats, options, req.name,
                                                   req.private, time_control, rated=req.rated)
     if session is not None:
         await svc.hold(session.account.uid, meta.id, {"owner": owner})
@@ -86,7 +86,7 @@ async def list_tables(request: Request) -> Response:
         statuses = [status]
     else:
         return error(400, "bad_message", "status must be open, running or ended")
-    return JSONResponse({"tables": await svc_of(request).tables.listing(statuses)})
+    return JSONResponse({"tables": await svc_of(request).tables.lobby.listing(statuses)})
 
 
 @guarded
@@ -136,7 +136,7 @@ async def join(request: Request) -> Response:
         return {"seats": meta.seats_json(), f"tok:{seat}": token_hash(token)}
 
     table_id = request.path_params["id"]
-    await svc.tables.lobby_change(table_id, change, admit=admitter(request))
+    await svc.tables.lobby.change(table_id, change, admit=admitter(request))
     if account is not None:
         await svc.hold(account.uid, table_id, {"seat": chosen["seat"], "token": token})
     return JSONResponse({"seat": chosen["seat"], "token": token})
@@ -161,7 +161,7 @@ async def leave(request: Request) -> Response:
     def change(meta: TableMeta) -> dict[str, str]:
         return _empty_seat(meta, roles.require_seat(meta, token))
 
-    await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+    await svc_of(request).tables.lobby.change(request.path_params["id"], change,
                                               admit=admitter(request))
     return JSONResponse({"ok": True})
 
@@ -180,7 +180,7 @@ async def kick(request: Request) -> Response:
             raise LobbyError(409, "own_seat", "the host leaves its own seat with leave")
         return _empty_seat(meta, seat)
 
-    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+    meta = await svc_of(request).tables.lobby.change(request.path_params["id"], change,
                                                      admit=admitter(request))
     return JSONResponse(meta.summary())
 
@@ -200,7 +200,7 @@ async def set_options(request: Request) -> Response:
                                        len(meta.seats))
         return {"options": json.dumps(meta.options)}
 
-    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+    meta = await svc_of(request).tables.lobby.change(request.path_params["id"], change,
                                                      admit=admitter(request))
     return JSONResponse(meta.summary())
 
@@ -243,16 +243,16 @@ async def add_bot(request: Request) -> Response:
         meta.seats[seat] = Seat(name=name, kind="bot", bot=req.kind, level=level)
         return {"seats": meta.seats_json()}
 
-    meta = await svc.tables.lobby_change(request.path_params["id"], change,
+    meta = await svc.tables.lobby.change(request.path_params["id"], change,
                                          statuses=("open", "running"), admit=admitter(request))
     if meta.status == "running":
         # Apply the handover here now (the meta notice may lag): the bot starts at once
         # and this process refuses the former token from now on.
-        await svc.tables.note_bots(meta.id)
+        await svc.tables.bots.note(meta.id)
         table = await svc.tables.get(meta.id)
         if table is not None:
             with contextlib.suppress(Unavailable, RedisError):
-                await svc.tables.sync(table)
+                await svc.tables.streams.sync(table)
         log.info("seat handed to a bot", table=meta.id, kind=req.kind, level=level)
     return JSONResponse(meta.summary())
 
@@ -269,7 +269,7 @@ async def remove_bot(request: Request) -> Response:
         meta.seats[seat] = Seat()
         return {"seats": meta.seats_json()}
 
-    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+    meta = await svc_of(request).tables.lobby.change(request.path_params["id"], change,
                                                      admit=admitter(request))
     return JSONResponse(meta.summary())
 
@@ -284,14 +284,14 @@ async def seed(request: Request) -> Response:
         meta.contributions[seat] = req.player_seed
         return {"contributions": json.dumps(meta.contributions)}
 
-    meta = await svc_of(request).tables.lobby_change(request.path_params["id"], change,
+    meta = await svc_of(request).tables.lobby.change(request.path_params["id"], change,
                                                      admit=admitter(request))
     return JSONResponse(meta.summary())
 
 
 @guarded
 async def start(request: Request) -> Response:
-    meta = await svc_of(request).tables.start_game(request.path_params["id"], bearer(request),
+    meta = await svc_of(request).tables.lobby.start_game(request.path_params["id"], bearer(request),
                                                    table_key(request))
     return JSONResponse(meta.summary())
 
@@ -416,7 +416,7 @@ async def game_list(request: Request) -> Response:
 @guarded
 async def record(request: Request) -> Response:
     table = await table_or_404(request)
-    return JSONResponse(await svc_of(request).tables.record(table))
+    return JSONResponse(await svc_of(request).tables.ending.record(table))
 
 
 async def cards(request: Request) -> Response:

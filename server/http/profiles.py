@@ -21,7 +21,7 @@ from server.table.meta import TableMeta
 
 def _game_row(meta: TableMeta, uid: str, history: dict[str, Any]) -> dict[str, Any]:
     # A seat stays its account's while a bot plays it (handover, claim, timeout,
-    # resignation: server/table/tables.py keeps ``Seat.account``), so it is still its game.
+    # resignation: server/table/actions.py keeps ``Seat.account``), so it is still its game.
     mine = [i for i, s in enumerate(meta.seats) if s.account == uid]
     row = {**meta.summary(), "my_seat": mine[0] if mine else None}
     if meta.id in history:

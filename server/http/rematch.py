@@ -40,8 +40,8 @@ from server.accounts.accounts import DELETED
 from server.errors import LobbyError, Unavailable
 from server.http.common import bearer, body, guarded, svc_of, table_or_404
 from server.logging import get_logger
+from server.table.lobby import new_name_salts
 from server.table.meta import Seat, TableMeta, token_hash
-from server.table.tables import new_name_salts
 from server.ws import protocol
 
 log = get_logger("rematch")
@@ -123,7 +123,7 @@ async def claim(svc: Any, old_id: str) -> str:
 
     try:
         # "running" too: the game is over but its end may not be marked yet.
-        await svc.tables.lobby_change(old_id, change, statuses=("running", "ended"))
+        await svc.tables.lobby.change(old_id, change, statuses=("running", "ended"))
     except _Claimed as c:
         return c.table_id
     return candidate
@@ -139,7 +139,7 @@ async def ensure(svc: Any, old: TableMeta, new_id: str, owner_token: str) -> boo
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None
     if created:
-        await svc.tables.index(meta)  # the lobby lists (a private rematch is never listed)
+        await svc.tables.lobby.index(meta)  # the lobby lists (a private rematch is never listed)
     return created
 
 
@@ -164,7 +164,7 @@ async def take_seat(svc: Any, new_id: str, seat: int, token: str, player_seed: s
                 "seats": m.seats_json()}
 
     if meta.tokens[seat] != h:  # else asked again: only the hold is repeated
-        meta = await svc.tables.lobby_change(new_id, change)
+        meta = await svc.tables.lobby.change(new_id, change)
     account = meta.seats[seat].account
     if account:
         held: dict[str, object] = {"seat": seat, "token": token}
@@ -205,7 +205,7 @@ async def rematch(request: Request) -> Response:
     if meta.status == "open" and all(s.kind is not None and not meta.waiting(i)
                                      for i, s in enumerate(meta.seats)):
         try:
-            meta = await svc.tables.start_game(new_id, new_token)
+            meta = await svc.tables.lobby.start_game(new_id, new_token)
         except LobbyError as e:
             if e.code != "started":  # a concurrent last accept started it
                 raise

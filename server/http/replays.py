@@ -78,7 +78,7 @@ def stored_deltas(game_name: str, seats: int, entries: list[dict[str, Any]],
     from engine import get_game, seat_control
 
     game = get_game(game_name)
-    # As LiveTable.decode: the game's events and the seat-control ones.
+    # As TableCore.decode: the game's events and the seat-control ones.
     events = [seat_control.decode(game.events, e["e"]) for e in entries]
     built = replay_deltas(game, viewer_keys(game, seats), events, [e["h"] for e in entries],
                           min(after, len(entries)))

@@ -3,7 +3,7 @@ claim an abandoned seat, resign, take a seat back, and the creator's handover.
 
 Each checks the caller's token, asks server/play/seat_rules.py whether the change is allowed
 on the table as it is now, and stores the resulting seat-control event with
-``Tables.change_control`` (expected seq: of two racing claims exactly one is stored).
+``Actions.change_control`` (expected seq: of two racing claims exactly one is stored).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from engine.game import Message
 from server.bots import kinds as bots
-from server.errors import LobbyError
+from server.errors import LobbyError, confirmed
 from server.http.common import bearer, body, guarded, seat_index, svc_of, table_or_404
 from server.play import roles, seat_rules
 from server.play.presence import SeatPresence
@@ -78,7 +78,7 @@ async def claim(request: Request) -> Response:
     svc, table, actor = await _player(request)
     target = seat_index(table.meta, request.path_params["seat"])
     kind, level = await _replacement(request, svc, table)
-    fields = await svc.tables._redis(svc.attendance.read(table))
+    fields = await confirmed(svc.attendance.read(table))
 
     def build(t: LiveTable) -> list[Message]:
         now = svc.tables.now()
@@ -87,7 +87,7 @@ async def claim(request: Request) -> Response:
             actor, _by(t, actor), t.control.resigned(actor), pres, _by(t, target),
             t.tc.claim_after, now, _over(t), kind, level))]
 
-    await svc.tables.change_control(table, build)
+    await svc.tables.actions.change_control(table, build)
     return JSONResponse(table.meta.summary())
 
 
@@ -102,7 +102,7 @@ async def resign(request: Request) -> Response:
         return [_checked(lambda: seat_rules.resign(seat, t.control.resigned(seat), _over(t),
                                                    kind, level))]
 
-    await svc.tables.change_control(table, build)
+    await svc.tables.actions.change_control(table, build)
     return JSONResponse(table.meta.summary())
 
 
@@ -115,7 +115,7 @@ async def take_back(request: Request) -> Response:
         return [_checked(lambda: seat_rules.take_back(seat, _by(t, seat),
                                                       t.control.resigned(seat), _over(t)))]
 
-    await svc.tables.change_control(table, build)
+    await svc.tables.actions.change_control(table, build)
     return JSONResponse(table.meta.summary())
 
 
@@ -125,7 +125,7 @@ async def handover(svc: Any, table: LiveTable, raw_seat: Any, kind: str, level: 
     (``roles.require_hand_over``, ``seat_rules.handover``)."""
     seat = seat_index(table.meta, raw_seat)
     roles.require_hand_over(table.meta, token, seat)
-    fields = await svc.tables._redis(svc.attendance.read(table))
+    fields = await confirmed(svc.attendance.read(table))
 
     def build(t: LiveTable) -> list[Message]:
         now = svc.tables.now()
@@ -134,7 +134,7 @@ async def handover(svc: Any, table: LiveTable, raw_seat: Any, kind: str, level: 
             t.meta.seat_of(token), pres, _by(t, seat), t.tc.claim_after, now, _over(t),
             kind, level))]
 
-    await svc.tables.change_control(table, build)
+    await svc.tables.actions.change_control(table, build)
     return JSONResponse(table.meta.summary())
 
 

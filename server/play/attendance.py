@@ -43,7 +43,6 @@ class Attendance:
         self.held: dict[str, tuple[frozenset[int], bool]] = {}
         """Per table: the seats and whether spectators this process last vouched for."""
         self.task: asyncio.Task[None] | None = None
-        tables.on_presence = self.notice
 
     def start(self) -> None:
         """Start the periodic refresh."""

@@ -13,7 +13,7 @@ later than its next deadline. It is kept that way without a cross-slot script:
 
 Every process scans the index every ``deadline_scan`` s (``ZRANGEBYSCORE … now``). For a
 due table it loads it (replay if needed), checks the deadline in the stream, and stores
-the bot's move for the seat (``Tables.act(..., timed_out=True)``) with the expected seq
+the bot's move for the seat (``Actions.act(..., timed_out=True)``) with the expected seq
 and the action id ``timeout:<seq>``: when several processes enforce the same deadline,
 the append script stores exactly one. A table whose deadline is not due yet is settled.
 A starting process re-indexes the running clocked tables (``repair``), so an index entry
@@ -54,7 +54,6 @@ class Deadlines:
         self.interval = interval
         self.task: asyncio.Task[None] | None = None
         self.busy: set[str] = set()
-        tables.on_clock = self.touch
 
     def start(self) -> None:
         """Start scanning, and re-index the running clocked tables once (``repair``)."""
@@ -112,7 +111,7 @@ class Deadlines:
                 return
             if stored <= table.seq:
                 return
-            await self.tables.sync(table)
+            await self.tables.streams.sync(table)
 
     @staticmethod
     def _bot_to_move(table: LiveTable) -> bool:
@@ -157,7 +156,7 @@ class Deadlines:
             log.warning("no move for a timed-out seat", table=table.id, seat=seat, error=str(e))
             return
         try:
-            await self.tables.act(table, seat, f"timeout:{seq}", action, seq, by_bot=True,
+            await self.tables.actions.act(table, seat, f"timeout:{seq}", action, seq, by_bot=True,
                                   timed_out=True)
             log.info("move timed out", table=table.id, seat=seat, seq=seq)
         except (IllegalAction, LobbyError) as e:

@@ -43,7 +43,7 @@ def row(table_id: str, fields: dict[str, str], ttl_ms: int, now: float, idle_exp
     ``ttl_ms`` (``PTTL``: negative for none): ``(summary, meta version, expires_at epoch
     s, 0: never)``; ``None`` for a gone, private or unreadable meta (nothing to list).
     An open table's row expires with its meta (``idle_expiry`` from ``now`` if the meta
-    has no expiry), as ``Tables.index`` lists it."""
+    has no expiry), as ``TableLobby.index`` lists it."""
     if not fields:
         return None
     try:

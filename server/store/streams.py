@@ -322,7 +322,7 @@ class Store:
     async def create_new(self, table_id: str, fields: dict[str, str], ttl: int) -> bool:
         """``create``, but only if no table ``table_id`` exists (one script: of two
         concurrent calls exactly one creates it). Returns True when this call created it;
-        the caller lists it (``Tables.index``)."""
+        the caller lists it (``TableLobby.index``)."""
         args: list[Any] = [ttl]
         for k, v in fields.items():
             args += [k, v]

@@ -39,7 +39,7 @@ class ArchiveError(ValueError):
 
 
 def _public(game: Game, event: Message) -> Any:
-    # What the chain links (as LiveTable.chain): seat-control events whole, game events
+    # What the chain links (as TableCore.chain): seat-control events whole, game events
     # as a spectator sees them.
     return event.to_dict() if seat_control.is_control(event) else game.project(event, None)
 

@@ -152,7 +152,7 @@ async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: p
             or not roles.may_see(table.meta, hello.token, hello.key)):
         # The seat may have been taken a moment ago (the meta notice is still on its way).
         with contextlib.suppress(Exception):
-            await svc.tables.sync(table)
+            await svc.tables.streams.sync(table)
         seat = table.meta.seat_of(hello.token)
     if not roles.may_see(table.meta, hello.token, hello.key):
         # A private table without its secret: the same answer as an unknown id.
@@ -305,7 +305,7 @@ async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | 
                 break
             # Redis holds less than the table cached, or another stream.
             try:
-                if not await svc.tables.sync(table):
+                if not await svc.tables.streams.sync(table):
                     conn.shut(4004, "the table no longer exists")
                     return
             except Exception:
@@ -327,7 +327,7 @@ def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None,
     """``rebuilt``: the missed deltas before ``deltas`` (from ``replays.catch_up``)."""
     table.room.remove(conn)
     # A resigned seat's socket keeps its seat (it is still that player's) but reads what
-    # a spectator reads (``LiveTable.viewer_class``).
+    # a spectator reads (``TableCore.viewer_class``).
     key = table.viewer_class(conn.seat)
     msg = {"t": "welcome", "table": table.meta.summary(), "seat": conn.seat, "seq": table.seq,
            "head": table.head.hex(), "view": None if deltas is not None else table.view(key)}
@@ -393,7 +393,7 @@ async def _act(svc: Any, table: LiveTable, conn: Connection, msg: protocol.Actio
         metrics.ACTIONS.labels("refused").inc()
         return
     try:
-        seq = await svc.tables.act(table, conn.seat, msg.id, dict(msg.action), msg.seq)
+        seq = await svc.tables.actions.act(table, conn.seat, msg.id, dict(msg.action), msg.seq)
     except IllegalAction as e:
         metrics.ACTIONS.labels("refused").inc()
         conn.message({"t": "error", "id": msg.id, "code": e.code, "message": e.message})

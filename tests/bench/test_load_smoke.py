@@ -72,7 +72,7 @@ async def test_load_smoke(quiet_server: ServerProcess,
         seconds = r["redis_monitor"]["seconds"]
         # The rest run on timers, whatever the actions: the deadline scan (one command
         # every deadline_scan s per process), the bot tables' resume scan (one
-        # SRANDMEMBER of the bot-table set every bot_lease s per process: server/table/tables.py
+        # SRANDMEMBER of the bot-table set every bot_lease s per process: server/table/bot_seats.py
         # _keep_leases) and each table's presence refresh (one pipeline, hset + expire +
         # hgetall, every presence_interval s per table with sockets here). Rated per
         # second and bounded, then set apart.

@@ -1,6 +1,6 @@
 """Breaker b4: a person's action racing the change of its seat to a bot.
 
-``Tables.act`` refuses a person's action for a seat a bot plays (``seat_handed_over``),
+``Actions.act`` refuses a person's action for a seat a bot plays (``seat_handed_over``),
 but it looked at the seat's controller once, before taking the table's lock, on the
 table as this process knew it. An action without ``seq`` (the protocol allows it; a
 hand-written client sends none) that reached a process not yet told of a resignation,
@@ -56,7 +56,7 @@ async def test_an_action_decided_after_a_resignation_it_had_not_seen_is_refused(
         assert r.status_code == 200, r.text
         assert not stale.by_bot(mover) and stale.seq == seq  # it did not hear of it
         with pytest.raises(IllegalAction) as refused:
-            await tables.act(stale, mover, "after-resigning", action)
+            await tables.actions.act(stale, mover, "after-resigning", action)
         assert refused.value.code == "seat_handed_over", refused.value
         # Nothing stored for it: the stream ends with the resignation.
         got = (await lobby.http.get(f"/api/tables/{tid}")).json()

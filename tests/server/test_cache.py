@@ -131,7 +131,7 @@ async def test_a_socket_joining_while_another_leaves_gets_a_followed_table(redis
     tables = Tables(Settings(redis_url=redis_url), store)
     await tables.start()
     try:
-        meta, _, _ = await tables.create("einauge", 2, {}, "race")
+        meta, _, _ = await tables.lobby.create("einauge", 2, {}, "race")
         first = await tables.get(meta.id, watch=True)  # a socket that leaves at once
         assert first is not None and first.subscribed
         await tables.unwatch(first)  # it left: nothing watches, the table is dropped

@@ -113,6 +113,8 @@ async def test_a_resigned_seat_reads_a_spectators_view_live_on_reconnect_and_ove
     old = await Socket(server.ws_url, tid).connect(token=tokens[1], last_seq=at - 1)
     welcome = await old.wait(lambda f: f["t"] == "welcome")
     assert welcome["seat"] == 1 and welcome["view"] == resigned[0]
+    # The view is at the welcome's seq, seat-control events counted (docs/protocol.md).
+    assert welcome["view"]["seq"] == welcome["seq"]
     newer = await Socket(server.ws_url, tid).connect(token=tokens[1], last_seq=at)
     welcome = await newer.wait(lambda f: f["t"] == "welcome")
     assert welcome["seat"] == 1 and welcome["view"] is None
@@ -199,6 +201,7 @@ async def test_a_token_minted_for_a_resigned_seat_reads_no_hand(server) -> None:
     sock = await Socket(server.ws_url, tid).connect(token=again["token"])
     welcome = await sock.wait(lambda f: f["t"] == "welcome")
     assert welcome["seat"] == 0 and welcome["view"] == minted[0]
+    assert welcome["view"]["seq"] == welcome["seq"]
     await sock.close()
     await anna.close()
     await guest.close()

@@ -1,4 +1,4 @@
-"""Per-viewer deltas of a live table (server/table/tables.py, server/fanout/room.py)
+"""Per-viewer deltas of a live table (server/table/core.py, server/fanout/room.py)
 without sockets:
 every viewer class folds, delta by delta, to its own view at that seq; seats share the
 spectators' frame when they may see the same; a ``None`` projection sends that viewer

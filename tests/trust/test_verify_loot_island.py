@@ -1,7 +1,7 @@
 """``verify`` on Loot Island records (engine/verify.py, CONTRACT-loot-island §1-2): a
 record as the service writes it passes every check; changing any shuffled list (a setup
 list, a reshuffle, even below the last card drawn), the server seed or the head fails the
-check that covers it. The record is built here exactly as ``server/table/tables.py`` builds it
+check that covers it. The record is built here exactly as ``server/table/ending.py`` builds it
 (``Game.setup_deck``, ``make_record`` with the trust fields, the chain over the spectator
 projections); tests/server/test_loot_island_table.py takes one from a real server."""
 

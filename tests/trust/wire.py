@@ -202,7 +202,7 @@ class Lobby:
 async def start_with_deck(redis_url: str, table_id: str, deck: list[str]) -> list[Any]:
     """Start an open, fully seated table on ``deck`` instead of its seed's shuffle.
 
-    Does exactly what ``Tables.start_game`` stores (the first events with their chain
+    Does exactly what ``TableLobby.start_game`` stores (the first events with their chain
     heads, status ``running``, one append with the lobby version check), so that the
     server processes serve it like any table; the test chooses the deck order. Returns
     the engine events.

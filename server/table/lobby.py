@@ -1,0 +1,240 @@
+"""Lobby operations on a table's meta: create, change while open (optimistic version
+check), rename seats in the stored game, start (the first events in one append), and the
+lobby's read model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+from engine import get_game
+from engine.chain import genesis, name_commitment
+from engine.shuffle import combine_seed, commitment
+from server import metrics
+from server.accounts.ratings import bot_uid
+from server.errors import LobbyError, Unavailable, confirmed
+from server.logging import get_logger
+from server.play import clock as clocks
+from server.play import roles
+from server.table import archive
+from server.table.core import TableCore
+from server.table.meta import DELETED, Seat, TableMeta, token_hash
+
+if TYPE_CHECKING:  # the hub that builds this object (no import at run time)
+    from server.table.tables import Tables
+
+log = get_logger("tables")
+
+
+class TableLobby:
+    """Creates, changes and starts the tables of ``tables``."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+
+    async def create(self, game_name: str, seats: int, options: dict[str, Any], name: str,
+                     private: bool = False, time_control: dict[str, Any] | None = None,
+                     rated: bool = False,
+                     ) -> tuple[TableMeta, str, str | None]:
+        """A new open table with its server seed drawn and committed; returns its meta,
+        the creator's token (the host's, ``server.play.roles``) and, for a ``private`` table
+        (never listed), its invite secret (stored only as a hash). ``time_control``: as
+        ``server.play.clock.parse`` takes it (``None``: none)."""
+        game = get_game(game_name)
+        if not game.min_players <= seats <= game.max_players:
+            raise LobbyError(400, "bad_message",
+                             f"{game_name} takes {game.min_players}-{game.max_players} seats")
+        server_seed = secrets.token_bytes(32).hex()
+        owner = secrets.token_urlsafe(16)
+        invite = secrets.token_urlsafe(16) if private else None
+        meta = TableMeta(
+            id=secrets.token_urlsafe(9), game=game_name, status="open", name=name,
+            options=options, seats=[Seat() for _ in range(seats)],
+            contributions=[""] * seats, commitment=commitment(server_seed),
+            server_seed=server_seed, created_at=time.time(), tokens=[""] * seats,
+            name_salts=new_name_salts(seats),
+            owner=token_hash(owner), invite=token_hash(invite) if invite else "",
+            time_control=dict(time_control or {}), rated=rated)
+        meta.head = genesis(meta.id, meta.commitment).hex()
+        await confirmed(self.tables.store.create(meta.id, meta.to_fields(),
+                                                 self.tables.settings.idle_expiry))
+        await self.index(meta)
+        log.info("table created", table=meta.id, seats=seats, private=private)
+        return meta, owner, invite
+
+    async def index(self, meta: TableMeta) -> None:
+        """Copy the table's summary into the lobby lists (server/store/lobby_index.py). Best
+        effort: the meta is the authority, and a row that missed a change is rewritten
+        at the table's next lobby change. A private table is never listed."""
+        if meta.private:
+            return
+        expires = time.time() + self.tables.settings.idle_expiry if meta.status == "open" else 0.0
+        try:
+            await self.tables.store.lobby.put(meta.summary(), int(meta.version), expires)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("lobby list not updated", table=meta.id, error=str(e))
+
+    async def fresh_meta(self, table_id: str) -> TableMeta:
+        fields = await confirmed(self.tables.store.load_meta(table_id))
+        if not fields:
+            raise LobbyError(404, "no_table", f"no table {table_id!r}")
+        return TableMeta.from_fields(table_id, fields)
+
+    async def change(self, table_id: str,
+                           change: Callable[[TableMeta], dict[str, str] | Any],
+                           statuses: tuple[str, ...] = ("open",),
+                           admit: Callable[[TableMeta], None] | None = None) -> TableMeta:
+        """Apply ``change(meta)`` (which validates, edits ``meta`` and returns the fields
+        to store) to the current meta with an optimistic version check; retried on a
+        concurrent change. ``admit(meta)`` runs first (a private table: 404 without its
+        secret, before anything else is told). Only while the table's status is one of
+        ``statuses`` (else 409 ``started``; ``ended`` when running ones are allowed); only
+        an open table's expiry is refreshed."""
+        for _ in range(8):
+            meta = await self.fresh_meta(table_id)
+            if admit is not None:
+                admit(meta)
+            if meta.status not in statuses:
+                if meta.status == "ended" and "running" in statuses:
+                    raise LobbyError(409, "ended", "the game has ended")
+                raise LobbyError(409, "started", "the game has already started")
+            fields = change(meta)
+            ttl = self.tables.settings.idle_expiry if meta.status == "open" else 0
+            version = await confirmed(self.tables.store.update_meta(
+                table_id, fields, expected_version=meta.version, ttl=ttl))
+            if version is not None:
+                meta.version = str(version)
+                await self.index(meta)
+                return meta
+        raise LobbyError(409, "stale", "the table changed meanwhile; try again")
+
+    async def rename_seats(self, table_id: str, names: dict[int, str],
+                           chat_channels: tuple[str, ...]) -> None:
+        """Rename seats (seat → name) in what the table stored of the game: the players
+        of its first event (or archive) and the ``from`` of their chat messages. The chain
+        links names as commitments, so every stored head stays valid (fairness.md §5,
+        "Names"). Cached copies rebuild once the meta says so (``_set_meta``). Raises
+        ``Unavailable``."""
+        def chat(_: int, msg: Any) -> Any:
+            sender = msg.get("from") if isinstance(msg, dict) else None
+            if isinstance(sender, dict) and sender.get("role") == "player" \
+                    and sender.get("seat") in names \
+                    and sender.get("name") != names[sender["seat"]]:
+                return {**msg, "from": {**sender, "name": names[sender["seat"]]}}
+            return None
+
+        await confirmed(self.tables.store.rewrite_first_entry(
+            table_id, lambda entry: archive.rename_start(entry, names),
+            lambda blob: archive.renamed(blob, names)))
+        for key in self.tables.store.chat_keys(table_id, chat_channels):
+            await confirmed(self.tables.store.rewrite_list(key, chat))
+
+    async def start_game(self, table_id: str, token: str | None,
+                         key: str | None = None) -> TableMeta:
+        """Start (the host only, ``server.play.roles``): every seat filled; seed =
+        combine_seed(server_seed, contributions); store the game's first events in one
+        append. Returns the meta. ``key``: a private table's invite secret."""
+        for _ in range(4):
+            meta = await self.fresh_meta(table_id)
+            roles.admit(meta, token, key)
+            if meta.status != "open":
+                raise LobbyError(409, "started", "the game has already started")
+            roles.require_starter(meta, token)
+            empty = [i for i, s in enumerate(meta.seats) if s.kind is None or meta.waiting(i)]
+            if empty:
+                raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
+            started = {"status": "running", "started_at": repr(self.tables.now() / 1000)}
+            # Names are chained as salted commitments, so a deleted account's name can
+            # leave the record while the chain still verifies (fairness.md §5, "Names").
+            if len(meta.name_salts) != len(meta.seats):  # a table created before salts
+                meta.name_salts = new_name_salts(len(meta.seats))
+            meta.name_commitments = [name_commitment(salt, name) for salt, name
+                                     in zip(meta.name_salts, meta.players(), strict=True)]
+            started["name_salts"] = json.dumps(meta.name_salts)
+            started["name_commitments"] = json.dumps(meta.name_commitments)
+            if meta.rated:
+                started["accounts"] = json.dumps(rated_accounts(meta))
+            game = get_game(meta.game)
+            seed = combine_seed(meta.server_seed, meta.contributions)
+            try:
+                events = list(game.start(meta.players(), meta.options, seed))
+            except ValueError as e:
+                raise LobbyError(400, "bad_options", str(e)) from None
+            shadow = TableCore(meta, 1)
+            prev = shadow.head.hex()
+            entries, head = shadow.chain(events, None)
+            if shadow.tc.clocked:
+                now = self.tables.now()
+                entries[-1]["c"] = clocks.start(shadow.tc, len(meta.seats), now).to_dict()
+                await confirmed(self.tables.store.lower_deadline(
+                    table_id, now + shadow.tc.per_move))
+            result = await confirmed(self.tables.store.append(
+                table_id, 0, entries, head, expected_version=meta.version,
+                meta_fields=started, meta_changed=True, prev=prev))
+            if result.status == "ok":
+                if any(s.kind == "bot" for s in meta.seats):
+                    await self.tables.bots.note(table_id)
+                meta.status, meta.seq, meta.head = "running", result.seq, head
+                meta.version = str(int(meta.version) + 1)  # the script bumped it
+                await self.index(meta)
+                table = self.tables.cache.get(table_id)
+                if table is not None:
+                    table.apply(entries, 1)
+                    with contextlib.suppress(Unavailable, RedisError):
+                        await self.tables.streams.sync(table)
+                    self.tables.actions.clock_moved(table)
+                elif any(s.kind == "bot" for s in meta.seats) or shadow.tc.clocked:
+                    with contextlib.suppress(Unavailable):
+                        # Load it here: its bots play, its clock runs.
+                        await self.tables.get(table_id)
+                if self.tables.listener.wants_turns:
+                    self.tables.spawn(self.first_turn(table_id))
+                log.info("game started", table=table_id, seq=result.seq)
+                return meta
+            if result.status == "missing":
+                raise LobbyError(404, "no_table", f"no table {table_id!r}")
+        raise LobbyError(409, "stale", "the table changed meanwhile; try again")
+
+    async def first_turn(self, table_id: str) -> None:
+        table = await self.tables.get(table_id)
+        if table is not None and not table.game_over():
+            await self.tables.listener.turn_changed(table, table.game.to_move(table.state))
+
+    async def listing(self, statuses: list[str], limit: int = 100) -> list[dict[str, Any]]:
+        """Summaries of the listed (not private) tables with those statuses, newest first,
+        from the lobby's read model (one round trip, at most ``limit`` rows per status;
+        expired open tables are dropped from it)."""
+        rows = await confirmed(self.tables.store.lobby.listing(statuses, limit, time.time()))
+        rows.sort(key=lambda s: s["created_at"], reverse=True)
+        return rows[:limit]
+
+
+def new_name_salts(seats: int) -> list[str | None]:
+    """One secret name salt per seat (32 random bytes, hex), drawn with the server seed
+    when a table is created (a copy of the meta is the same table: the leak tests' twin
+    tables); the chain links each name salted (docs/fairness.md §5, "Names")."""
+    return [secrets.token_hex(32) for _ in range(seats)]
+
+
+def rated_accounts(meta: TableMeta) -> list[str]:
+    """The rated account of each seat of a rated table at its start: a person's own, a
+    bot's per kind and level (``server.accounts.ratings.bot_uid``). Raises 409 ``account_needed``
+    for a seat held by a guest."""
+    out = []
+    for i, s in enumerate(meta.seats):
+        if s.kind == "bot":
+            out.append(bot_uid(s.bot or "random", s.level))
+        elif s.account and s.account != DELETED:
+            out.append(s.account)
+        else:
+            raise LobbyError(409, "account_needed",
+                             f"seat {i} holds a guest; a rated table seats accounts and bots")
+    return out
