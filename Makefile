@@ -20,6 +20,7 @@ CLUSTER_SUITES = tests/server/test_store.py tests/server/test_multi_process.py \
 
 test: setup
 	.venv/bin/ruff check .
+	.venv/bin/mypy
 	.venv/bin/pytest
 	.venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
 
@@ -33,6 +34,7 @@ serve-balanced: setup
 
 lint: setup
 	.venv/bin/ruff check .
+	.venv/bin/mypy
 
 bench: setup
 	.venv/bin/python bench/engine.py

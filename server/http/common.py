@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -19,6 +19,9 @@ from server.logging import get_logger
 from server.play import roles
 from server.table.meta import TableMeta
 from server.ws import protocol
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 log = get_logger("http")
 
@@ -90,7 +93,8 @@ def admitter(request: Request) -> Callable[[TableMeta], None]:
     return lambda meta: roles.admit(meta, token, key)
 
 
-def svc_of(request: Request) -> Any:
+def svc_of(request: Request) -> Service:
+    """The process's service object (``app.state.svc``)."""
     return request.app.state.svc
 
 

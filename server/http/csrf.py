@@ -14,7 +14,7 @@ so they also refuse an ``Origin`` of another site (403 ``csrf``; login CSRF).
 from __future__ import annotations
 
 import hmac
-from typing import Any
+from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
@@ -24,6 +24,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from server.accounts import sessions
 from server.accounts.sessions import Session
 from server.ws.endpoint import origin_allowed
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
 SCOPE_KEY = "einauge.session"
@@ -50,7 +53,7 @@ class SessionAuth:
             await self.app(scope, receive, send)
             return
         conn = HTTPConnection(scope)
-        svc: Any = scope["app"].state.svc
+        svc: Service = scope["app"].state.svc
         sid = conn.cookies.get(sessions.COOKIE)
         session = None
         if sid:

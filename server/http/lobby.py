@@ -7,7 +7,7 @@ import contextlib
 import hashlib
 import json
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 from starlette.requests import Request
@@ -38,6 +38,9 @@ from server.play import clock, roles
 from server.table.core import project
 from server.table.meta import Seat, TableMeta, token_hash
 from server.ws import protocol
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 log = get_logger("lobby")
 
@@ -334,7 +337,7 @@ def _replay_allowed(request: Request) -> None:
                          f"per address")
 
 
-async def _replay_answer(svc: Any, key: Any, fn: Any, *args: Any, keep: bool = True
+async def _replay_answer(svc: Service, key: Any, fn: Any, *args: Any, keep: bool = True
                          ) -> Response:
     try:
         status, content = await svc.replays.answer(key, fn, *args, keep=keep)

@@ -18,7 +18,7 @@ Errors as in ``server.http.lobby``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -28,6 +28,9 @@ from server.errors import LobbyError
 from server.http.accounts import _logged_in, _same_site, from_store, need_session
 from server.http.common import body, guarded, svc_of
 from server.logging import get_logger
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 log = get_logger("passwords")
 
@@ -58,7 +61,7 @@ async def change(request: Request) -> Response:
     return JSONResponse({"ended": ended})
 
 
-async def _send_reset(svc: Any, username: str) -> None:
+async def _send_reset(svc: Service, username: str) -> None:
     """Mail a reset link to ``username``'s confirmed address, if it has one and no reset
     mail went to it in the period. Runs after the answer; failures are logged."""
     try:

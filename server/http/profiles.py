@@ -5,7 +5,7 @@ profiles, leaderboards, and the ratings at a table. Read only; errors as in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -17,6 +17,9 @@ from server.errors import LobbyError
 from server.http.accounts import from_store, need_session
 from server.http.common import guarded, svc_of, table_or_404
 from server.table.meta import TableMeta
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 
 def _game_row(meta: TableMeta, uid: str, history: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +75,7 @@ async def my_games(request: Request) -> Response:
     return JSONResponse(await _games(request, session.account.uid, 200))
 
 
-async def _shown_ratings(svc: Any, uid: str) -> dict[str, Any]:
+async def _shown_ratings(svc: Service, uid: str) -> dict[str, Any]:
     return {g: ratings.shown(r)
             for g, r in (await from_store(svc.account_store.ratings(uid))).items()}
 

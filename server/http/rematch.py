@@ -26,7 +26,7 @@ import hmac
 import json
 import secrets
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 from starlette.requests import Request
@@ -43,6 +43,9 @@ from server.logging import get_logger
 from server.table.lobby import new_name_salts
 from server.table.meta import Seat, TableMeta, token_hash
 from server.ws import protocol
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 log = get_logger("rematch")
 
@@ -103,7 +106,7 @@ class _Claimed(Exception):
         self.table_id = table_id
 
 
-async def _raw_meta(svc: Any, table_id: str) -> dict[str, str]:
+async def _raw_meta(svc: Service, table_id: str) -> dict[str, str]:
     try:
         return await svc.store.load_meta(table_id)
     except RedisError as e:
@@ -111,7 +114,7 @@ async def _raw_meta(svc: Any, table_id: str) -> dict[str, str]:
         raise Unavailable(str(e)) from None
 
 
-async def claim(svc: Any, old_id: str) -> str:
+async def claim(svc: Service, old_id: str) -> str:
     """The rematch id of ``old_id``: the stored one, or a new one stored now (atomic)."""
     candidate = secrets.token_urlsafe(9)
 
@@ -129,7 +132,7 @@ async def claim(svc: Any, old_id: str) -> str:
     return candidate
 
 
-async def ensure(svc: Any, old: TableMeta, new_id: str, owner_token: str) -> bool:
+async def ensure(svc: Service, old: TableMeta, new_id: str, owner_token: str) -> bool:
     """Create the rematch table unless it exists; True when this call created it."""
     meta = new_meta(old, new_id, owner_token)
     try:
@@ -143,7 +146,7 @@ async def ensure(svc: Any, old: TableMeta, new_id: str, owner_token: str) -> boo
     return created
 
 
-async def take_seat(svc: Any, new_id: str, seat: int, token: str, player_seed: str
+async def take_seat(svc: Service, new_id: str, seat: int, token: str, player_seed: str
                     ) -> TableMeta:
     """Give ``seat`` of the rematch to ``token`` (idempotent for the same token); the
     account of the seat (kept from the old table) holds it, as after a join with a

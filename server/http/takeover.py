@@ -8,7 +8,7 @@ on the table as it is now, and stores the resulting seat-control event with
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -21,6 +21,9 @@ from server.http.common import bearer, body, guarded, seat_index, svc_of, table_
 from server.play import roles, seat_rules
 from server.play.presence import SeatPresence
 from server.table.live import LiveTable
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 Build = Any
 
@@ -43,7 +46,7 @@ async def _player(request: Request) -> tuple[Any, LiveTable, int]:
     return svc, table, seat
 
 
-async def _replacement(request: Request, svc: Any, table: LiveTable) -> tuple[str, int | None]:
+async def _replacement(request: Request, svc: Service, table: LiveTable) -> tuple[str, int | None]:
     """The service's replacement bot (``EINAUGE_REPLACEMENT_BOT``). A claim's body must be
     empty (``{}`` or none): a claimant choosing the bot of a rival's seat would pick the
     weakest (``random``) or the costliest (``mcts`` 4, on the server's CPU). Raises
@@ -60,7 +63,7 @@ def _by(table: LiveTable, seat: int) -> str | None:
     return table.control.by(seat, table.meta.seats[seat].kind)
 
 
-def _presence(svc: Any, table: LiveTable, fields: dict[str, str], seat: int,
+def _presence(svc: Service, table: LiveTable, fields: dict[str, str], seat: int,
               now: int) -> SeatPresence:
     """``seat``'s presence as the seats panel shows it at ``now`` (server/play/attendance.py)."""
     shown = svc.attendance.message(table, fields, now)["seats"][seat]
@@ -119,7 +122,7 @@ async def take_back(request: Request) -> Response:
     return JSONResponse(table.meta.summary())
 
 
-async def handover(svc: Any, table: LiveTable, raw_seat: Any, kind: str, level: int | None,
+async def handover(svc: Service, table: LiveTable, raw_seat: Any, kind: str, level: int | None,
                    token: str | None) -> Response:
     """The host's handover of a gone person's seat to a bot during the game
     (``roles.require_hand_over``, ``seat_rules.handover``)."""

@@ -18,7 +18,7 @@ moves the table's seq but not the game's: docs/protocol.md, ``welcome``).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -278,9 +278,9 @@ class TableCore:
         for entry in fresh:
             event = self._fold(entry)
             folded.append((self.seq, entry["h"], event))
-        out = Outbox(delta=build_delta(self.game, self.keys, self.views, self.last,
-                                       self.state, folded))
-        self.ring.append(out.delta)
+        delta = build_delta(self.game, self.keys, self.views, self.last, self.state, folded)
+        self.ring.append(delta)
+        out = Outbox(delta=delta)
         self.meta.seq, self.meta.head = self.seq, self.head.hex()
         if self.tc.clocked and any("c" in e for e in fresh):
             out.clock = self.clock_message(now)
@@ -394,7 +394,7 @@ class TableCore:
         head = self.head
         entries = []
         for i, e in enumerate(events):
-            public = project(self.game, e, None)  # the public form: fairness.md §5
+            public: Mapping[str, Any] | None = project(self.game, e, None)  # fairness.md §5
             if self.seq == 0 and i == 0:  # the first event: names as commitments
                 public = chained_form(public, self.meta.name_commitments or None)
             head = link(head, public)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgpack
@@ -32,6 +32,9 @@ from server.play import chat, roles
 from server.table.live import LiveTable
 from server.table.meta import token_hash
 from server.ws import protocol
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 log = get_logger("ws")
 CLOSE_TIMEOUT = 15.0  # seconds a closing socket gets to take its close frame
@@ -87,7 +90,7 @@ async def _receive(ws: WebSocket) -> bytes | str | None:
     return data if data is not None else msg.get("text", "")
 
 
-async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
+async def _serve(ws: WebSocket, svc: Service, addr: str) -> None:
     settings = svc.settings
     table_id = ws.path_params["id"]
     try:
@@ -130,7 +133,7 @@ async def _serve(ws: WebSocket, svc: Any, addr: str) -> None:
         svc.tables.spawn(svc.tables.unwatch(table))
 
 
-async def _may_see(svc: Any, table_id: str, hello: protocol.Hello) -> bool:
+async def _may_see(svc: Service, table_id: str, hello: protocol.Hello) -> bool:
     """The private table's secret on its fresh meta (one HGETALL) before any replay: a
     refusal takes as long as an unknown id's. (A function of its own, so the socket's
     coroutine does not keep that meta for its whole life.)"""
@@ -143,7 +146,7 @@ async def _may_see(svc: Any, table_id: str, hello: protocol.Hello) -> bool:
     return meta is not None and roles.may_see(meta, hello.token, hello.key)
 
 
-async def _attend(ws: WebSocket, svc: Any, addr: str, table: LiveTable, hello: protocol.Hello,
+async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hello: protocol.Hello,
                   binary: bool) -> None:
     """The seat check, the welcome, then the socket's frames until it closes."""
     settings = svc.settings
@@ -250,7 +253,7 @@ REBUILD_TRIES = 3
 """Attempts to rebuild a reconnect's missed deltas while the table moves on meanwhile."""
 
 
-async def welcome(svc: Any, table: LiveTable, conn: Connection, last_seq: int | None) -> None:
+async def welcome(svc: Service, table: LiveTable, conn: Connection, last_seq: int | None) -> None:
     """Send ``welcome`` and the deltas ``conn`` misses, then deliver to it live.
 
     Missed deltas older than the table's ring (or a ``last_seq`` inside one of its
@@ -345,7 +348,7 @@ def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None,
         conn.message(table.clock_now())  # after the welcome: the clock of a clocked table
 
 
-async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection,
+async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
                 sender: chat.Sender) -> None:
     settings = svc.settings
     while not conn.closed:
@@ -385,7 +388,7 @@ async def _loop(ws: WebSocket, svc: Any, table: LiveTable, conn: Connection,
             await _act(svc, table, conn, msg)
 
 
-async def _act(svc: Any, table: LiveTable, conn: Connection, msg: protocol.ActionMsg) -> None:
+async def _act(svc: Service, table: LiveTable, conn: Connection, msg: protocol.ActionMsg) -> None:
     started = time.perf_counter()
     if conn.seat is None:
         conn.message({"t": "error", "id": msg.id, "code": "spectator",
