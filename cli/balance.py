@@ -11,6 +11,15 @@ a cluster; unset: one embedded redis-server started here for all of them). A pro
 exits is started again after a second. Clients whose process died reconnect through the
 same port with their ``last_seq`` and land on a live process (docs/protocol.md §6).
 
+Client addresses: HAProxy removes any ``X-Forwarded-For`` / ``X-Forwarded-Proto`` a client
+sent (unless the client is one of the front proxies in ``EINAUGE_TRUSTED_PROXIES``), then
+appends the connecting address (``option forwardfor``), and it connects to the processes
+from ``BALANCER_SOURCE``. Each process trusts ``X-Forwarded-For`` only from that address
+and from the configured front proxies, so uvicorn's ``request.client`` (what every
+per-address limit counts) is the header's right-most entry that is none of those: the
+address that connected to HAProxy (or that a front proxy forwards), which a client cannot
+forge. A bad entry there (no IP address or network) stops ``balance`` with status 2.
+
 Each started process is announced on stderr as ``einauge balance: serve <port> pid <pid>``;
 SIGTERM/SIGINT stop HAProxy first (no new connections), then every process (SIGTERM:
 sockets get 1001 and reconnect elsewhere), then the embedded Redis.
@@ -20,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import os
 import shutil
 import signal
@@ -27,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 HAPROXY_HINT = ("haproxy was not found. Install it (Debian/Ubuntu: `sudo apt-get install "
@@ -60,12 +71,68 @@ def register(sub: argparse._SubParsersAction) -> None:
 TABLE_PATH = r"^/(ws|api)/tables/[^/]+"
 """The paths that name a table: its websocket and its HTTP API (``/api/tables/<id>/…``)."""
 
+BALANCER_SOURCE = "127.0.0.1"
+"""The address HAProxy connects to the processes from (its ``source``, on loopback where
+they listen): besides the configured front proxies, the only address whose
+``X-Forwarded-For`` the processes trust."""
+
+
+def front_proxies(trusted: Sequence[str]) -> tuple[str, ...]:
+    """``trusted`` (``EINAUGE_TRUSTED_PROXIES``) checked for HAProxy's ``src`` match: each
+    an IP address or a network (no host bits set), or ``*`` (any source). Raises
+    ``ValueError`` naming an entry that is neither (uvicorn would silently trust no
+    address for it, HAProxy might resolve it: the two would disagree)."""
+    for entry in trusted:
+        if entry == "*":
+            continue
+        try:
+            if "/" in entry:
+                ipaddress.ip_network(entry)
+            else:
+                ipaddress.ip_address(entry)
+        except ValueError:
+            raise ValueError(f"EINAUGE_TRUSTED_PROXIES: {entry!r} is no IP address or "
+                             "network (with no host bits set), nor *") from None
+    return tuple(trusted)
+
+
+def process_trust(trusted: Sequence[str]) -> str:
+    """``EINAUGE_TRUSTED_PROXIES`` of each process behind the balancer: the balancer's own
+    address and the front proxies (``*`` stays ``*``)."""
+    if "*" in trusted:
+        return "*"
+    return ",".join(dict.fromkeys([BALANCER_SOURCE, *trusted]))
+
+
+def _forwarding(trusted: Sequence[str]) -> str:
+    """The frontend's rules for the client's address (see the module docstring)."""
+    if "*" in trusted:
+        return """    # every source is a trusted front proxy (EINAUGE_TRUSTED_PROXIES=*): what it
+    # forwards is kept, and its own address appended
+    option forwardfor
+"""
+    keep = ""
+    if trusted:
+        keep = " unless front_proxy"
+        rules = f"    acl front_proxy src {' '.join(trusted)}\n"
+    else:
+        rules = ""
+    return f"""    # the client's address, unforgeable: forwarded headers only from the configured
+    # front proxies (EINAUGE_TRUSTED_PROXIES), then the connecting address appended
+{rules}    http-request del-header X-Forwarded-For{keep}
+    http-request del-header X-Forwarded-Proto{keep}
+    option forwardfor
+"""
+
 
 def haproxy_config(host: str, port: int, backends: list[int], maxconn: int = 10_000,
-                   leastconn: bool = False) -> str:
+                   leastconn: bool = False, trusted: Sequence[str] = ()) -> str:
     """The HAProxy configuration: one HTTP frontend on ``host:port``, one server per
-    process port on 127.0.0.1, websockets tunnelled for up to an hour of silence, at most
-    ``maxconn`` client connections (each costs HAProxy two file descriptors).
+    process port on 127.0.0.1 (connected from ``BALANCER_SOURCE``), websockets tunnelled
+    for up to an hour of silence, at most ``maxconn`` client connections (each costs
+    HAProxy two file descriptors). ``trusted``: the front proxies (``front_proxies``)
+    whose ``X-Forwarded-For``/``X-Forwarded-Proto`` are passed on; from any other source
+    they are removed; the source's address is appended to ``X-Forwarded-For`` either way.
 
     A request whose path names a table (``TABLE_PATH``) goes to the backend ``tables``,
     which picks the process by a consistent hash of the table id (the path's 4th
@@ -103,10 +170,12 @@ defaults
     timeout client-fin 5s
     retries 3
     option redispatch 1
+    # the processes trust X-Forwarded-For from this address only (and the front proxies)
+    source {BALANCER_SOURCE}
 
 frontend einauge
     bind {host}:{port}
-{route}    default_backend serve
+{_forwarding(trusted)}{route}    default_backend serve
 {tables}
 backend serve
     balance leastconn
@@ -126,6 +195,13 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.processes < 1:
         print("einauge balance: --processes must be at least 1", file=sys.stderr)
+        return 2
+    from server import config
+
+    try:
+        trusted = front_proxies(config.from_env().trusted_proxies)
+    except ValueError as e:
+        print(f"einauge balance: {e}", file=sys.stderr)
         return 2
     first = args.first_port or args.port + 1
     ports = [first + i for i in range(args.processes)]
@@ -149,14 +225,16 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     folder = Path(tempfile.mkdtemp(prefix="einauge-balance-"))
-    config = folder / "haproxy.cfg"
-    config.write_text(haproxy_config(args.host, args.port, ports, _maxconn(), args.leastconn))
+    config_file = folder / "haproxy.cfg"
+    config_file.write_text(haproxy_config(args.host, args.port, ports, _maxconn(),
+                                          args.leastconn, trusted))
+    trust = process_trust(trusted)
     procs: dict[int, subprocess.Popen[bytes]] = {}
     proxy: subprocess.Popen[bytes] | None = None
     try:
         for port in ports:
-            procs[port] = _serve(port, redis_url)
-        proxy = subprocess.Popen([haproxy, "-db", "-f", str(config)])
+            procs[port] = _serve(port, redis_url, trust)
+        proxy = subprocess.Popen([haproxy, "-db", "-f", str(config_file)])
         print(f"einauge balance: http://{args.host}:{args.port} -> {len(ports)} processes",
               file=sys.stderr, flush=True)
         while not stopping:
@@ -170,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
                     print(f"einauge balance: serve {port} exited with {proc.returncode}; "
                           f"starting it again", file=sys.stderr, flush=True)
                     time.sleep(1.0)
-                    procs[port] = _serve(port, redis_url)
+                    procs[port] = _serve(port, redis_url, trust)
         return 0
     finally:
         if proxy is not None:
@@ -197,9 +275,12 @@ def _maxconn() -> int:
     return max(100, min(500_000, (limit - 200) // 2))
 
 
-def _serve(port: int, redis_url: str) -> subprocess.Popen[bytes]:
+def _serve(port: int, redis_url: str, trust: str) -> subprocess.Popen[bytes]:
+    """One ``einauge serve`` on loopback, trusting ``X-Forwarded-For`` from ``trust``
+    (``process_trust``) only."""
     proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--host", "127.0.0.1",
-                             "--port", str(port), "--redis-url", redis_url])
+                             "--port", str(port), "--redis-url", redis_url],
+                            env={**os.environ, "EINAUGE_TRUSTED_PROXIES": trust})
     print(f"einauge balance: serve {port} pid {proc.pid}", file=sys.stderr, flush=True)
     return proc
 

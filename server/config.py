@@ -119,9 +119,14 @@ class Settings(BaseSettings):
     """seconds one Redis call may take in all (pool wait, retries, reply); then it fails:
     `unavailable` / 503"""
     trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
-    """comma-separated addresses or networks (`*`: any) of reverse proxies whose
-    `X-Forwarded-For`/`X-Forwarded-Proto` name the client; none: forwarded headers are
-    ignored and the per-address limits count the connecting address"""
+    """comma-separated IP addresses or networks (`*`: any) of the reverse proxies in front:
+    from a listed source, the client's address (which every per-address limit counts) is
+    the right-most `X-Forwarded-For` entry that is not a listed proxy (`*`: the left-most)
+    and the scheme is `X-Forwarded-Proto`'s; from any other source both headers are
+    ignored and the connecting address counts; none: a process trusts no source.
+    `einauge balance` keeps these headers only from these sources (HAProxy removes them
+    from any other, then appends the connecting address) and its processes also trust the
+    balancer's own address, `127.0.0.1` (docs/protocol.md §6)"""
     replay_rate_per_s: float = Field(2.0, gt=0)
     """replay requests (`POST /api/replay`, `GET …/deltas`) per second per address"""
     replay_burst: int = Field(10, gt=0)

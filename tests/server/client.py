@@ -67,8 +67,12 @@ class Lobby:
     """The HTTP API of one server. Remembers the ``owner_token`` (the host's) of every
     table it created, and sends it where the host is needed unless told otherwise."""
 
-    def __init__(self, base: str) -> None:
-        self.http = httpx.AsyncClient(base_url=base, timeout=10)
+    def __init__(self, base: str, local_address: str | None = None) -> None:
+        # ``local_address``: the client's own address (another 127.0.0.x on Linux, to be
+        # a second client on one machine)
+        transport = (httpx.AsyncHTTPTransport(local_address=local_address)
+                     if local_address else None)
+        self.http = httpx.AsyncClient(base_url=base, timeout=10, transport=transport)
         self.owners: dict[str, str] = {}
 
     async def close(self) -> None:
@@ -147,9 +151,11 @@ class Lobby:
 class Socket:
     """One websocket client that keeps every decoded frame (and its raw bytes)."""
 
-    def __init__(self, ws_base: str, table_id: str, binary: bool = True) -> None:
+    def __init__(self, ws_base: str, table_id: str, binary: bool = True,
+                 local_address: str | None = None) -> None:
         self.url = f"{ws_base}/ws/tables/{table_id}"
         self.binary = binary
+        self.local_address = local_address  # the client's own address, as ``Lobby``'s
         self.ws: Any = None
         self.frames: list[dict[str, Any]] = []
         self.raw: list[bytes | str] = []
@@ -162,8 +168,9 @@ class Socket:
                       key: str | None = None, hello: dict[str, Any] | None = None,
                       **headers: str) -> Socket:
         mark = len(self.frames)  # a reconnect: the welcome of an earlier socket is no sign
+        local = {"local_addr": (self.local_address, 0)} if self.local_address else {}
         self.ws = await websockets.connect(self.url, max_size=2**22, compression=None,
-                                           additional_headers=headers or None)
+                                           additional_headers=headers or None, **local)
         self.closed.clear()
         self.reader = asyncio.create_task(self._read())
         with contextlib.suppress(ConnectionClosed):  # refused at once: the test reads the code
@@ -501,8 +508,8 @@ class Member(Lobby):
     """The lobby as a browser with an account sees it: a cookie jar holding the session,
     and the session's CSRF token sent on every request once logged in."""
 
-    def __init__(self, base: str) -> None:
-        super().__init__(base)
+    def __init__(self, base: str, local_address: str | None = None) -> None:
+        super().__init__(base, local_address)
         self.csrf: str | None = None
         self.account: dict[str, Any] | None = None
 
