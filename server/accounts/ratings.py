@@ -26,6 +26,8 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from engine import GAMES
+from engine.bots import MCTS_LEVELS, SEARCH_KINDS
 from server.store.accounts import AccountStore
 
 MODEL = PlackettLuce()
@@ -62,9 +64,6 @@ def bot_name(kind: str, level: int | None) -> str:
 
 def bot_names() -> frozenset[str]:
     """The names of every bot kind's (of every game) and mcts level's rated account."""
-    from engine import GAMES
-    from engine.bots import MCTS_LEVELS, SEARCH_KINDS
-
     kinds = {k for game in GAMES.values() for k in game.bots()}
     return frozenset(bot_name(k, lv) for k in kinds
                      for lv in (sorted(MCTS_LEVELS) if k in SEARCH_KINDS else [None]))

@@ -27,6 +27,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from engine.bots import make_bot
+
 Observation = Any
 """A game's observation (``Game.observation``): picklable, what the seat may know."""
 
@@ -38,8 +40,6 @@ def think(game: str, kind: str, seed: str, level: int | None,
     """One move of a fresh ``make_bot(kind, seed, game=game, level=level)`` on ``obs``
     with its default budget, as the action's wire dict. Runs in a worker process (or
     thread). Raises ``ValueError`` for a bad spec or a seat with no legal action."""
-    from engine.bots import make_bot
-
     bot = make_bot(kind, seed, game=game, level=level)
     return bot.act(obs, bot.budget).to_dict()
 
@@ -53,13 +53,12 @@ WORKER_NICE = 10
 
 def _warm(server_pid: int) -> None:
     """Worker initializer: lower the worker's priority (searches are background work; the
-    server process must win a busy CPU), exit when the server process is gone, and import
-    the engine before the first search."""
+    server process must win a busy CPU) and exit when the server process is gone (the
+    engine is imported with this module, before the first search)."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(WORKER_NICE)
     threading.Thread(target=_exit_with_parent, args=(server_pid,), daemon=True,
                      name="parent-watch").start()
-    import engine.bots  # noqa: F401
 
 
 def _exit_with_parent(parent: int) -> None:

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
-from engine import get_game
+from engine import get_game, seat_control
 from server import metrics
 from server.table.core import replay_deltas, viewer_keys
 from server.table.records import RecordError, replay
@@ -75,8 +75,6 @@ def stored_deltas(game_name: str, seats: int, entries: list[dict[str, Any]],
     (from seq 1): ``200 {"seq", "deltas"}``, the deltas after ``after`` that ``viewer``
     (a seat, ``None``: the spectators) was sent live, identical to them. Pure; runs in a
     worker."""
-    from engine import get_game, seat_control
-
     game = get_game(game_name)
     # As TableCore.decode: the game's events and the seat-control ones.
     events = [seat_control.decode(game.events, e["e"]) for e in entries]
@@ -94,8 +92,6 @@ def catch_up(game_name: str, seats: int, entries: list[dict[str, Any]], after: i
     messages)`` (empty: nothing missed, or nothing it may see): a reconnect's catch-up
     beyond the ring (server/ws/endpoint.py ``welcome``). Pure; runs in a worker."""
     import msgpack
-
-    from engine import get_game, seat_control
 
     game = get_game(game_name)
     keys = [k for k in viewer_keys(game, seats) if k is None or k == viewer]

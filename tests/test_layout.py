@@ -1,0 +1,121 @@
+"""The layout holds its boundaries (docs/architecture.md): read from the code's imports.
+
+- ``engine/`` imports nothing of the server, the CLI, the benchmarks or the tests; the
+  server nothing of the CLI, the benchmarks or the tests;
+- no import cycle among the server's modules, and no import inside a function of the
+  server that could have been at the top (type-only imports under ``TYPE_CHECKING`` are
+  not imports at run time);
+- ``server/`` keeps at most a dozen modules at its top, the rest in one subpackage per
+  concept, and no module of the server or the engine is longer than 600 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("engine", "server", "cli", "bench", "tests")
+MAX_LINES = 600
+MAX_TOP_MODULES = 12
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def sources(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def _type_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports(path: Path) -> list[tuple[str, bool]]:
+    """The project modules ``path`` imports at run time, each with whether the import
+    stands inside a function."""
+    tree = ast.parse(path.read_text(), str(path))
+    out: list[tuple[str, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_only(child):
+                for other in child.orelse:
+                    visit(other, in_function)
+                continue
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            if isinstance(child, ast.Import):
+                out.extend((a.name, in_function) for a in child.names)
+            elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
+                base = child.module
+                # ``from server.http import lobby`` imports the module server.http.lobby.
+                for alias in child.names:
+                    sub = f"{base}.{alias.name}"
+                    found = (ROOT / Path(*sub.split("."))).with_suffix(".py").is_file() or (
+                        ROOT / Path(*sub.split(".")) / "__init__.py").is_file()
+                    out.append((sub if found else base, in_function))
+            visit(child, inner)
+
+    visit(tree, False)
+    return [(name, local) for name, local in out if name.split(".")[0] in PACKAGES]
+
+
+@pytest.mark.parametrize(("package", "forbidden"), [
+    ("engine", ("server", "cli", "bench", "tests")),
+    ("server", ("cli", "bench", "tests")),
+])
+def test_a_layer_imports_nothing_above_it(package: str, forbidden: tuple[str, ...]) -> None:
+    wrong = [(module_name(p), name) for p in sources(package) for name, _ in imports(p)
+             if name.split(".")[0] in forbidden]
+    assert wrong == []
+
+
+def test_the_server_imports_at_the_top_of_its_modules() -> None:
+    local = [(module_name(p), name) for p in sources("server") for name, inside in imports(p)
+             if inside]
+    assert local == []
+
+
+def test_no_import_cycle_among_the_server_modules() -> None:
+    graph = {module_name(p): {n for n, _ in imports(p) if n.startswith("server")}
+             for p in sources("server")}
+    # A package's module importing it also runs its __init__, which holds no imports here.
+    done: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def walk(node: str, path: list[str]) -> None:
+        if node in path:
+            cycles.append([*path[path.index(node):], node])
+            return
+        if node in done:
+            return
+        for nxt in sorted(graph.get(node, ())):
+            walk(nxt, [*path, node])
+        done.add(node)
+
+    for node in sorted(graph):
+        walk(node, [])
+    assert cycles == []
+
+
+def test_the_server_is_grouped_by_concept() -> None:
+    top = sorted(p.name for p in (ROOT / "server").glob("*.py"))
+    assert len(top) <= MAX_TOP_MODULES, top
+    packages = sorted(p.name for p in (ROOT / "server").iterdir()
+                      if (p / "__init__.py").is_file())
+    assert packages == ["accounts", "bots", "fanout", "http", "play", "store", "table", "ws"]
+
+
+@pytest.mark.parametrize("package", ["server", "engine"])
+def test_every_module_reads_in_one_sitting(package: str) -> None:
+    long = {module_name(p): n for p in sources(package)
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
