@@ -61,6 +61,7 @@ from bench.load import (
 from engine import get_game
 from engine.chain import genesis, link
 from server.store import streams as store
+from server.store.sealing import SeedSeal
 
 
 async def make_templates(url: str, count: int, events: int) -> list[tuple[str, list[str]]]:
@@ -83,16 +84,20 @@ async def make_templates(url: str, count: int, events: int) -> list[tuple[str, l
     return out
 
 
-def clone_tables(redis_url: str, templates: list[tuple[str, list[str]]], total: int
-                 ) -> list[tuple[str, list[str], str]]:
+def clone_tables(redis_url: str, templates: list[tuple[str, list[str]]], total: int,
+                 seal: SeedSeal) -> list[tuple[str, list[str], str]]:
     """Copy the templates in Redis until ``total`` tables exist; returns
-    (id, tokens, template id) for every table, the templates included."""
+    (id, tokens, template id) for every table, the templates included. The copies hold
+    their seed and entries opened (``seal``: the server's keys; a sealed value is bound to
+    its table id), which the server reads as values stored before sealing."""
     r = redis.Redis.from_url(redis_url)
     made = [(tid, tokens, tid) for tid, tokens in templates]
     sources = []
     for tid, tokens in templates:
         meta = {k.decode(): v.decode() for k, v in r.hgetall(store.meta_key(tid)).items()}
-        entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
+        meta["server_seed"] = seal.open(meta["server_seed"], tid)
+        entries = [seal.open_entry(store.unpack(b), tid)
+                   for b in r.lrange(store.events_key(tid), 0, -1)]
         acts = r.hgetall(store.acts_key(tid))
         game = get_game(meta["game"])
         publics = [game.project(game.events.decode(e["e"]), None) for e in entries]
@@ -189,7 +194,8 @@ def measure(service: SpawnedService, args: argparse.Namespace) -> dict[str, Any]
         view = httpx.get(f"{service.url}/api/tables/{tid}/view", timeout=30).json()
         seat_to_move[tid] = view["current_seat"]
     t = time.perf_counter()
-    tables = clone_tables(service.redis_url, templates, args.tables)
+    tables = clone_tables(service.redis_url, templates, args.tables,
+                          SeedSeal.at(service.server_dir / "var" / "seed-keys"))
     cloned_s = time.perf_counter() - t
     events = redis.Redis.from_url(service.redis_url).llen(
         store.events_key(templates[0][0]))

@@ -48,6 +48,7 @@ from server.play.chat import ChatService
 from server.play.deadlines import Deadlines
 from server.store import lobby_migration
 from server.store.accounts import AccountStore
+from server.store.sealing import SeedSeal
 from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
 from server.table.live import LiveTable
@@ -70,7 +71,8 @@ class Service(TableListener):
         self.embedded = embedded
         """The watchdog of the embedded Redis (``server.store.supervise.Supervisor``), if any."""
         self.store = Store.from_url(settings.redis_url, settings.redis_timeout,
-                                    settings.redis_wait, settings.redis_wait_ms)
+                                    settings.redis_wait, settings.redis_wait_ms,
+                                    seal=SeedSeal.at(settings.seed_keys))
         self.tables = Tables(settings, self.store, listener=self)
         self.chat = ChatService(self.store, settings.chat_history, settings.chat_burst,
                                 settings.chat_refill)

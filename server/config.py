@@ -44,6 +44,10 @@ class Settings(BaseSettings):
     (`EINAUGE_REDIS_DIR`)"""
     redis_dir: str = "var/redis"
     """data directory of the embedded Redis"""
+    seed_keys: str = "var/seed-keys"
+    """file of the keys that seal every table's server seed in Redis (made with one new
+    key when absent; every process on one Redis reads the same file; keep it out of
+    Redis's backups: docs/operations.md, "Seed keys")"""
     redis_wait: int = Field(0, ge=0)
     """replicas that must hold an action (Redis `WAIT`) before it is acknowledged; set it
     to the replicas per master of a Redis with replicas (a cluster: 1), so a failover

@@ -27,6 +27,8 @@ import pytest
 from hypothesis import settings
 
 from server.store.embedded import EmbeddedRedis, free_port
+from server.store.sealing import SeedSeal
+from server.store.streams import events_key, unpack
 from tests.cluster import LocalCluster
 
 # No per-example time limit for Hypothesis (its default is 200 ms): these machines are
@@ -35,6 +37,17 @@ settings.register_profile("shared-machine", deadline=None)
 settings.load_profile("shared-machine")
 
 ROOT = Path(__file__).resolve().parent.parent
+SEED_KEYS = ROOT / "var" / "seed-keys"
+"""The keys that seal what the test servers store (their working directory is ``ROOT``,
+and the ``seed_keys`` setting's default is ``var/seed-keys``)."""
+
+
+def stored_entries(client: Any, table_id: str) -> list[dict[str, Any]]:
+    """A table's stored entries read straight from Redis (``client``: a synchronous
+    redis-py client), opened with the test servers' seed keys."""
+    seal = SeedSeal.at(SEED_KEYS)
+    return [seal.open_entry(unpack(b), table_id)
+            for b in client.lrange(events_key(table_id), 0, -1)]
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--redis", choices=("single", "cluster"), default="single",

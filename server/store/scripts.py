@@ -7,7 +7,7 @@ so a Redis Cluster runs it on one node.
 - ``ARCHIVE_LUA``: an ended game replaced by its archive, if still at that seq;
 - ``CREATE_LUA``, ``CREATE_NEW_LUA``, ``UPDATE_META_LUA``, ``REPACK_LUA``: the meta hash;
 - ``CHAT_LUA``: a chat message within its sender's bucket;
-- ``SET_IF_LUA``, ``LSET_IF_LUA``: compare-and-set of one value;
+- ``SET_IF_LUA``, ``LSET_IF_LUA``, ``HSET_IF_LUA``: compare-and-set of one value;
 - ``BOT_LEASE_LUA``, ``BOT_RELEASE_LUA``: the bot lease of a table.
 """
 
@@ -150,5 +150,11 @@ redis.call('HSET', meta, 'z', ARGV[2])
 for i = 3, #ARGV, 2 do
   if redis.call('HGET', meta, ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', meta, ARGV[i]) end
 end
+return 1
+"""
+
+HSET_IF_LUA = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 """

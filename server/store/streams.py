@@ -32,12 +32,17 @@ from server.store.scripts import (
     CHAT_LUA,
     CREATE_LUA,
     CREATE_NEW_LUA,
+    HSET_IF_LUA,
     LSET_IF_LUA,
     REPACK_LUA,
     SET_IF_LUA,
     UPDATE_META_LUA,
 )
+from server.store.sealing import SeedSeal
 from server.table.meta import PACKED, PLAIN, compact, expand
+
+SEED_FIELD = "server_seed"
+"""The meta field that holds the table's server seed, sealed (server/store/sealing.py)."""
 
 BOT_TABLES = "tables:bots"
 """Set of the running tables that have a bot seat: a process resumes their bots when it
@@ -141,8 +146,12 @@ class Store:
     ``NotReplicated``. ``lobby``: the lobby lists (server/store/lobby_index.py)."""
 
     def __init__(self, client: redis_client.Client, timeout: float = CALL_TIMEOUT,
-                 wait_replicas: int = 0, wait_ms: int = 1000) -> None:
+                 wait_replicas: int = 0, wait_ms: int = 1000,
+                 seal: SeedSeal | None = None) -> None:
         self.redis = client
+        self.seal = seal
+        """Seals the server seed of every meta this store writes and opens it in every
+        meta it reads (server/store/sealing.py); ``None``: fields as they are."""
         self.timeout = timeout
         self.cluster = isinstance(client, RedisCluster)
         self.wait_replicas = wait_replicas
@@ -158,18 +167,19 @@ class Store:
         self._lset_if = client.register_script(LSET_IF_LUA)
         self._set_if = client.register_script(SET_IF_LUA)
         self._repack = client.register_script(REPACK_LUA)
+        self._hset_if = client.register_script(HSET_IF_LUA)
         self._lease = client.register_script(BOT_LEASE_LUA)
         self._release = client.register_script(BOT_RELEASE_LUA)
         self.lobby = LobbyIndex(client)
 
     @classmethod
     def from_url(cls, url: str, timeout: float = CALL_TIMEOUT, wait_replicas: int = 0,
-                 wait_ms: int = 1000) -> Store:
+                 wait_ms: int = 1000, seal: SeedSeal | None = None) -> Store:
         """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``; a cluster node
         is detected: server/store/client.py) whose calls each fail within ``timeout``
         seconds (``bounded``)."""
         return cls(redis_client.connect(url, timeout=timeout), timeout, wait_replicas,
-                   wait_ms)
+                   wait_ms, seal)
 
     async def close(self) -> None:
         """Close the connection pool."""
@@ -185,7 +195,7 @@ class Store:
         """Store a new table's meta expiring after ``ttl`` s (one script: a meta never
         exists without its expiry). The caller lists it (``lobby.put``)."""
         args: list[Any] = [ttl]
-        for k, v in fields.items():
+        for k, v in self._sealed(table_id, fields).items():
             args += [k, v]
         await self._create(keys=[meta_key(table_id)], args=args)
 
@@ -195,7 +205,7 @@ class Store:
         concurrent calls exactly one creates it). Returns True when this call created it;
         the caller lists it (``TableLobby.index``)."""
         args: list[Any] = [ttl]
-        for k, v in fields.items():
+        for k, v in self._sealed(table_id, fields).items():
             args += [k, v]
         return bool(int(await self._create_new(keys=[meta_key(table_id)], args=args)))
 
@@ -249,8 +259,15 @@ class Store:
                                   change_archive: Callable[[bytes], bytes]) -> None:
         """Rewrite the first stored entry of a table (``change(entry)``), or, once the
         game is archived, its archive (``change_archive(blob)``), compare-and-set."""
-        await self.rewrite_list(events_key(table_id),
-                                lambda i, entry: change(entry) if i == 0 else None)
+        def first(i: int, stored: dict[str, Any]) -> dict[str, Any] | None:
+            if i != 0:
+                return None
+            new = change(self.opened(table_id, [stored])[0])
+            if new is None or self.seal is None:
+                return new
+            return self.seal.seal_entry(new, table_id)
+
+        await self.rewrite_list(events_key(table_id), first)
         for _ in range(5):
             blob = await self.redis.get(archive_key(table_id))
             if blob is None:
@@ -290,17 +307,17 @@ class Store:
     async def load_meta(self, table_id: str) -> dict[str, str]:
         """The meta hash as ``str → str`` (empty when the table does not exist; an
         archived game's expanded: ``server.table.meta.expand``)."""
-        return expand(await self.redis.hgetall(meta_key(table_id)))
+        return self._opened(table_id, expand(await self.redis.hgetall(meta_key(table_id))))
 
     @bounded
     async def load_entries(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
         """Stored entries ``{"e", "h", "a"?}`` for seqs ``after+1 …`` in order (none once
-        the game is archived: ``Tables.entries`` rebuilds them)."""
-        return [unpack(b) for b in await self.load_raw(table_id, after)]
+        the game is archived: ``Tables.entries`` rebuilds them), opened (``opened``)."""
+        return self.opened(table_id, [unpack(b) for b in await self.load_raw(table_id, after)])
 
     @bounded
     async def load_raw(self, table_id: str, after: int = 0) -> list[bytes]:
-        """The stored entries after ``after`` as stored (msgpack bytes)."""
+        """The stored entries after ``after`` as stored (msgpack bytes, sealed)."""
         return list(await self.redis.lrange(events_key(table_id), after, -1))
 
     @bounded
@@ -312,12 +329,18 @@ class Store:
     async def archive(self, table_id: str, seq: int, blob: bytes,
                       meta_fields: Mapping[str, str]) -> bool:
         """Replace an ended game's events (exactly ``seq`` of them) and action ids with
-        ``blob``, and compact its meta hash (``meta_fields``: as loaded; every field but
-        ``server.table.meta.PLAIN`` goes into one compressed field, unless it changed since it
-        was loaded), in one script; False (nothing changed) when the table is not ended,
-        has another seq, or is archived already."""
+        ``blob``, and compact its meta hash (``meta_fields``: as loaded, the seed as
+        stored, sealed; every field but ``server.table.meta.PLAIN`` goes into one
+        compressed field, unless it changed since it was loaded), in one script; False
+        (nothing changed) when the table is not ended, has another seq, or is archived
+        already."""
         keys = [meta_key(table_id), events_key(table_id), acts_key(table_id),
                 archive_key(table_id)]
+        if self.seal is not None and meta_fields.get(SEED_FIELD):
+            # The seed as stored (sealed), as ``load_meta`` opened it.
+            stored = await self.redis.hget(meta_key(table_id), SEED_FIELD)
+            if stored is not None:
+                meta_fields = {**meta_fields, SEED_FIELD: stored.decode()}
         moved = [x for k, v in meta_fields.items() if k not in PLAIN for x in (k, v)]
         return bool(await self._archive(keys=keys,
                                         args=[seq, blob, compact(meta_fields), *moved]))
@@ -340,6 +363,8 @@ class Store:
         confirmed (either way nothing is acknowledged; a retry with the same ``act_key``
         is safe).
         """
+        if self.seal is not None:
+            entries = [self.seal.seal_entry(e, table_id) for e in entries]
         payload = pack({"table": table_id, "from": expected_seq + 1, "prev": prev,
                         "entries": entries, "meta": meta_changed})
         waiting = self.wait_replicas > 0
@@ -453,7 +478,60 @@ class Store:
         for t in table_ids:
             pipe.hgetall(meta_key(t))
         rows = await pipe.execute()
-        return [expand(r) for r in rows]
+        return [self._opened(t, expand(r)) for t, r in zip(table_ids, rows, strict=True)]
+
+    def _sealed(self, table_id: str, fields: dict[str, str]) -> dict[str, str]:
+        if self.seal is None or not fields.get(SEED_FIELD):
+            return fields
+        return {**fields, SEED_FIELD: self.seal.seal(fields[SEED_FIELD], table_id)}
+
+    def _opened(self, table_id: str, fields: dict[str, str]) -> dict[str, str]:
+        if self.seal is None or not fields.get(SEED_FIELD):
+            return fields
+        return {**fields, SEED_FIELD: self.seal.open(fields[SEED_FIELD], table_id)}
+
+    def opened(self, table_id: str, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Stored (or published) entries of ``table_id`` with their events and actions
+        opened (server/store/sealing.py). Raises ``SealError``."""
+        if self.seal is None:
+            return entries
+        seal = self.seal
+        return [seal.open_entry(e, table_id) for e in entries]
+
+    async def reseal(self, table_id: str) -> bool:
+        """Seal a table's server seed and stored entries under the first key (``cardtable
+        keys rotate``), compare-and-set; True when something was rewritten (False: no such
+        table, an archived one, whose secrets are public, or one sealed under the first
+        key already). Raises ``SealError`` when no key opens a value."""
+        if self.seal is None:
+            raise ValueError("a store without a seal reseals nothing")
+        seal = self.seal
+        changed = False
+        old = await self.redis.hget(meta_key(table_id), SEED_FIELD)
+        if old is not None and not seal.seed_current(old.decode()):
+            new = seal.seal(seal.open(old.decode(), table_id), table_id)
+            changed = bool(int(await self._hset_if(keys=[meta_key(table_id)],
+                                                   args=[SEED_FIELD, old, new])))
+
+        def again(_: int, stored: dict[str, Any]) -> dict[str, Any] | None:
+            nonlocal changed
+            if seal.entry_current(stored):
+                return None
+            changed = True
+            return seal.seal_entry(seal.open_entry(stored, table_id), table_id)
+
+        await self.rewrite_list(events_key(table_id), again)
+        return changed
+
+    async def table_ids(self) -> list[str]:
+        """Every table id with a meta in Redis (``SCAN`` of every master: for tools, not
+        for requests)."""
+        pattern = meta_key("*")
+        ids = []
+        async for key in self.redis.scan_iter(match=pattern, count=1000):
+            name = key.decode() if isinstance(key, bytes) else key
+            ids.append(name[len("t:{"):-len("}:meta")])
+        return sorted(set(ids))
 
 
     @bounded

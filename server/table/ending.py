@@ -49,8 +49,9 @@ class Ending:
             if len(raw) != table.seq or table.meta.seq != table.seq:
                 return  # archived already, or this process is behind
             fields = await self.tables.store.load_meta(table.id)
-            entries = [unpack_entry(b) for b in raw]
-            blob = archive.pack(table.meta, entries, raw)
+            # The archive holds the game as played (sealing protects it only until the end).
+            entries = self.tables.store.opened(table.id, [unpack_entry(b) for b in raw])
+            blob = archive.pack(table.meta, entries)
             if await self.tables.store.archive(table.id, table.seq, blob, fields):
                 log.info("game archived", table=table.id, seq=table.seq,
                          bytes_before=sum(map(len, raw)), bytes_after=len(blob))

@@ -141,7 +141,7 @@ class StreamSync:
             verdict = continuity.published(table.seq, table.head_at, first, msg.get("prev"),
                                            [e["h"] for e in entries])
             if verdict == "apply":
-                table.apply(entries, first)
+                table.apply(self.tables.store.opened(table_id, entries), first)
             elif verdict == "check":
                 # A gap (filled from the event list), or entries that do not continue the
                 # cached stream: the sync finds out which, and rebuilds in the latter case.

@@ -16,7 +16,7 @@ import httpx
 import redis
 
 from server.store import streams as store
-from tests.conftest import ServerProcess
+from tests.conftest import ServerProcess, stored_entries
 from tests.server.client import Lobby
 
 ENV = {"EINAUGE_BOT_DELAY": "0.15", "EINAUGE_BOT_LEASE": "1"}
@@ -46,7 +46,7 @@ def _check_stream(r: redis.Redis, tid: str, people: int = 0) -> None:
     """One stored action per move, each bot move's id ``bot:<seq>`` at the seq of its
     own first event, none twice (``people``: seats played by people, whose ids are
     theirs)."""
-    entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
+    entries = stored_entries(r, tid)
     acts = {k.decode(): int(v) for k, v in r.hgetall(store.acts_key(tid)).items()}
     moves = [i for i, e in enumerate(entries) if "a" in e]
     assert len(acts) == len(moves)

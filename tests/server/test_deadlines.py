@@ -11,7 +11,7 @@ import redis
 
 from engine.verify import verify_record
 from server.store import streams as store
-from tests.conftest import RedisProcess, ServerProcess
+from tests.conftest import RedisProcess, ServerProcess, stored_entries
 from tests.server.client import ClockFile, Lobby, Socket, ended, has_event
 
 FAST = {"kind": "live", "preset": "fast"}
@@ -20,7 +20,7 @@ FAST = {"kind": "live", "preset": "fast"}
 def stored(redis_url: str, tid: str) -> list[dict]:
     r = redis.Redis.from_url(redis_url)
     try:
-        return [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
+        return stored_entries(r, tid)
     finally:
         r.close()
 

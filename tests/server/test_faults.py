@@ -15,7 +15,7 @@ from engine.einauge.view import public_view
 from server.play import roles
 from server.store import streams as store
 from server.store.lobby_index import index_keys
-from tests.conftest import RedisProcess, ServerProcess
+from tests.conftest import RedisProcess, ServerProcess, stored_entries
 from tests.server.client import Lobby, Player, Socket
 
 
@@ -50,7 +50,7 @@ async def wait_seq(players: list[Player], seq: int) -> None:
 def check_acks_stored(redis_url: str, tid: str, players: list[Player]) -> list[dict[str, Any]]:
     """Every acknowledged action is stored, at the acknowledged seq, exactly as sent."""
     r = redis.Redis.from_url(redis_url)
-    entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
+    entries = stored_entries(r, tid)
     acts = {k.decode(): int(v) for k, v in r.hgetall(store.acts_key(tid)).items()}
     r.close()
     ends: dict[int, dict[str, Any]] = {}  # seq after an action → that action

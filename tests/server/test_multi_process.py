@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 
-from tests.conftest import ServerProcess
+from tests.conftest import ServerProcess, stored_entries
 from tests.server.client import Lobby, Seats, Socket, current_seq, ended
 
 
@@ -109,7 +109,7 @@ async def test_bots_driven_by_two_processes_move_once_per_turn(server, server_b,
         await w.wait(ended, timeout=60)
     assert watchers[0].deltas() == watchers[1].deltas()
     r = connect_sync(redis_url)
-    entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
+    entries = stored_entries(r, tid)
     acts = {k.decode(): int(v) for k, v in r.hgetall(store.acts_key(tid)).items()}
     r.close()
     # One stored action per bot turn: each under the id of the seq it was decided at.
@@ -184,7 +184,7 @@ async def test_two_processes_started_together_drive_a_bot_table_once(own_redis):
                 break
             await asyncio.sleep(0.05)
         assert stored()[0] == "ended"
-        entries = [store.unpack(b) for b in r.lrange(store.events_key(tid), 0, -1)]
+        entries = stored_entries(r, tid)
         acts = {k.decode(): int(v) for k, v in r.hgetall(store.acts_key(tid)).items()}
         moves = [i for i, e in enumerate(entries) if "a" in e]
         # One stored action per turn, each a bot's under the seq it was decided at.

@@ -16,6 +16,7 @@ import redis
 
 from engine.einauge.game import EINAUGE
 from server.store import streams as store
+from tests.conftest import stored_entries
 from tests.server.client import Lobby, Seats, Socket, apply_deltas
 from tests.trust.wire import crashes
 
@@ -35,7 +36,7 @@ def seen_view(sock: Socket) -> tuple[int, dict[str, Any]]:
 def stored_view(redis_url: str, table_id: str) -> tuple[int, str, dict[str, Any]]:
     """Seq, head and spectator view of the stream Redis holds (replayed here)."""
     r = redis.Redis.from_url(redis_url)
-    entries = [store.unpack(b) for b in r.lrange(store.events_key(table_id), 0, -1)]
+    entries = stored_entries(r, table_id)
     head = r.hget(store.meta_key(table_id), "head").decode()
     r.close()
     state = EINAUGE.initial_state()

@@ -18,9 +18,10 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import get_game
 from engine.chain import genesis, link
+from server.store.sealing import SeedSeal
 from server.store.streams import Store
 from server.table.meta import TableMeta
-from tests.conftest import ServerProcess
+from tests.conftest import SEED_KEYS, ServerProcess
 
 
 class LoggedServer(ServerProcess):
@@ -240,8 +241,9 @@ async def seen_started(clients: Any) -> None:
 
 
 async def secrets_of(redis_url: str, table_id: str) -> dict[str, str]:
-    """The table's ``server_seed`` and game ``seed`` straight from Redis (test only)."""
-    store = Store.from_url(redis_url)
+    """The table's ``server_seed`` and game ``seed`` straight from Redis (test only),
+    opened with the test servers' seed keys (``SEED_KEYS``)."""
+    store = Store.from_url(redis_url, seal=SeedSeal.at(SEED_KEYS))
     try:
         meta = TableMeta.from_fields(table_id, await store.load_meta(table_id))
     finally:

@@ -1,0 +1,97 @@
+"""``cardtable keys new|rotate``: the keys that seal every table's server seed in Redis.
+
+- ``keys new``: put a new key at the top of the key file (the settings' ``seed_keys``); the
+  older keys stay below it, so the seeds they sealed still open. Processes read the file
+  again when they meet a seed the keys they hold do not open.
+- ``keys rotate``: seal every table's server seed and stored entries that the first key
+  did not seal (including values stored before sealing existed) under it, compare-and-set
+  per value. Afterwards the older keys may leave the file.
+
+docs/operations.md, "Seed keys", gives the whole procedure. Exit 0 on success, 1 when a
+seed opens with no key of the file (it is left as it is and named), 2 for bad settings or
+an unreadable key file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from server import config
+from server.store.sealing import SealError, SeedSeal, create_key_file, new_key, read_keys
+from server.store.streams import Store
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``keys``."""
+    p = sub.add_parser("keys", help="the keys that seal the tables' server seeds",
+                       description="Add a seed key, or seal every table's server seed under "
+                                   "the newest key (docs/operations.md, \"Seed keys\").")
+    p.add_argument("action", choices=("new", "rotate"))
+    p.add_argument("--file", default=None,
+                   help="the key file (default: the seed_keys setting)")
+    p.add_argument("--redis-url", default=None,
+                   help="the Redis of the tables to rotate (default: REDIS_URL, else the "
+                        "embedded Redis's socket under the redis_dir setting)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``keys new`` or ``keys rotate``; returns the exit code."""
+    try:
+        settings = config.from_env(redis_url=args.redis_url)
+    except ValueError as e:
+        print(f"cardtable keys: {e}", file=sys.stderr)
+        return 2
+    path = Path(args.file or settings.seed_keys)
+    if args.action == "new":
+        return add_key(path)
+    url = settings.redis_url or f"unix://{Path(settings.redis_dir).resolve() / 'redis.sock'}"
+    try:
+        seal = SeedSeal(path)
+    except (OSError, ValueError) as e:
+        print(f"cardtable keys: cannot read the key file {path}: {e}", file=sys.stderr)
+        return 2
+    return asyncio.run(rotate(url, seal))
+
+
+def add_key(path: Path) -> int:
+    """A new key at the top of ``path`` (made if absent); the others kept below it."""
+    if create_key_file(path):
+        print(f"new key file {path} (one key)")
+        return 0
+    try:
+        keys = read_keys(path)
+    except (OSError, ValueError) as e:
+        print(f"cardtable keys: cannot read the key file {path}: {e}", file=sys.stderr)
+        return 2
+    lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    comments = [line for line in lines if line.startswith("#")]
+    older = [line for line in lines if not line.startswith("#")]
+    tmp = path.with_name(path.name + ".new")
+    tmp.write_text("\n".join([*comments, new_key(), *older]) + "\n")
+    tmp.chmod(0o600)
+    tmp.replace(path)
+    print(f"{path}: a new first key; {len(keys)} older key(s) kept below it")
+    return 0
+
+
+async def rotate(url: str, seal: SeedSeal) -> int:
+    """Reseal every table's server seed on ``url`` under the first key of ``seal``."""
+    store = Store.from_url(url, seal=seal)
+    resealed = failed = 0
+    try:
+        ids = await store.table_ids()
+        for table_id in ids:
+            try:
+                resealed += await store.reseal(table_id)
+            except SealError as e:
+                failed += 1
+                print(f"table {table_id}: {e}", file=sys.stderr)
+    finally:
+        await store.close()
+    print(f"{len(ids)} tables, {resealed} sealed again under the first key, "
+          f"{failed} left as they were")
+    return 1 if failed else 0
