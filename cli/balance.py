@@ -1,4 +1,4 @@
-"""``einauge balance``: N ``einauge serve`` processes behind HAProxy on one port.
+"""``cardtable balance``: N ``cardtable serve`` processes behind HAProxy on one port.
 
 HAProxy (Debian's ``haproxy`` package; scripts/setup.sh installs it) listens on ``--port``
 and sends every request and websocket of one table (``/ws/tables/<id>``,
@@ -11,7 +11,7 @@ a cluster; unset: one embedded redis-server started here for all of them). A pro
 exits is started again after a second. Clients whose process died reconnect through the
 same port with their ``last_seq`` and land on a live process (docs/protocol.md §6).
 
-Each started process is announced on stderr as ``einauge balance: serve <port> pid <pid>``;
+Each started process is announced on stderr as ``cardtable balance: serve <port> pid <pid>``;
 SIGTERM/SIGINT stop HAProxy first (no new connections), then every process (SIGTERM:
 sockets get 1001 and reconnect elsewhere), then the embedded Redis.
 """
@@ -104,7 +104,7 @@ defaults
     retries 3
     option redispatch 1
 
-frontend einauge
+frontend cardtable
     bind {host}:{port}
 {route}    default_backend serve
 {tables}
@@ -122,10 +122,10 @@ def run(args: argparse.Namespace) -> int:
 
     haproxy = find_haproxy()
     if haproxy is None:
-        print(f"einauge balance: {HAPROXY_HINT}", file=sys.stderr)
+        print(f"cardtable balance: {HAPROXY_HINT}", file=sys.stderr)
         return 1
     if args.processes < 1:
-        print("einauge balance: --processes must be at least 1", file=sys.stderr)
+        print("cardtable balance: --processes must be at least 1", file=sys.stderr)
         return 2
     first = args.first_port or args.port + 1
     ports = [first + i for i in range(args.processes)]
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             redis_url = embedded.start()
         except (RedisMissing, RuntimeError) as e:
-            print(f"einauge balance: {e}", file=sys.stderr)
+            print(f"cardtable balance: {e}", file=sys.stderr)
             return 1
     stopping = False
 
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    folder = Path(tempfile.mkdtemp(prefix="einauge-balance-"))
+    folder = Path(tempfile.mkdtemp(prefix="cardtable-balance-"))
     config = folder / "haproxy.cfg"
     config.write_text(haproxy_config(args.host, args.port, ports, _maxconn(), args.leastconn))
     procs: dict[int, subprocess.Popen[bytes]] = {}
@@ -157,17 +157,17 @@ def run(args: argparse.Namespace) -> int:
         for port in ports:
             procs[port] = _serve(port, redis_url)
         proxy = subprocess.Popen([haproxy, "-db", "-f", str(config)])
-        print(f"einauge balance: http://{args.host}:{args.port} -> {len(ports)} processes",
+        print(f"cardtable balance: http://{args.host}:{args.port} -> {len(ports)} processes",
               file=sys.stderr, flush=True)
         while not stopping:
             time.sleep(0.2)
             if proxy.poll() is not None:
-                print(f"einauge balance: haproxy exited with {proxy.returncode}",
+                print(f"cardtable balance: haproxy exited with {proxy.returncode}",
                       file=sys.stderr)
                 return 1
             for port, proc in list(procs.items()):
                 if proc.poll() is not None and not stopping:
-                    print(f"einauge balance: serve {port} exited with {proc.returncode}; "
+                    print(f"cardtable balance: serve {port} exited with {proc.returncode}; "
                           f"starting it again", file=sys.stderr, flush=True)
                     time.sleep(1.0)
                     procs[port] = _serve(port, redis_url)
@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _maxconn() -> int:
     """Client connections HAProxy can hold within the open-file limit (raised to the hard
-    limit first, as ``einauge serve`` does)."""
+    limit first, as ``cardtable serve`` does)."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -200,7 +200,7 @@ def _maxconn() -> int:
 def _serve(port: int, redis_url: str) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--host", "127.0.0.1",
                              "--port", str(port), "--redis-url", redis_url])
-    print(f"einauge balance: serve {port} pid {proc.pid}", file=sys.stderr, flush=True)
+    print(f"cardtable balance: serve {port} pid {proc.pid}", file=sys.stderr, flush=True)
     return proc
 
 

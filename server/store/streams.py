@@ -174,7 +174,7 @@ starts (an index, like the lobby lists: a gone id is dropped when found)."""
 
 CALL_TIMEOUT = 2.0
 """Default bound (seconds) on the whole of one store call: waiting for a pooled
-connection, every retry and every reply (``EINAUGE_REDIS_TIMEOUT``). A frozen or
+connection, every retry and every reply (``CARDTABLE_REDIS_TIMEOUT``). A frozen or
 unreachable Redis makes the call fail with ``redis.TimeoutError`` after at most this long,
 instead of after the retries of several socket timeouts."""
 
@@ -493,7 +493,7 @@ class Store:
         the replicas that have this connection's last write). It waits for
         ``wait_replicas``, or for as many as the key's master has connected when that is
         fewer (after a failover the promoted replica has none until one joins it: then
-        the master alone holds the write, counted in ``einauge_redis_unreplicated_total``;
+        the master alone holds the write, counted in ``cardtable_redis_unreplicated_total``;
         the count is looked up at most once a second while it lasts). Raises
         ``NotReplicated`` when fewer confirmed within ``wait_ms``."""
         node = self.redis.get_node_from_key(keys[0]) if self.cluster else None

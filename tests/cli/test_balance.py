@@ -1,4 +1,4 @@
-"""``einauge balance`` (cli/balance.py): three server processes behind a real HAProxy on one
+"""``cardtable balance`` (cli/balance.py): three server processes behind a real HAProxy on one
 port. Games are played through the balancer while one process is SIGKILLed: its clients
 reconnect through the balancer to a live process and continue from their last seq with
 no gap and no duplicate, and every acknowledged action is in the stored game."""
@@ -154,7 +154,7 @@ def processes_of(r, table_id: str) -> set[str]:
 
 def sockets_of(port: int) -> int:
     text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
-    match = re.search(r"^einauge_sockets (\S+)$", text, re.M)
+    match = re.search(r"^cardtable_sockets (\S+)$", text, re.M)
     return int(float(match.group(1))) if match else 0
 
 

@@ -1,5 +1,5 @@
 """Move deadlines enforced by whichever process is alive (server/play/deadlines.py), on real
-server processes sharing one Redis, with the injectable clock (``EINAUGE_CLOCK_FILE``)."""
+server processes sharing one Redis, with the injectable clock (``CARDTABLE_CLOCK_FILE``)."""
 
 from __future__ import annotations
 
@@ -251,7 +251,7 @@ async def test_a_bot_whose_process_died_is_woken_on_another(redis_url, clock):
     """A clocked table's bot thinks on A (slowly) when A dies; the deadline index wakes B
     (``BOT_WAKE_MS`` after the last settle, by the servers' clock), which loads the table
     and plays the bot's move."""
-    a = ServerProcess(redis_url, env={**clock.env, "EINAUGE_BOT_DELAY": "60"}).start()
+    a = ServerProcess(redis_url, env={**clock.env, "CARDTABLE_BOT_DELAY": "60"}).start()
     b = ServerProcess(redis_url, env=clock.env).start()
     try:
         lobby = Lobby(a.url)
