@@ -1,4 +1,4 @@
-# The Einauge online service: Python 3.11, the web client built with Node, redis-server
+# The Cardtable service: Python 3.11, the web client built with Node, redis-server
 # for the embedded default (compose.yaml points REDIS_URL at its own Redis instead).
 FROM node:20-slim AS client
 WORKDIR /src/client-web
@@ -22,10 +22,10 @@ COPY server/ server/
 COPY cli/ cli/
 RUN pip install --no-cache-dir --no-deps --no-build-isolation . && pip check
 COPY --from=client /src/client-web/dist client-web/dist
-RUN useradd --create-home einauge && mkdir -p var/redis && chown -R einauge /app/var
-USER einauge
-ENV EINAUGE_HOST=0.0.0.0 EINAUGE_PORT=8000 EINAUGE_STATIC_DIR=/app/client-web/dist
+RUN useradd --create-home cardtable && mkdir -p var/redis && chown -R cardtable /app/var
+USER cardtable
+ENV CARDTABLE_HOST=0.0.0.0 CARDTABLE_PORT=8000 CARDTABLE_STATIC_DIR=/app/client-web/dist
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz').status != 200)"
 # Without REDIS_URL the service runs its own redis-server with data in /app/var/redis.
-CMD ["einauge", "serve"]
+CMD ["cardtable", "serve"]

@@ -7,7 +7,7 @@ setup:
 	./scripts/setup.sh
 
 serve: setup
-	.venv/bin/einauge serve
+	.venv/bin/cardtable serve
 
 # The suites that exercise the store, the fan-out and several processes run a second time
 # on a real Redis Cluster (3 masters, 3 replicas, started by the tests: tests/cluster.py).
@@ -30,7 +30,7 @@ test-cluster: setup
 # N server processes behind HAProxy on port 8000 (docs/protocol.md §6): make serve-balanced N=3
 N ?= 2
 serve-balanced: setup
-	.venv/bin/einauge balance --processes $(N)
+	.venv/bin/cardtable balance --processes $(N)
 
 lint: setup
 	.venv/bin/ruff check .

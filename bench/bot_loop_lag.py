@@ -8,17 +8,17 @@
     .venv/bin/python -m bench.bot_loop_lag --nice -10       # shielded from other work
     .venv/bin/python -m bench.bot_loop_lag --json /tmp/lag.json
 
-Starts a private Redis and ``einauge serve`` (``bench.load.SpawnedService``, not pinned to
+Starts a private Redis and ``cardtable serve`` (``bench.load.SpawnedService``, not pinned to
 a core, so the search workers may use every core), creates ``--tables`` tables whose
 ``--players`` seats all hold ``--kind`` bots (``mcts`` at ``--level``, 3 by default: about
 150 iterations, 100-400 ms a move), starts them with one spectator socket each (so every
 move is also fanned out), and lets the bots play with ``--delay`` seconds of think delay
-(``EINAUGE_BOT_DELAY``) and ``--workers`` search processes (``EINAUGE_BOT_WORKERS``; 0:
+(``CARDTABLE_BOT_DELAY``) and ``--workers`` search processes (``CARDTABLE_BOT_WORKERS``; 0:
 a thread). A finished table is replaced by a new one, so the load stays the same.
 
 The lag is measured inside the server: ``server.metrics.watch_event_loop`` sleeps 10 ms
-in a loop and records how late it woke up (``einauge_event_loop_lag_seconds``) and the CPU
-time the loop's thread used meanwhile (``einauge_event_loop_busy_seconds``), with the
+in a loop and records how late it woke up (``cardtable_event_loop_lag_seconds``) and the CPU
+time the loop's thread used meanwhile (``cardtable_event_loop_busy_seconds``), with the
 largest of each since the start in ``…_max_seconds`` gauges. The script reads
 ``/metrics`` after ``--warmup`` seconds and again after ``--duration`` more, and reports
 from the difference (the window only): samples, p50/p99/p99.9 (interpolated inside the
@@ -64,8 +64,8 @@ from bench.load import (
     ws_url,
 )
 
-LAG = "einauge_event_loop_lag_seconds"
-BUSY = "einauge_event_loop_busy_seconds"
+LAG = "cardtable_event_loop_lag_seconds"
+BUSY = "cardtable_event_loop_busy_seconds"
 TARGET = 0.005
 """Issue 5: a bot move never blocks the server's event loop for more than 5 ms."""
 
@@ -260,8 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--kind", default="mcts", choices=["random", "greedy", "mcts"])
     p.add_argument("--level", type=int, default=3)
-    p.add_argument("--workers", type=int, default=2, help="EINAUGE_BOT_WORKERS (0: thread)")
-    p.add_argument("--delay", type=float, default=0.2, help="EINAUGE_BOT_DELAY (seconds)")
+    p.add_argument("--workers", type=int, default=2, help="CARDTABLE_BOT_WORKERS (0: thread)")
+    p.add_argument("--delay", type=float, default=0.2, help="CARDTABLE_BOT_DELAY (seconds)")
     p.add_argument("--warmup", type=float, default=10.0)
     p.add_argument("--duration", type=float, default=60.0)
     p.add_argument("--nice", type=int, default=0,
@@ -270,8 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
     exit_on_sigterm()
-    env = {"EINAUGE_BOT_DELAY": str(args.delay), "EINAUGE_BOT_WORKERS": str(args.workers),
-           "EINAUGE_LOG_LEVEL": "warning"}
+    env = {"CARDTABLE_BOT_DELAY": str(args.delay), "CARDTABLE_BOT_WORKERS": str(args.workers),
+           "CARDTABLE_LOG_LEVEL": "warning"}
     info = machine()
     with prioritized(args.nice), SpawnedService(server_core=None, redis_core=None, env=env,
                                                 nice=args.nice) as svc:

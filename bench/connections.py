@@ -225,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--spawn-server", action="store_true",
                    help="start redis-server and `python -m cli serve` (core 1) for this run")
     p.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
-                   help="extra argument for `einauge serve` with --spawn-server")
+                   help="extra argument for `cardtable serve` with --spawn-server")
     p.add_argument("--connections", "-k", type=int, default=1000,
                    help="idle spectator sockets to open (default 1000)")
     p.add_argument("--warmup", type=int, default=100, help="uncounted sockets opened first")

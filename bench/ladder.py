@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         redis = EmbeddedRedis(Path(tmp), port=free_port())
-        server = ServerProcess(redis.start(), env={"EINAUGE_LOG_LEVEL": "warning"}).start()
+        server = ServerProcess(redis.start(), env={"CARDTABLE_LOG_LEVEL": "warning"}).start()
         try:
             games = play(server.url, pairs, args.parallel)
             board = httpx.get(server.url + "/api/leaderboard/einauge").json()["players"]

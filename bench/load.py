@@ -72,7 +72,7 @@ from engine import get_game
 from server.store.client import connect_sync
 
 REPO = Path(__file__).resolve().parents[1]
-FANOUT_METRIC = "einauge_fanout_seconds"
+FANOUT_METRIC = "cardtable_fanout_seconds"
 
 OWN_COMMANDS = frozenset({"info", "hello", "monitor", "client|setinfo", "client", "cluster",
                           "cluster|slots", "cluster|nodes", "cluster|shards", "command",
@@ -1145,10 +1145,10 @@ def wait_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = 
 
 
 BENCH_ENV = {
-    "EINAUGE_TABLES_PER_HOUR": "1000000000",
-    "EINAUGE_CONNS_PER_ADDR": "1000000",
-    "EINAUGE_RATE_PER_S": "10000",
-    "EINAUGE_RATE_BURST": "10000",
+    "CARDTABLE_TABLES_PER_HOUR": "1000000000",
+    "CARDTABLE_CONNS_PER_ADDR": "1000000",
+    "CARDTABLE_RATE_PER_S": "10000",
+    "CARDTABLE_RATE_BURST": "10000",
 }
 """Server limits raised for a benchmark: every client here is one loopback address and the
 players act faster than a person. Everything else keeps the service's defaults."""
@@ -1159,7 +1159,7 @@ class SpawnedService:
 
     The server runs pinned to ``server_core`` (``taskset``) with ``RLIMIT_NOFILE`` raised
     to ``nofile``; Redis runs on ``redis_core``. Data lives in a temporary folder that is
-    removed on ``stop()``. ``serve_args`` are extra arguments for ``einauge serve``;
+    removed on ``stop()``. ``serve_args`` are extra arguments for ``cardtable serve``;
     ``command`` replaces ``python -m cli`` and ``server_dir`` (default: this checkout) is
     where it runs, to measure another checkout of the server; ``nice``
     (negative: higher priority, needs root) is applied to Redis and the server, for a
@@ -1368,7 +1368,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spawn-server", action="store_true",
                    help="start redis-server and `python -m cli serve` (core 1) for this run")
     p.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
-                   help="extra argument for `einauge serve` with --spawn-server (repeatable)")
+                   help="extra argument for `cardtable serve` with --spawn-server (repeatable)")
     p.add_argument("--server-dir", type=Path,
                    help="with --spawn-server: run the server of this checkout (default: this one)")
     p.add_argument("--game", default="einauge", help="the game of every table (default einauge)")

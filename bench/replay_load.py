@@ -144,11 +144,11 @@ async def main(args: argparse.Namespace) -> None:
     redis = EmbeddedRedis(work / "redis", port=free_port(), tie_to_parent=True)
     url = redis.start()
     port = free_port()
-    env = {**os.environ, "EINAUGE_LOG_LEVEL": "warning", "EINAUGE_BOT_DELAY": "0",
-           "EINAUGE_TABLES_PER_HOUR": "100000", "EINAUGE_STATIC_DIR": "/nonexistent"}
+    env = {**os.environ, "CARDTABLE_LOG_LEVEL": "warning", "CARDTABLE_BOT_DELAY": "0",
+           "CARDTABLE_TABLES_PER_HOUR": "100000", "CARDTABLE_STATIC_DIR": "/nonexistent"}
     if args.limit:
-        env.update({"EINAUGE_REPLAY_RATE_PER_S": str(args.limit),
-                    "EINAUGE_REPLAY_BURST": str(args.limit)})
+        env.update({"CARDTABLE_REPLAY_RATE_PER_S": str(args.limit),
+                    "CARDTABLE_REPLAY_BURST": str(args.limit)})
     proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", str(port),
                              "--redis-url", url], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

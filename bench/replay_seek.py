@@ -1,6 +1,6 @@
 """How long the replay viewer takes to show a step (issue 4: any step in under 100 ms).
 
-Plays one 4-bot game on a private service (Redis + ``einauge serve`` serving the built
+Plays one 4-bot game on a private service (Redis + ``cardtable serve`` serving the built
 client), opens its replay viewer in headless Chromium, then jumps to random steps through
 the page's own ``seek`` and times each one until the browser has painted it (two
 animation frames). Prints median, p90, p99 and max in ms, with the machine.
@@ -34,7 +34,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 TIMED_SEEK = """async (k) => {
   const t0 = performance.now();
-  window.__einauge.seek(k);
+  window.__cardtable.seek(k);
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   return performance.now() - t0;
 }"""
@@ -67,7 +67,8 @@ def main() -> int:
     if not (dist / "index.html").is_file():
         raise SystemExit("bench/replay_seek.py: build the client first (scripts/setup.sh)")
     svc = SpawnedService(server_core=None, redis_core=None,
-                         env={"EINAUGE_STATIC_DIR": str(dist), "EINAUGE_BOT_DELAY": "0"}).start()
+                         env={"CARDTABLE_STATIC_DIR": str(dist),
+                              "CARDTABLE_BOT_DELAY": "0"}).start()
     try:
         tid = finished_table(svc.url)
         with sync_playwright() as p:
@@ -75,8 +76,8 @@ def main() -> int:
                                         args=CHROMIUM_ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1366, "height": 900})
             page.goto(f"{svc.url}/replay/{tid}")
-            page.wait_for_function("window.__einauge && window.__einauge.total() > 0")
-            total = page.evaluate("window.__einauge.total()")
+            page.wait_for_function("window.__cardtable && window.__cardtable.total() > 0")
+            total = page.evaluate("window.__cardtable.total()")
             rng = random.Random(args.seed)
             times = [page.evaluate(TIMED_SEEK, rng.randint(1, total)) for _ in range(args.seeks)]
             browser.close()

@@ -1,12 +1,12 @@
 """Horizontal scale on a Redis Cluster: bench/load.py through HAProxy against 1, 2 and 3
-server processes (``einauge balance``), on a private 3+3 cluster (tests/cluster.py), with
-``EINAUGE_REDIS_WAIT=1`` as a deployment with replicas runs.
+server processes (``cardtable balance``), on a private 3+3 cluster (tests/cluster.py), with
+``CARDTABLE_REDIS_WAIT=1`` as a deployment with replicas runs.
 
 Per run: accepted actions/s, action latency p50/p99, delivery latency to spectators, CPU
 ms per accepted action of each process and of all of them (and of all less what each
 process spends idle, measured for 5 s before the load: a fixed cost per process), and
 Redis commands per action (summed over the masters). The balancer keeps each table's
-sockets on one process (``einauge balance``'s default); ``--leastconn`` spreads them.
+sockets on one process (``cardtable balance``'s default); ``--leastconn`` spreads them.
 Prints one JSON line per run, then a Markdown table for docs/benchmarks.md.
 
     .venv/bin/python bench/scale.py --tables 12 --duration 10
@@ -42,11 +42,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 def start_balanced(n: int, redis_url: str, log: Path, wait: int = 1, leastconn: bool = False
                    ) -> tuple[subprocess.Popen, str, list[int], list[int]]:
-    """``einauge balance -n n`` (``EINAUGE_REDIS_WAIT=wait``); returns it, its URL, the
+    """``cardtable balance -n n`` (``CARDTABLE_REDIS_WAIT=wait``); returns it, its URL, the
     pids of its processes and their ports."""
     port, *backends_ports = free_ports(n + 1)
-    env = {**os.environ, **BENCH_ENV, "EINAUGE_REDIS_WAIT": str(wait),
-           "EINAUGE_LOG_LEVEL": "warning"}
+    env = {**os.environ, **BENCH_ENV, "CARDTABLE_REDIS_WAIT": str(wait),
+           "CARDTABLE_LOG_LEVEL": "warning"}
     env.pop("REDIS_URL", None)
     out = log.open("wb")
     proc = subprocess.Popen([sys.executable, "-m", "cli", "balance", "-n", str(n), "--port",
@@ -98,7 +98,7 @@ def idle_cpu(pids: list[int], seconds: float = 5.0) -> list[float]:
 
 
 async def followed(ports: list[int], peak: list[int], stop: asyncio.Event) -> None:
-    """Until ``stop``: the most tables each process held (``einauge_tables_cached``: the
+    """Until ``stop``: the most tables each process held (``cardtable_tables_cached``: the
     tables it follows, each folding every event and computing its deltas once) into
     ``peak``, sampled every second."""
     async with httpx.AsyncClient(timeout=5) as http:
@@ -108,7 +108,7 @@ async def followed(ports: list[int], peak: list[int], stop: asyncio.Event) -> No
                     text = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
                 except httpx.HTTPError:
                     continue
-                found = re.search(r"^einauge_tables_cached (\S+)$", text, re.M)
+                found = re.search(r"^cardtable_tables_cached (\S+)$", text, re.M)
                 if found:
                     peak[i] = max(peak[i], int(float(found.group(1))))
             with contextlib.suppress(TimeoutError):
@@ -174,10 +174,10 @@ async def main() -> None:
     p.add_argument("--duration", type=float, default=10.0)
     p.add_argument("--processes", default="1,2,3")
     p.add_argument("--leastconn", action="store_true",
-                   help="einauge balance --leastconn: a table's sockets spread over the "
+                   help="cardtable balance --leastconn: a table's sockets spread over the "
                         "processes (the default keeps them on one)")
     p.add_argument("--redis-wait", type=int, default=1,
-                   help="EINAUGE_REDIS_WAIT of the servers (0: ack once the master has it)")
+                   help="CARDTABLE_REDIS_WAIT of the servers (0: ack once the master has it)")
     args = p.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="einauge-scale-"))
     cluster = LocalCluster(folder / "cluster").start()

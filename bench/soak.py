@@ -10,7 +10,7 @@ and samples the servers' RSS every ``--sample`` seconds::
     .venv/bin/python -m bench.soak --minutes 1 --tables 10 --kill-every 5   # a quick look
 
 At the end it prints (and with ``--json`` writes) games finished and verified (the checks
-of ``einauge verify`` on every record, and every spectator's deltas checked against the
+of ``cardtable verify`` on every record, and every spectator's deltas checked against the
 record's replay and hash chain), gaps/duplicates seen, kills, and the RSS curve per process; the
 memory is called flat when the median RSS of the last quarter of the run is within
 ``--rss-slack`` (default 10 %) of the median of the second quarter (after warm-up), judged
@@ -95,8 +95,8 @@ class Soak:
 
     async def start(self) -> None:
         url = self.redis.start()
-        env = {"EINAUGE_BOT_DELAY": str(self.args.bot_delay), "EINAUGE_LOG_LEVEL": "warning",
-               "EINAUGE_CONNS_PER_ADDR": "100000"}
+        env = {"CARDTABLE_BOT_DELAY": str(self.args.bot_delay), "CARDTABLE_LOG_LEVEL": "warning",
+               "CARDTABLE_CONNS_PER_ADDR": "100000"}
         for i in range(self.args.processes):
             server = LoggedServer(url, self.work / f"server{i}.log", env)
             await asyncio.to_thread(server.start)
@@ -177,7 +177,7 @@ class Soak:
             self.problems.append(f"{tid}: no record")
             return
         record = r.json()
-        # What `einauge verify` runs (engine.verify), in one worker process: cheaper than a
+        # What `cardtable verify` runs (engine.verify), in one worker process: cheaper than a
         # CLI process per record, and it keeps the checks off the servers' core share.
         report = await asyncio.get_running_loop().run_in_executor(
             self.verifier, verify_bytes, r.content)

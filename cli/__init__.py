@@ -1,1 +1,2 @@
-"""The ``einauge`` command: one sub-command per module, wired up in ``cli.main``."""
+"""The ``cardtable`` command (``einauge``, its former name, kept for one release): one
+sub-command per module, wired up in ``cli.main``."""

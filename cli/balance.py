@@ -1,4 +1,4 @@
-"""``einauge balance``: N ``einauge serve`` processes behind HAProxy on one port.
+"""``cardtable balance``: N ``cardtable serve`` processes behind HAProxy on one port.
 
 HAProxy (Debian's ``haproxy`` package; scripts/setup.sh installs it) listens on ``--port``
 and sends every request and websocket of one table (``/ws/tables/<id>``,
@@ -12,7 +12,7 @@ exits is started again after a second. Clients whose process died reconnect thro
 same port with their ``last_seq`` and land on a live process (docs/protocol.md §6).
 
 Client addresses: HAProxy removes any ``X-Forwarded-For`` / ``X-Forwarded-Proto`` a client
-sent (unless the client is one of the front proxies in ``EINAUGE_TRUSTED_PROXIES``), then
+sent (unless the client is one of the front proxies in ``CARDTABLE_TRUSTED_PROXIES``), then
 appends the connecting address (``option forwardfor``), and it connects to the processes
 from ``BALANCER_SOURCE``. Each process trusts ``X-Forwarded-For`` only from that address
 and from the configured front proxies, so uvicorn's ``request.client`` (what every
@@ -20,7 +20,7 @@ per-address limit counts) is the header's right-most entry that is none of those
 address that connected to HAProxy (or that a front proxy forwards), which a client cannot
 forge. A bad entry there (no IP address or network) stops ``balance`` with status 2.
 
-Each started process is announced on stderr as ``einauge balance: serve <port> pid <pid>``;
+Each started process is announced on stderr as ``cardtable balance: serve <port> pid <pid>``;
 SIGTERM/SIGINT stop HAProxy first (no new connections), then every process (SIGTERM:
 sockets get 1001 and reconnect elsewhere), then the embedded Redis.
 """
@@ -78,7 +78,7 @@ they listen): besides the configured front proxies, the only address whose
 
 
 def front_proxies(trusted: Sequence[str]) -> tuple[str, ...]:
-    """``trusted`` (``EINAUGE_TRUSTED_PROXIES``) checked for HAProxy's ``src`` match: each
+    """``trusted`` (``CARDTABLE_TRUSTED_PROXIES``) checked for HAProxy's ``src`` match: each
     an IP address or a network (no host bits set), or ``*`` (any source). Raises
     ``ValueError`` naming an entry that is neither (uvicorn would silently trust no
     address for it, HAProxy might resolve it: the two would disagree)."""
@@ -91,13 +91,13 @@ def front_proxies(trusted: Sequence[str]) -> tuple[str, ...]:
             else:
                 ipaddress.ip_address(entry)
         except ValueError:
-            raise ValueError(f"EINAUGE_TRUSTED_PROXIES: {entry!r} is no IP address or "
+            raise ValueError(f"CARDTABLE_TRUSTED_PROXIES: {entry!r} is no IP address or "
                              "network (with no host bits set), nor *") from None
     return tuple(trusted)
 
 
 def process_trust(trusted: Sequence[str]) -> str:
-    """``EINAUGE_TRUSTED_PROXIES`` of each process behind the balancer: the balancer's own
+    """``CARDTABLE_TRUSTED_PROXIES`` of each process behind the balancer: the balancer's own
     address and the front proxies (``*`` stays ``*``)."""
     if "*" in trusted:
         return "*"
@@ -107,7 +107,7 @@ def process_trust(trusted: Sequence[str]) -> str:
 def _forwarding(trusted: Sequence[str]) -> str:
     """The frontend's rules for the client's address (see the module docstring)."""
     if "*" in trusted:
-        return """    # every source is a trusted front proxy (EINAUGE_TRUSTED_PROXIES=*): what it
+        return """    # every source is a trusted front proxy (CARDTABLE_TRUSTED_PROXIES=*): what it
     # forwards is kept, and its own address appended
     option forwardfor
 """
@@ -118,7 +118,7 @@ def _forwarding(trusted: Sequence[str]) -> str:
     else:
         rules = ""
     return f"""    # the client's address, unforgeable: forwarded headers only from the configured
-    # front proxies (EINAUGE_TRUSTED_PROXIES), then the connecting address appended
+    # front proxies (CARDTABLE_TRUSTED_PROXIES), then the connecting address appended
 {rules}    http-request del-header X-Forwarded-For{keep}
     http-request del-header X-Forwarded-Proto{keep}
     option forwardfor
@@ -173,7 +173,7 @@ defaults
     # the processes trust X-Forwarded-For from this address only (and the front proxies)
     source {BALANCER_SOURCE}
 
-frontend einauge
+frontend cardtable
     bind {host}:{port}
 {_forwarding(trusted)}{route}    default_backend serve
 {tables}
@@ -191,17 +191,17 @@ def run(args: argparse.Namespace) -> int:
 
     haproxy = find_haproxy()
     if haproxy is None:
-        print(f"einauge balance: {HAPROXY_HINT}", file=sys.stderr)
+        print(f"cardtable balance: {HAPROXY_HINT}", file=sys.stderr)
         return 1
     if args.processes < 1:
-        print("einauge balance: --processes must be at least 1", file=sys.stderr)
+        print("cardtable balance: --processes must be at least 1", file=sys.stderr)
         return 2
     from server import config
 
     try:
         trusted = front_proxies(config.from_env().trusted_proxies)
     except ValueError as e:
-        print(f"einauge balance: {e}", file=sys.stderr)
+        print(f"cardtable balance: {e}", file=sys.stderr)
         return 2
     first = args.first_port or args.port + 1
     ports = [first + i for i in range(args.processes)]
@@ -214,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             redis_url = embedded.start()
         except (RedisMissing, RuntimeError) as e:
-            print(f"einauge balance: {e}", file=sys.stderr)
+            print(f"cardtable balance: {e}", file=sys.stderr)
             return 1
     stopping = False
 
@@ -224,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    folder = Path(tempfile.mkdtemp(prefix="einauge-balance-"))
+    folder = Path(tempfile.mkdtemp(prefix="cardtable-balance-"))
     config_file = folder / "haproxy.cfg"
     config_file.write_text(haproxy_config(args.host, args.port, ports, _maxconn(),
                                           args.leastconn, trusted))
@@ -235,17 +235,17 @@ def run(args: argparse.Namespace) -> int:
         for port in ports:
             procs[port] = _serve(port, redis_url, trust)
         proxy = subprocess.Popen([haproxy, "-db", "-f", str(config_file)])
-        print(f"einauge balance: http://{args.host}:{args.port} -> {len(ports)} processes",
+        print(f"cardtable balance: http://{args.host}:{args.port} -> {len(ports)} processes",
               file=sys.stderr, flush=True)
         while not stopping:
             time.sleep(0.2)
             if proxy.poll() is not None:
-                print(f"einauge balance: haproxy exited with {proxy.returncode}",
+                print(f"cardtable balance: haproxy exited with {proxy.returncode}",
                       file=sys.stderr)
                 return 1
             for port, proc in list(procs.items()):
                 if proc.poll() is not None and not stopping:
-                    print(f"einauge balance: serve {port} exited with {proc.returncode}; "
+                    print(f"cardtable balance: serve {port} exited with {proc.returncode}; "
                           f"starting it again", file=sys.stderr, flush=True)
                     time.sleep(1.0)
                     procs[port] = _serve(port, redis_url, trust)
@@ -264,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _maxconn() -> int:
     """Client connections HAProxy can hold within the open-file limit (raised to the hard
-    limit first, as ``einauge serve`` does)."""
+    limit first, as ``cardtable serve`` does)."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -276,12 +276,12 @@ def _maxconn() -> int:
 
 
 def _serve(port: int, redis_url: str, trust: str) -> subprocess.Popen[bytes]:
-    """One ``einauge serve`` on loopback, trusting ``X-Forwarded-For`` from ``trust``
+    """One ``cardtable serve`` on loopback, trusting ``X-Forwarded-For`` from ``trust``
     (``process_trust``) only."""
     proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--host", "127.0.0.1",
                              "--port", str(port), "--redis-url", redis_url],
-                            env={**os.environ, "EINAUGE_TRUSTED_PROXIES": trust})
-    print(f"einauge balance: serve {port} pid {proc.pid}", file=sys.stderr, flush=True)
+                            env={**os.environ, "CARDTABLE_TRUSTED_PROXIES": trust})
+    print(f"cardtable balance: serve {port} pid {proc.pid}", file=sys.stderr, flush=True)
     return proc
 
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine import DEFAULT_GAME, GAMES, Game, get_game
+from engine import GAMES, Game, get_game
+from server import config
 
 
 def add_game_arguments(p: argparse.ArgumentParser) -> None:
-    """Add ``--game`` (default: the registry's default game) and the option flags."""
-    p.add_argument("--game", choices=list(GAMES), default=DEFAULT_GAME,
-                   help=f"the game to play (default {DEFAULT_GAME})")
+    """Add ``--game`` (default: the service's ``default_game`` setting) and the option
+    flags."""
+    p.add_argument("--game", choices=list(GAMES), default=None,
+                   help="the game to play (default: the CARDTABLE_DEFAULT_GAME setting, "
+                        "einauge unless set)")
     seen: set[str] = set()
     for game in GAMES.values():
         for key, spec in game.options_schema.get("properties", {}).items():
@@ -36,10 +39,22 @@ def add_game_arguments(p: argparse.ArgumentParser) -> None:
             seen.add(key)
 
 
+def named_game(args: argparse.Namespace, prog: str) -> str:
+    """``--game``, or when not given the ``default_game`` setting (``server.config``; it is
+    put into ``args.game``). Exits with the reason for a bad setting."""
+    if args.game is None:
+        try:
+            args.game = config.from_env().default_game
+        except config.SettingsError as e:
+            raise SystemExit(f"{prog}: {e}") from None
+    return str(args.game)
+
+
 def chosen(args: argparse.Namespace, players: int, prog: str) -> tuple[Game, dict[str, Any]]:
-    """The game of ``--game`` and its options from the flags given, checked by the game
-    (defaults filled in). Exits with the game's reason for a bad option or player count."""
-    game = get_game(args.game)
+    """The game of ``--game`` (``named_game``) and its options from the flags given, checked
+    by the game (defaults filled in). Exits with the game's reason for a bad option or
+    player count."""
+    game = get_game(named_game(args, prog))
     given = {k[4:]: v for k, v in vars(args).items() if k.startswith("opt_") and v is not None}
     try:
         return game, game.check_options(given, players)

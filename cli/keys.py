@@ -18,10 +18,12 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 from server import config
+from server.store.scripts import HSET_IF_LUA
 from server.store.sealing import SealError, SeedSeal, create_key_file, new_key, read_keys
-from server.store.streams import Store
+from server.store.streams import SEED_FIELD, Store, events_key, meta_key
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -79,14 +81,15 @@ def add_key(path: Path) -> int:
 
 
 async def rotate(url: str, seal: SeedSeal) -> int:
-    """Reseal every table's server seed on ``url`` under the first key of ``seal``."""
+    """Reseal every table's server seed and entries on ``url`` under the first key of
+    ``seal``."""
     store = Store.from_url(url, seal=seal)
     resealed = failed = 0
     try:
-        ids = await store.table_ids()
+        ids = await table_ids(store)
         for table_id in ids:
             try:
-                resealed += await store.reseal(table_id)
+                resealed += await reseal(store, seal, table_id)
             except SealError as e:
                 failed += 1
                 print(f"table {table_id}: {e}", file=sys.stderr)
@@ -95,3 +98,37 @@ async def rotate(url: str, seal: SeedSeal) -> int:
     print(f"{len(ids)} tables, {resealed} sealed again under the first key, "
           f"{failed} left as they were")
     return 1 if failed else 0
+
+
+async def table_ids(store: Store) -> list[str]:
+    """Every table id with a meta in Redis (``SCAN`` of every master)."""
+    ids = set()
+    async for key in store.redis.scan_iter(match=meta_key("*"), count=1000):
+        name = key.decode() if isinstance(key, bytes) else key
+        ids.add(name[len("t:{"):-len("}:meta")])
+    return sorted(ids)
+
+
+async def reseal(store: Store, seal: SeedSeal, table_id: str) -> bool:
+    """Seal a table's server seed and stored entries under the first key of ``seal``,
+    compare-and-set per value; True when something was rewritten (False: an archived
+    table, whose secrets are public, or one sealed under the first key already). Raises
+    ``SealError`` when no key opens a value."""
+    changed = False
+    raw = await store.redis.hget(meta_key(table_id), SEED_FIELD)
+    old = raw.decode() if isinstance(raw, bytes) else raw
+    if old is not None and not seal.seed_current(old):
+        new = seal.seal(seal.open(old, table_id), table_id)
+        hset_if = store.redis.register_script(HSET_IF_LUA)
+        changed = bool(int(await hset_if(keys=[meta_key(table_id)],
+                                         args=[SEED_FIELD, old, new])))
+
+    def again(_: int, stored: dict[str, Any]) -> dict[str, Any] | None:
+        nonlocal changed
+        if seal.entry_current(stored):
+            return None
+        changed = True
+        return seal.seal_entry(seal.open_entry(stored, table_id), table_id)
+
+    await store.rewrite_list(events_key(table_id), again)
+    return changed

@@ -1,4 +1,4 @@
-"""``einauge`` entry point: argparse sub-commands, each defined in its own module.
+"""``cardtable`` entry point: argparse sub-commands, each defined in its own module.
 
 A sub-command module exposes ``register(subparsers)``, which adds its parser and sets
 ``func`` (``args -> exit code``) as the parser default.
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The full parser with every sub-command registered."""
     titles = [game.title for game in GAMES.values()]
     parser = argparse.ArgumentParser(
+        prog="cardtable",
         description=f"Cardtable, online card games ({', '.join(titles)}): engine tools and "
                     "the service.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -43,6 +44,14 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
     return code
+
+
+def legacy_main() -> int:
+    """``einauge``, the command's former name (kept for one release): a note on stderr,
+    then ``main``."""
+    print("einauge: the command is called cardtable now; einauge will be removed in the "
+          "next release", file=sys.stderr)
+    return main()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_play(args: argparse.Namespace) -> int:
     """Replay ``args.file``; returns 0, or 1 for an illegal or malformed record."""
-    prog = sys.argv[0].rsplit("/", 1)[-1] or "einauge"
+    prog = sys.argv[0].rsplit("/", 1)[-1] or "cardtable"
     try:
         if args.file == "-":
             text = sys.stdin.read()

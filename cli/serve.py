@@ -1,4 +1,4 @@
-"""``einauge serve``: run the game service (uvicorn, websockets library, Redis).
+"""``cardtable serve``: run the game service (uvicorn, websockets library, Redis).
 
 Without ``--redis-url`` / ``REDIS_URL`` it starts a private ``redis-server`` with its data
 under ``./var/redis``, restarts it when it dies and stops it on exit; a second service on
@@ -46,30 +46,31 @@ def run(args: argparse.Namespace) -> int:
         settings = config.from_env(host=args.host, port=args.port, redis_url=args.redis_url,
                                    redis_dir=args.redis_dir)
     except ValueError as e:
-        print(f"einauge serve: {e}", file=sys.stderr)
+        print(f"cardtable serve: {e}", file=sys.stderr)
         return 2
     configure(settings.log_level, settings.log_json)
+    config.warn_legacy()  # each former EINAUGE_* variable, with its CARDTABLE_* name
     supervisor = lock = None
     if not settings.redis_url:
         lock = DataDirLock(settings.redis_dir)
         try:
             lock.acquire()
         except DataDirInUse as e:
-            print(f"einauge serve: {e}", file=sys.stderr)
+            print(f"cardtable serve: {e}", file=sys.stderr)
             return 1
         embedded = EmbeddedRedis(settings.redis_dir)
         try:
             url = embedded.start()
         except RedisMissing as e:
-            print(f"einauge serve: {e}", file=sys.stderr)
+            print(f"cardtable serve: {e}", file=sys.stderr)
             return 1
         except RuntimeError as e:
-            print(f"einauge serve: embedded Redis failed: {e}", file=sys.stderr)
+            print(f"cardtable serve: embedded Redis failed: {e}", file=sys.stderr)
             return 1
         supervisor = Supervisor(embedded)
         supervisor.start()
         settings = settings.replace(redis_url=url)
-        print(f"einauge serve: embedded Redis at {url} (data in {settings.redis_dir})",
+        print(f"cardtable serve: embedded Redis at {url} (data in {settings.redis_dir})",
               file=sys.stderr)
     try:
         from server.app import create_app
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
                              proxy_headers=bool(settings.trusted_proxies),
                              forwarded_allow_ips=list(settings.trusted_proxies))
         server = GracefulServer(cfg)
-        print(f"einauge serve: http://{_shown_host(settings.host)}:{settings.port}",
+        print(f"cardtable serve: http://{_shown_host(settings.host)}:{settings.port}",
               file=sys.stderr)
         # uvicorn's own runner: it builds the loop from ``loop="auto"`` (uvloop when installed,
         # which the service depends on: about a fifth less CPU per action and per delivery,

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cli.gameopts import add_game_arguments, chosen
+from cli.gameopts import add_game_arguments, chosen, named_game
 from engine import get_game
 from engine.bots import SEARCH_KINDS, kinds, make_bot
 from engine.selfplay import play_game
@@ -189,7 +189,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the tournament and print the table; returns 0."""
-    known = kinds(args.game)
+    known = kinds(named_game(args, "tournament"))
     line_kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
     bad = [k for k in line_kinds if k not in known]
     if not line_kinds or bad:

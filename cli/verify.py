@@ -1,4 +1,4 @@
-"""``einauge verify RECORD.json``: prove a game record fair and untampered, offline.
+"""``cardtable verify RECORD.json``: prove a game record fair and untampered, offline.
 
 Prints one line per check (``engine.verify.CHECKS``): ``pass``, ``FAIL`` or ``not run``
 with what was compared or what differed, then a summary line: ``verified`` only when every
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
             with open(args.file, "rb") as f:
                 data = f.read()
     except OSError as e:
-        print(f"einauge verify: cannot read {args.file}: {e.strerror or e}", file=sys.stderr)
+        print(f"cardtable verify: cannot read {args.file}: {e.strerror or e}", file=sys.stderr)
         return 2
     report = verify_bytes(data)
     if args.json:

@@ -2,8 +2,15 @@
 
 from engine.game import Codec, Game, IllegalAction, Message, RecordError, Viewer
 
-__all__ = ["DEFAULT_GAME", "GAMES", "Codec", "Game", "IllegalAction", "Message",
-           "RecordError", "Viewer", "default_game", "get_game", "record_game"]
+__all__ = ["GAMES", "UNNAMED_RECORD_GAME", "Codec", "Game", "IllegalAction", "Message",
+           "RecordError", "Viewer", "get_game", "record_game"]
+
+UNNAMED_RECORD_GAME = "einauge"
+"""The game of a record without a ``game`` field. Part of the record format, not a default
+of the service: Einauge's records came first and did not name their game, and Einauge's
+reader takes such a record as its own (``engine/einauge/record.py``); every other game's
+record must name it (CONTRACT-keltis, CONTRACT-loot-island). The game a table gets when a
+request names none is the service's ``default_game`` setting (``server.config``)."""
 
 
 def get_game(name: str) -> Game:
@@ -11,21 +18,15 @@ def get_game(name: str) -> Game:
     return GAMES[name]
 
 
-def default_game() -> Game:
-    """The game a caller means when it names none (``DEFAULT_GAME``: the first game of
-    the service, and a record without a ``game`` field is one of it)."""
-    return GAMES[DEFAULT_GAME]
-
-
 def record_game(record: object) -> Game:
-    """The game of a record (its ``game`` field; absent: ``DEFAULT_GAME``, CONTRACT-einauge
-    §1). Raises ``RecordError`` (index ``None``) for a record that is no object or names
-    no registered game."""
+    """The game of a record (its ``game`` field; absent: ``UNNAMED_RECORD_GAME``, Einauge's
+    records of CONTRACT-einauge §1). Raises ``RecordError`` (index ``None``) for a record
+    that is no object or names no registered game."""
     from collections.abc import Mapping
 
     if not isinstance(record, Mapping):
         raise RecordError(None, "a record is a JSON object")
-    name = record.get("game", DEFAULT_GAME)
+    name = record.get("game", UNNAMED_RECORD_GAME)
     game = GAMES.get(name) if isinstance(name, str) else None
     if game is None:
         raise RecordError(None, f"no game {name!r}; known: {', '.join(GAMES)}")
@@ -39,5 +40,3 @@ from engine.loot_island import LOOT_ISLAND  # noqa: E402
 GAMES: dict[str, Game] = {EINAUGE.name: EINAUGE, KELTIS.name: KELTIS,
                           LOOT_ISLAND.name: LOOT_ISLAND}
 """Every game of the service by name: the one place a game is registered."""
-
-DEFAULT_GAME = EINAUGE.name

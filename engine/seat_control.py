@@ -2,7 +2,7 @@
 
 Every change of who plays a seat is an event in the table's stored stream, chained like
 the game's own events, projected to every viewer unchanged (it hides nothing), and kept
-in the game record (``seat_changes``), so replays and ``einauge verify`` see it:
+in the game record (``seat_changes``), so replays and ``cardtable verify`` see it:
 
 - ``seat_timed_out {seat, count}``: the seat's time for a move ran out; a bot makes that
   one move for it (the action right after it in the stream). ``count`` is the number of

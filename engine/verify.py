@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import DEFAULT_GAME, GAMES, record_game
+from engine import GAMES, UNNAMED_RECORD_GAME, record_game
 from engine.chain import REDACTED, heads, name_commitment, public_events
 from engine.game import Game, RecordError
 from engine.seat_control import SeatControllerChanged
@@ -157,7 +157,7 @@ def _fields(record: Mapping[str, Any], game: Game | None) -> list[str]:
     """Problems with the record's fields, as sentences (empty: fine)."""
     problems = []
     deck_field = _deck_field(game)
-    if not isinstance(name := record.get("game", DEFAULT_GAME), str) or name not in GAMES:
+    if not isinstance(name := record.get("game", UNNAMED_RECORD_GAME), str) or name not in GAMES:
         problems.append(f"game is {_short(record.get('game'))}, not one of "
                         f"{', '.join(map(repr, GAMES))}")
     players = record.get("players")

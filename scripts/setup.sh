@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
-# HAProxy: `einauge balance` (N server processes behind one port) and its test.
+# HAProxy: `cardtable balance` (N server processes behind one port) and its test.
 command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || need_apt+=(haproxy)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 if [ "${#need_apt[@]}" -gt 0 ]; then

@@ -1,4 +1,4 @@
 """The live game service: Starlette on uvicorn, Redis as the only store, websockets for play.
 
-Start it with ``einauge serve`` (``cli/serve.py``); the wire contract is docs/protocol.md.
+Start it with ``cardtable serve`` (``cli/serve.py``); the wire contract is docs/protocol.md.
 """

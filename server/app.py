@@ -1,6 +1,6 @@
 """The Starlette application: routes, lifespan (Redis, subscription, bots), shutdown.
 
-``create_app(settings)`` needs a reachable Redis at ``settings.redis_url`` (``einauge
+``create_app(settings)`` needs a reachable Redis at ``settings.redis_url`` (``cardtable
 serve`` starts the embedded one first). Static files of ``client-web/dist`` are served at
 ``/`` when that folder exists, with ``index.html`` for the single-page routes
 ``/table/<id>``, ``/replay/<id>``, ``/rules`` and ``/rules/<game>``.
@@ -66,7 +66,7 @@ class Service(TableListener):
 
     def __init__(self, settings: Settings, embedded: Any = None) -> None:
         if not settings.redis_url:
-            raise ValueError("create_app needs settings.redis_url (einauge serve starts one)")
+            raise ValueError("create_app needs settings.redis_url (cardtable serve starts one)")
         self.settings = settings
         self.embedded = embedded
         """The watchdog of the embedded Redis (``server.store.supervise.Supervisor``), if any."""

@@ -1,15 +1,18 @@
 """Settings of the service, from the command line and the environment (pydantic-settings).
 
-Every field has an ``EINAUGE_<NAME>`` environment variable (upper case), except the Redis
-URL, which is ``REDIS_URL`` as most hosts set it. Command-line flags win over the
-environment; the environment wins over the defaults. Tests and benchmarks raise the limits
-through the same variables. A new setting is one annotated field with a default and a
-docstring (the docstring is its line in docs/protocol.md §4, which a test keeps in step:
-``python -m server.config`` prints the table).
+Every field has a ``CARDTABLE_<NAME>`` environment variable (upper case), except the Redis
+URL, which is ``REDIS_URL`` as most hosts set it. The service's former name still works for
+one release: ``EINAUGE_<NAME>`` is read when ``CARDTABLE_<NAME>`` is not set (a second
+settings source, after the ``CARDTABLE_`` one), and ``warn_legacy`` logs at start-up which
+variable to rename. Command-line flags win over the environment; the environment wins over
+the defaults. Tests and benchmarks raise the limits through the same variables. A new
+setting is one annotated field with a default and a docstring (the docstring is its line in
+docs/protocol.md §4, which a test keeps in step: ``python -m server.config`` prints the
+table).
 
-``from_env`` is the service's start-up: it refuses an ``EINAUGE_`` variable that names no
-setting and any value its field does not accept, with a ``SettingsError`` that names the
-variable, the value and what is allowed.
+``from_env`` is the service's start-up: it refuses a ``CARDTABLE_`` or ``EINAUGE_``
+variable that names no setting and any value its field does not accept, with a
+``SettingsError`` that names the variable, the value and what is allowed.
 """
 
 from __future__ import annotations
@@ -20,9 +23,20 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
-PREFIX = "EINAUGE_"
+from engine import GAMES
+from server.logging import get_logger
+
+PREFIX = "CARDTABLE_"
+LEGACY_PREFIX = "EINAUGE_"
+"""The prefix of the service's former name: still read, below ``PREFIX``, for one release."""
 
 
 class Settings(BaseSettings):
@@ -34,6 +48,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, env_ignore_empty=True, frozen=True,
                                       validate_by_name=True, use_attribute_docstrings=True)
 
+    default_game: str = "einauge"
+    """the game of a table created, or a bot list asked for, without naming one (a
+    registered game: `GET /api/games` lists them and says which is the default)"""
     host: str = "127.0.0.1"
     """address to listen on"""
     port: int = Field(8000, ge=0, le=65535)
@@ -41,7 +58,7 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(None, validation_alias="REDIS_URL")
     """`redis://`, `rediss://` or `unix://` URL of an external Redis, or of any node of a
     Redis Cluster (detected); unset: start the embedded redis-server
-    (`EINAUGE_REDIS_DIR`)"""
+    (`CARDTABLE_REDIS_DIR`)"""
     redis_dir: str = "var/redis"
     """data directory of the embedded Redis"""
     seed_keys: str = "var/seed-keys"
@@ -83,7 +100,7 @@ class Settings(BaseSettings):
     so gets twice as long (at most 32×), back to this once a search finishes"""
     idle_expiry: int = Field(3600, gt=0)
     """seconds an unstarted table lives without a lobby change; ended tables never expire
-    (they are archived: `EINAUGE_ARCHIVE_AFTER`)"""
+    (they are archived: `CARDTABLE_ARCHIVE_AFTER`)"""
     archive_after: float = Field(60.0, ge=0)
     """seconds a finished game keeps its event list once no socket or bot of a process
     watches it, before that process stores it as its archive (compressed actions, rebuilt
@@ -128,7 +145,7 @@ class Settings(BaseSettings):
     the right-most `X-Forwarded-For` entry that is not a listed proxy (`*`: the left-most)
     and the scheme is `X-Forwarded-Proto`'s; from any other source both headers are
     ignored and the connecting address counts; none: a process trusts no source.
-    `einauge balance` keeps these headers only from these sources (HAProxy removes them
+    `cardtable balance` keeps these headers only from these sources (HAProxy removes them
     from any other, then appends the connecting address) and its processes also trust the
     balancer's own address, `127.0.0.1` (docs/protocol.md §6)"""
     replay_rate_per_s: float = Field(2.0, gt=0)
@@ -138,7 +155,7 @@ class Settings(BaseSettings):
     chat_history: int = Field(100, gt=0)
     """chat messages kept per table and chat channel (players, spectators)"""
     chat_burst: int = Field(5, gt=0)
-    """chat messages one sender may send at once, then one per `EINAUGE_CHAT_REFILL`"""
+    """chat messages one sender may send at once, then one per `CARDTABLE_CHAT_REFILL`"""
     chat_refill: float = Field(3.0, gt=0)
     """seconds a chat sender waits for each further message after its burst"""
     static_dir: str = "client-web/dist"
@@ -174,7 +191,7 @@ class Settings(BaseSettings):
     """SMTP login (unset: no authentication)"""
     smtp_password: str | None = None
     """SMTP password"""
-    smtp_from: str = "Einauge <noreply@localhost>"
+    smtp_from: str = "Cardtable <noreply@localhost>"
     """the `From` of notification e-mails"""
     smtp_timeout: float = Field(10.0, gt=0)
     """seconds an SMTP exchange may take"""
@@ -188,6 +205,24 @@ class Settings(BaseSettings):
     """password reset requests one client address may make per hour"""
     password_reset_period: int = Field(900, gt=0)
     """seconds: at most one password reset mail per account in this time"""
+
+    @classmethod
+    def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Keyword arguments, then ``CARDTABLE_*``, then the former ``EINAUGE_*`` names:
+        an earlier source wins for a field both give."""
+        legacy = EnvSettingsSource(settings_cls, env_prefix=LEGACY_PREFIX)
+        return init_settings, env_settings, legacy, dotenv_settings, file_secret_settings
+
+    @field_validator("default_game")
+    @classmethod
+    def _registered_game(cls, value: str) -> str:
+        if value not in GAMES:
+            raise ValueError(f"no game {value!r}; known: {', '.join(GAMES)}")
+        return value
 
     @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod
@@ -242,7 +277,7 @@ class SettingsError(ValueError):
 
 
 def env_name(field: str) -> str:
-    """The environment variable of ``field`` (``REDIS_URL`` or ``EINAUGE_<FIELD>``)."""
+    """The environment variable of ``field`` (``REDIS_URL`` or ``CARDTABLE_<FIELD>``)."""
     alias = Settings.model_fields[field].validation_alias
     return alias if isinstance(alias, str) else PREFIX + field.upper()
 
@@ -258,15 +293,48 @@ def from_env(**overrides: object) -> Settings:
         raise SettingsError(_explain(e, given)) from None
 
 
+def legacy_env_name(field: str) -> str | None:
+    """The former variable of ``field`` (``EINAUGE_<FIELD>``; ``None`` for ``REDIS_URL``)."""
+    alias = Settings.model_fields[field].validation_alias
+    return None if isinstance(alias, str) else LEGACY_PREFIX + field.upper()
+
+
 def check_names(env: Mapping[str, str]) -> None:
-    """Raise ``SettingsError`` if ``env`` has an ``EINAUGE_`` variable that is no setting
-    (a typo would otherwise be ignored without a word)."""
+    """Raise ``SettingsError`` if ``env`` has a ``CARDTABLE_`` or ``EINAUGE_`` variable that
+    is no setting (a typo would otherwise be ignored without a word)."""
     known = {env_name(f) for f in Settings.model_fields}
-    unknown = sorted(k for k in env if k.upper().startswith(PREFIX) and k.upper() not in known)
+    legacy = {legacy_env_name(f) for f in Settings.model_fields} - {None}
+    unknown = sorted(k for k in env
+                     if (k.upper().startswith(PREFIX) and k.upper() not in known)
+                     or (k.upper().startswith(LEGACY_PREFIX) and k.upper() not in legacy))
     if unknown:
         raise SettingsError(
             f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
             f"known: {', '.join(sorted(known))} (docs/protocol.md §4)")
+
+
+def legacy_notes(env: Mapping[str, str]) -> list[str]:
+    """One line per former ``EINAUGE_*`` variable set in ``env``, naming the
+    ``CARDTABLE_*`` one to use instead (and, when both are set, that the new one wins)."""
+    upper = {k.upper() for k in env}
+    notes = []
+    for field in Settings.model_fields:
+        old = legacy_env_name(field)
+        if old is None or old not in upper:
+            continue
+        new = env_name(field)
+        notes.append(f"{old} is {new} now (the old name works for one release)"
+                     + (f"; both are set: {new} wins, {old} is ignored" if new in upper else ""))
+    return notes
+
+
+def warn_legacy(env: Mapping[str, str] | None = None) -> None:
+    """Log a warning (structlog, ``component=config``) for each former ``EINAUGE_*``
+    variable in ``env`` (default ``os.environ``): the service's start-up calls it once its
+    logging is configured."""
+    log = get_logger("config")
+    for note in legacy_notes(os.environ if env is None else env):
+        log.warning("renamed_setting", detail=note)
 
 
 _KINDS = {str: "text", int: "integer", float: "number", bool: "boolean"}
@@ -299,6 +367,8 @@ def _explain(error: ValidationError, overrides: Mapping[str, object]) -> str:
         if field == "REDIS_URL":
             field = "redis_url"
         name = f"--{field.replace('_', '-')}" if field in overrides else env_name(field)
+        if field not in overrides and name not in os.environ and field in Settings.model_fields:
+            name = legacy_env_name(field) or name  # the value came from the former name
         msg = err["msg"]
         if err["type"] == "bool_parsing":
             msg = f"expected a boolean ({_ALLOWED_BOOLS})"
@@ -317,8 +387,8 @@ def markdown_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-__all__ = ["Settings", "SettingsError", "check_names", "env_name", "from_env",
-           "markdown_table"]
+__all__ = ["LEGACY_PREFIX", "PREFIX", "Settings", "SettingsError", "check_names", "env_name",
+           "from_env", "legacy_env_name", "legacy_notes", "markdown_table", "warn_legacy"]
 
 if __name__ == "__main__":
     print(markdown_table(), end="")

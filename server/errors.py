@@ -32,7 +32,7 @@ class Unavailable(Exception):
 
 async def confirmed(call: Awaitable[T]) -> T:
     """``await call`` (a store call); a ``RedisError`` becomes ``Unavailable`` (counted in
-    ``einauge_redis_errors_total`` and logged)."""
+    ``cardtable_redis_errors_total`` and logged)."""
     try:
         return await call
     except RedisError as e:

@@ -10,40 +10,40 @@ import time
 
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 
-TABLES = Gauge("einauge_tables_cached", "Tables held in this process's cache")
-SOCKETS = Gauge("einauge_sockets", "Open websockets that receive deltas")
-ACTIONS = Counter("einauge_actions_total", "Actions handled", ["result"])
+TABLES = Gauge("cardtable_tables_cached", "Tables held in this process's cache")
+SOCKETS = Gauge("cardtable_sockets", "Open websockets that receive deltas")
+ACTIONS = Counter("cardtable_actions_total", "Actions handled", ["result"])
 ACCEPTED = ACTIONS.labels("accepted")
 """The ``accepted`` child, looked up once: ``labels()`` costs about 2.5 µs per action."""
-BOT_MOVES = Counter("einauge_bot_moves_total",
+BOT_MOVES = Counter("cardtable_bot_moves_total",
                     "Bot moves this process decided (searched), whether stored or not")
 ACTION_LATENCY = Histogram(
-    "einauge_action_latency_seconds", "Action received to ack sent (validated and stored)",
+    "cardtable_action_latency_seconds", "Action received to ack sent (validated and stored)",
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
-DELIVERIES = Counter("einauge_deliveries_total", "Delta frames queued to sockets")
-DIRECT_WRITES = Counter("einauge_deliveries_direct_total",
+DELIVERIES = Counter("cardtable_deliveries_total", "Delta frames queued to sockets")
+DIRECT_WRITES = Counter("cardtable_deliveries_direct_total",
                         "Delta frames written at once as prepared frames "
                         "(server/fanout/frames.py); "
                         "the rest waited in a socket's queue")
 FANOUT = Histogram(
-    "einauge_fanout_seconds",
+    "cardtable_fanout_seconds",
     "One delta, from its arrival in the table's room until it was written or queued to "
     "every local socket of the table (players first, then spectators)",
     buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.06,
              0.1, 0.25, 1.0))
-REDIS_ERRORS = Counter("einauge_redis_errors_total", "Redis commands that failed")
-UNREPLICATED = Counter("einauge_redis_unreplicated_total",
-                       "Writes acknowledged with fewer replicas than EINAUGE_REDIS_WAIT "
+REDIS_ERRORS = Counter("cardtable_redis_errors_total", "Redis commands that failed")
+UNREPLICATED = Counter("cardtable_redis_unreplicated_total",
+                       "Writes acknowledged with fewer replicas than CARDTABLE_REDIS_WAIT "
                        "because their master had fewer connected (after a failover)")
-REJECTED_SOCKETS = Counter("einauge_sockets_rejected_total", "Sockets closed by a policy",
+REJECTED_SOCKETS = Counter("cardtable_sockets_rejected_total", "Sockets closed by a policy",
                            ["reason"])
-REBUILDS = Counter("einauge_tables_rebuilt_total",
+REBUILDS = Counter("cardtable_tables_rebuilt_total",
                    "Cached tables rebuilt from Redis because the stored stream was not the "
                    "cached one (Redis lost acknowledged writes); their sockets got a welcome")
-VANISHED = Counter("einauge_tables_vanished_total",
+VANISHED = Counter("cardtable_tables_vanished_total",
                    "Watched tables that were no longer in Redis; their sockets were closed "
                    "with 4004 and their bots stopped")
-REPLAYS = Counter("einauge_replays_total",
+REPLAYS = Counter("cardtable_replays_total",
                   "Replay answers (POST /api/replay, GET /api/tables/{id}/deltas) by how they "
                   "were served: computed, from the cache, or refused for the rate",
                   ["result"])
@@ -51,16 +51,16 @@ REPLAYS = Counter("einauge_replays_total",
 _LOOP_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.02, 0.05, 0.1, 0.25,
                  0.5, 1.0)
 EVENT_LOOP_LAG = Histogram(
-    "einauge_event_loop_lag_seconds",
+    "cardtable_event_loop_lag_seconds",
     "How late a 10 ms sleep of the event loop woke up (loop busy, GIL taken, or CPU starved)",
     buckets=_LOOP_BUCKETS)
-EVENT_LOOP_LAG_MAX = Gauge("einauge_event_loop_lag_max_seconds",
+EVENT_LOOP_LAG_MAX = Gauge("cardtable_event_loop_lag_max_seconds",
                            "Largest event loop lag seen since the process started")
 EVENT_LOOP_BUSY = Histogram(
-    "einauge_event_loop_busy_seconds",
+    "cardtable_event_loop_busy_seconds",
     "CPU time the event loop's thread used during one lag sample (its own work only)",
     buckets=_LOOP_BUCKETS)
-EVENT_LOOP_BUSY_MAX = Gauge("einauge_event_loop_busy_max_seconds",
+EVENT_LOOP_BUSY_MAX = Gauge("cardtable_event_loop_busy_max_seconds",
                             "Largest event loop CPU time in one lag sample since the start")
 
 LAG_INTERVAL = 0.01

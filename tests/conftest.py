@@ -4,7 +4,7 @@ and real server processes.
 ``redis_url``: one Redis for the session (tests use fresh table ids, so they do not
 collide); with ``pytest --redis=cluster`` it is a node of a Redis Cluster of 3 masters and
 3 replicas (tests/cluster.py), and the servers find the cluster behind it. ``server``: one
-``einauge serve`` subprocess on that Redis for the session, bots without think delay and
+``cardtable serve`` subprocess on that Redis for the session, bots without think delay and
 limits raised for tests. ``ServerProcess`` and ``RedisProcess`` let a test run its own (to
 kill or restart them); ``own_redis`` is a test's own Redis (a cluster of its own with
 ``--redis=cluster``).
@@ -59,21 +59,21 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--redis") == "cluster":
         # Every server of the run acknowledges only what a replica holds, as a deployment
         # with replicas does (docs/protocol.md §3, "Cluster").
-        TEST_ENV["EINAUGE_REDIS_WAIT"] = "1"
+        TEST_ENV["CARDTABLE_REDIS_WAIT"] = "1"
 
 
 TEST_ENV = {
-    "EINAUGE_BOT_DELAY": "0",
-    "EINAUGE_TABLES_PER_HOUR": "100000",
-    "EINAUGE_SIGNUPS_PER_HOUR": "100000",
-    "EINAUGE_PASSKEY_LOGINS_PER_HOUR": "100000",
-    "EINAUGE_CONNS_PER_ADDR": "1000",
-    "EINAUGE_RATE_PER_S": "1000",
-    "EINAUGE_RATE_BURST": "1000",
-    "EINAUGE_REPLAY_RATE_PER_S": "100000",
-    "EINAUGE_REPLAY_BURST": "100000",
-    "EINAUGE_LOG_LEVEL": "warning",
-    "EINAUGE_STATIC_DIR": "/nonexistent",
+    "CARDTABLE_BOT_DELAY": "0",
+    "CARDTABLE_TABLES_PER_HOUR": "100000",
+    "CARDTABLE_SIGNUPS_PER_HOUR": "100000",
+    "CARDTABLE_PASSKEY_LOGINS_PER_HOUR": "100000",
+    "CARDTABLE_CONNS_PER_ADDR": "1000",
+    "CARDTABLE_RATE_PER_S": "1000",
+    "CARDTABLE_RATE_BURST": "1000",
+    "CARDTABLE_REPLAY_RATE_PER_S": "100000",
+    "CARDTABLE_REPLAY_BURST": "100000",
+    "CARDTABLE_LOG_LEVEL": "warning",
+    "CARDTABLE_STATIC_DIR": "/nonexistent",
 }
 
 
@@ -187,7 +187,7 @@ def redis_url(redis_mode: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
 def server(redis_url: str) -> Iterator[ServerProcess]:
     """One server process on ``redis_url`` for the session (a ring of only 4 recent
     deltas, so reconnects exercise both the ring and the rebuild by replay)."""
-    s = ServerProcess(redis_url, env={"EINAUGE_RECENT_DELTAS": "4"}).start()
+    s = ServerProcess(redis_url, env={"CARDTABLE_RECENT_DELTAS": "4"}).start()
     yield s
     s.stop()
 

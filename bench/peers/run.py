@@ -166,7 +166,7 @@ def run_peer(system: str, scenario: str, sizes: Sizes) -> dict[str, Any]:
 
 
 def run_einauge(scenario: str, sizes: Sizes) -> dict[str, Any]:
-    """One scenario against a fresh ``einauge serve`` (and Redis) through bench/load.py or
+    """One scenario against a fresh ``cardtable serve`` (and Redis) through bench/load.py or
     bench/connections.py; the result of ``run_load`` / ``run_connections``."""
     with SpawnedService(server_core=SERVER_CORE, redis_core=GENERATOR_CORE) as service:
         if scenario == "idle":

@@ -82,7 +82,7 @@ export function tellTurn(name) {
   const done = [];
   const away = document.hidden || !document.hasFocus();
   if (a.settings.notify_browser && away && "Notification" in window && Notification.permission === "granted") {
-    try { new Notification(t("your_turn_notice"), { body: t("your_turn_at", { name }), tag: "einauge-turn" }); done.push("notification"); } catch { /* blocked */ }
+    try { new Notification(t("your_turn_notice"), { body: t("your_turn_at", { name }), tag: "cardtable-turn" }); done.push("notification"); } catch { /* blocked */ }
   }
   if (a.settings.notify_sound) { beep(); done.push("sound"); }
   return done;
@@ -118,7 +118,7 @@ const errText = (e) => {
 /** Mount /account into `root`; `go(path)` navigates. Returns a cleanup. */
 export function accountPage(root, go) {
   const st = { mode: "login", error: null, notice: null, busy: false };
-  window.__einauge = { page: "account" };
+  window.__cardtable = { page: "account" };
 
   async function submit(form, kind) {
     const data = new FormData(form);

@@ -4,17 +4,17 @@
 // it is put into the page with text nodes, never parsed as markup.
 import { h, mount, randomHex } from "./dom.js";
 import { t } from "./i18n.js";
-import { playerName } from "./store.js";
+import { KEY, playerName } from "./store.js";
 
 export const QUICK = ["hello", "good_luck", "your_turn", "thanks", "well_played", "gg"];
 export const MAX_TEXT = 200;
 const KEEP = 200; // messages kept per channel in the page
 
 function stored(key, fallback) {
-  try { return JSON.parse(localStorage.getItem(`einauge.${key}`)) ?? fallback; } catch { return fallback; }
+  try { return JSON.parse(localStorage.getItem(KEY + key)) ?? fallback; } catch { return fallback; }
 }
 function store(key, value) {
-  try { localStorage.setItem(`einauge.${key}`, JSON.stringify(value)); } catch { /* private mode */ }
+  try { localStorage.setItem(KEY + key, JSON.stringify(value)); } catch { /* private mode */ }
 }
 
 /** This browser's private spectator key (its public chat id is derived from it). */

@@ -1,21 +1,21 @@
-// The leaderboard of a game (/leaderboard?game=<name>; none: the first game's): people and bots on one ladder,
+// The leaderboard of a game (/leaderboard?game=<name>; none: the server's default game's): people and bots on one ladder,
 // provisional ratings marked, from GET /api/leaderboard/<game>; a switch between the
 // games the server offers (GET /api/games) keeps the address's `?game=`.
 import { api, call } from "./api.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
-import { gameNames } from "./games/index.js";
+import { defaultGame, gameNames } from "./games/index.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { ratingText } from "./profile.js";
 
 /** Mount the leaderboard into `root`; returns a cleanup. */
 export function leaderboardPage(root) {
-  let game = new URLSearchParams(location.search).get("game") || gameNames()[0];
+  let game = new URLSearchParams(location.search).get("game") || defaultGame() || gameNames()[0];
   let games = null; // [{name, title}] once loaded
   let rows = null;
   let error = null;
   let asked = 0; // the latest request: an older answer arriving late is dropped
-  window.__einauge = { page: "leaderboard" };
+  window.__cardtable = { page: "leaderboard" };
 
   function choose(name) {
     if (name === game) return;

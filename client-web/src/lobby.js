@@ -35,7 +35,7 @@ export function lobbyPage(root, go) {
   const st = { tables: null, ended: [], error: null, busy: false, games: null, game: null, seats: 4 };
   const chosen = () => (st.games || []).find((g) => g.name === st.game) || null;
   const schemaOf = (name) => ((st.games || []).find((g) => g.name === name) || {}).options_schema || null;
-  window.__einauge = { page: "lobby" };
+  window.__cardtable = { page: "lobby" };
   const list = h("div", { class: "tables", testid: "table-list", "aria-live": "polite" });
   const form = h("form", { class: "panel create", testid: "create-form", onsubmit: (e) => { e.preventDefault(); create(); } });
 
@@ -162,7 +162,9 @@ export function lobbyPage(root, go) {
   renderAll();
   api.games().then((d) => {
     st.games = d.games.filter((g) => hasGameModule(g.name)); // a board to show it with
-    st.game = st.games.length ? st.games[0].name : null;
+    // The server's default game (CARDTABLE_DEFAULT_GAME) first, else the first offered.
+    const preferred = st.games.find((g) => g.name === d.default) || st.games[0];
+    st.game = preferred ? preferred.name : null;
     renderAll();
   })
     .catch((e) => { st.error = e.message; renderForm(); });

@@ -1,6 +1,7 @@
 // Entry point: the header (home link, account, language switch) and a small router for
 // / (lobby), /table/<id> (live table), /replay/<id> and /replay (replay viewer), /account,
-// /my-games, /players/<name>, /leaderboard, and /rules/<game> (/rules: the first game's).
+// /my-games, /players/<name>, /leaderboard, and /rules/<game> (/rules: the server's default
+// game's).
 import { accountPage, currentAccount, loadSession, onSessionChange } from "./account.js";
 import { h, mount } from "./dom.js";
 import { LANGS, currentLang, onLangChange, setLang, t } from "./i18n.js";
@@ -13,6 +14,7 @@ import { profilePage } from "./profile.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rules.js";
 import { onRulesGameChange, rulesHref, setRulesGame } from "./rulesnav.js";
+import { loadGameTitles } from "./gametitles.js";
 import { tablePage } from "./table.js";
 
 const header = document.getElementById("header");
@@ -96,5 +98,6 @@ onSessionChange(headerHeight);
 installGames();
 renderHeader();
 headerHeight();
-// Who is logged in decides what some pages offer: ask first, then show the page.
-loadSession().finally(route);
+// Who is logged in decides what some pages offer, and the server names its default game
+// (the rules at /rules, the lobby's first choice): ask first, then show the page.
+Promise.allSettled([loadSession(), loadGameTitles()]).finally(route);

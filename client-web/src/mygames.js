@@ -13,7 +13,7 @@ const REFRESH_MS = 5000;
 export function myGamesPage(root, go) {
   let data = null;
   let error = null;
-  window.__einauge = { page: "my-games" };
+  window.__cardtable = { page: "my-games" };
 
   async function open(id) {
     await adoptSeat(id); // the seat token moves to this device (a fresh browser, say)

@@ -5,7 +5,7 @@ import { onLangChange, t } from "./i18n.js";
 
 /** Mount the not-found page into `root`; returns a cleanup function. */
 export function notFoundPage(root) {
-  window.__einauge = { page: "not_found" };
+  window.__cardtable = { page: "not_found" };
   const render = () => {
     document.title = `${t("not_found_title")} · ${t("title")}`;
     mount(root, h("section", { class: "panel not-found", testid: "not-found", role: "alert" },

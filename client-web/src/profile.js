@@ -13,7 +13,7 @@ export const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
 export function profilePage(root, name) {
   let p = null;
   let error = null;
-  window.__einauge = { page: "profile" };
+  window.__cardtable = { page: "profile" };
 
   function render() {
     if (error) return mount(root, h("section", { class: "panel" }, h("h1", {}, name), h("p", { class: "error", testid: "profile-error" }, error)));

@@ -59,7 +59,7 @@ export function replayPage(root, id) {
   // deltas are on their way; `seats`: the table summary's seats (bot kinds and levels for
   // the names), null for a record file.
   const st = { deltas: [], views: [null], turns: [], step: 0, seq: 0, playing: false, speed: 1, timer: null, error: null, title: id || "", loading: !!id, seats: null };
-  window.__einauge = {
+  window.__cardtable = {
     page: "replay",
     step: () => (st.turns.length ? st.step + 1 : 0),
     total: () => st.turns.length,
@@ -70,7 +70,7 @@ export function replayPage(root, id) {
     seek: (k) => seekStep(k - 1),
     seekSeq: (k) => seekSeq(k),
   };
-  /** The board module of the replayed game: a view names its game (Einauge's none). */
+  /** The board module of the replayed game: a view names its game. */
   const game = () => gameModule((st.views[st.views.length - 1] || {}).game);
   /** Nothing to replay and nothing coming: the page asks for a record file. */
   const isEmpty = () => !st.loading && st.deltas.length === 0;

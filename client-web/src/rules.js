@@ -1,4 +1,4 @@
-// The rules page of a game (/rules/<game>; /rules is the first game's, Einauge's), in
+// The rules page of a game (/rules/<game>; /rules is the server's default game's), in
 // English and German. The text is the game module's rules document (its `rules`: `load`
 // fetches what the page shows from the server, `doc(lang, data)` the page; rulesdoc.js);
 // this shell draws the title, contents, sections with stable anchors (for hints) and
@@ -10,13 +10,13 @@ import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { notFoundPage } from "./notfound.js";
 import { rulesHref, setRulesGame } from "./rulesnav.js";
 
-/** Mount the rules page of game `name` (null: the first game) into `root`; returns a
+/** Mount the rules page of game `name` (null: the server's default game) into `root`; returns a
  *  cleanup function. A game this client has no module for gets the not-found page. */
 export function rulesPage(root, name = null) {
   if (name !== null && !hasGameModule(name)) return notFoundPage(root);
   const game = gameModule(name);
   setRulesGame(game.name);
-  window.__einauge = { page: "rules", game: game.name };
+  window.__cardtable = { page: "rules", game: game.name };
   let data = null;
   function render() {
     const lang = currentLang();

@@ -1,9 +1,11 @@
 // Which game's rules page the links name: the game in context (a table, its replay, the
-// lobby's game choice, a rules page), else the first game's /rules. The top bar listens.
+// lobby's game choice, a rules page), else /rules (the server's default game's). The top
+// bar listens.
 let current = null;
 const listeners = new Set();
 
-/** The path of game `name`'s rules page; `/rules` (Einauge's) when no game is named. */
+/** The path of game `name`'s rules page; `/rules` (the server's default game's) when no
+ *  game is named. */
 export const rulesHref = (name = current) => (name ? `/rules/${encodeURIComponent(name)}` : "/rules");
 
 /** Set the game in context (`null`: none); listeners hear only a change. */

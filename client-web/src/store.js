@@ -1,7 +1,32 @@
 // What the browser remembers: seat tokens per table, owner tokens and private tables'
 // invite secrets, the player's name, the language.
 
-const KEY = "einauge.";
+export const KEY = "cardtable.";
+/** The prefix before the service was called Cardtable: what a browser saved under it is
+ *  moved to `KEY` when the page loads (`migrateKeys`). */
+const OLD_KEY = "einauge.";
+
+/** Move every `einauge.*` entry to `cardtable.*` (an entry already under the new name
+ *  wins) and remove the old one, so saved seats, owner tokens, invite secrets, the name,
+ *  the language and the chat settings survive the rename. Runs once, as this module loads
+ *  (before any page reads the store). Returns the number of entries moved. */
+export function migrateKeys() {
+  let moved = 0;
+  try {
+    const old = [];
+    for (let i = 0; i < localStorage.length; i++) {
+      const k = localStorage.key(i);
+      if (k && k.startsWith(OLD_KEY)) old.push(k);
+    }
+    for (const k of old) {
+      const target = KEY + k.slice(OLD_KEY.length);
+      if (localStorage.getItem(target) === null) { localStorage.setItem(target, localStorage.getItem(k)); moved++; }
+      localStorage.removeItem(k);
+    }
+  } catch { /* private mode: nothing stored */ }
+  return moved;
+}
+migrateKeys();
 
 function get(key) {
   try { return JSON.parse(localStorage.getItem(KEY + key)); } catch { return null; }
@@ -35,7 +60,7 @@ export function heldTokens() {
   try {
     for (let i = 0; i < localStorage.length; i++) {
       const k = localStorage.key(i);
-      const m = k && k.match(/^einauge\.(seat|owner)\.(.+)$/);
+      const m = k && k.startsWith(KEY) && k.slice(KEY.length).match(/^(seat|owner)\.(.+)$/);
       if (!m) continue;
       const v = get(`${m[1]}.${m[2]}`);
       const row = out.get(m[2]) || { table: m[2] };

@@ -59,7 +59,7 @@ export function tablePage(root, id) {
   // the true view at once, `pacer.shown` what the page shows now.
   const pacer = new Pacer((step) => showStep(step), () => mySeat(), (e) => game().isMove(e));
   const shownLog = []; // [seq, ms] of each shown step (tests read how the page paced)
-  window.__einauge = {
+  window.__cardtable = {
     page: "table", conn, view: () => conn.view, seq: () => conn.seq, seat: () => conn.seat, turnsTold: [],
     shown: () => (pacer.shown ? pacer.shown.seq : null), shownLog: () => shownLog, behind: () => pacer.behind,
   };
@@ -653,7 +653,7 @@ export function tablePage(root, id) {
     // It has just become this seat's turn: once per turn, however many prompts it brings.
     if (!st.turnTold && mySeat() !== null && conn.view && conn.view.phase !== "ended") {
       st.turnTold = true;
-      window.__einauge.turnsTold.push({ seq: conn.seq, done: tellTurn((st.summary && st.summary.name) || id) });
+      window.__cardtable.turnsTold.push({ seq: conn.seq, done: tellTurn((st.summary && st.summary.name) || id) });
     }
   });
   // The answered prompt is no longer offered (promptActions), though its deltas may follow.

@@ -20,10 +20,10 @@ SEARCH_KINDS = frozenset({"mcts"})
 
 
 def _game(game: Game | str | None) -> Game:
-    from engine import default_game, get_game
+    from engine import get_game
 
-    if game is None:
-        return default_game()
+    if game is None:  # the engine library's first game; the service always names the game
+        return get_game("einauge")
     return get_game(game) if isinstance(game, str) else game
 
 
@@ -37,7 +37,7 @@ def make_bot(kind: str, seed: int | str = 0, *, game: Game | str | None = None,
              level: int | None = None, iterations: int | None = None, ms: float | None = None,
              clock: Callable[[], float] | None = None, **params: Any) -> Bot:
     """A bot of ``kind`` (one of ``kinds(game)``, e.g. ``random``, ``greedy``, ``mcts``)
-    with its own seed, for ``game`` (default: the registry's default game).
+    with its own seed, for ``game`` (default: Einauge, the library's first game).
 
     For ``mcts``: ``level`` (1-4, see ``MCTS_LEVELS``; default 3) or ``iterations`` sets the
     iteration budget; ``ms`` with ``clock`` (a function returning seconds, e.g.

@@ -1,5 +1,5 @@
-"""Outgoing e-mail through SMTP (aiosmtplib), configured by the ``EINAUGE_SMTP_*``
-settings; with no ``EINAUGE_SMTP_HOST`` nothing is ever sent (``Mailer.enabled`` False).
+"""Outgoing e-mail through SMTP (aiosmtplib), configured by the ``CARDTABLE_SMTP_*``
+settings; with no ``CARDTABLE_SMTP_HOST`` nothing is ever sent (``Mailer.enabled`` False).
 """
 
 from __future__ import annotations

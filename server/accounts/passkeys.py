@@ -1,7 +1,7 @@
 """Passkeys (WebAuthn) as the second way into an account, through py_webauthn
 (docs/protocol.md §1, "Passkeys").
 
-The relying party is the service's ``EINAUGE_PUBLIC_URL``: its host is the RP ID and the
+The relying party is the service's ``CARDTABLE_PUBLIC_URL``: its host is the RP ID and the
 URL (scheme, host, port) the only accepted origin. A logged-in account registers a passkey
 (a discoverable credential, so login needs no username); anyone logs in with one. Each
 ceremony has a one-time ``ticket`` naming its challenge in Redis (5 minutes). Refusals
@@ -26,7 +26,10 @@ from server.store.accounts import AccountStore
 # too) would pay whether anyone uses a passkey or not.
 
 TICKET_TTL = 300
-RP_NAME = "Einauge online"
+RP_NAME = "Cardtable"
+"""The relying party's display name (what a passkey manager shows). Only a label: the RP
+ID, the host of ``public_url``, is what registered passkeys are bound to, and it is not
+derived from the service's name."""
 
 
 class Passkeys:

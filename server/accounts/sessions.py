@@ -1,10 +1,12 @@
 """Server-side sessions in Redis (docs/protocol.md §1, "Sessions").
 
-The browser holds only a random session id in the cookie ``einauge_session``
+The browser holds only a random session id in the cookie ``cardtable_session``
 (``HttpOnly``, ``SameSite=Lax``, ``Path=/``, ``Secure`` when the request came over TLS);
 Redis holds the session under the SHA-256 of that id (so a copy of Redis holds no
 usable cookie), with the account id and the session's CSRF token (``server.http.csrf``), and
-expires it after ``session_ttl`` seconds.
+expires it after ``session_ttl`` seconds. The cookie's former name, ``einauge_session``, is
+still read for one release when the new one is absent; ``server.http.csrf`` then moves the
+browser to the new name (sets it, clears the old), so nobody is logged out by the rename.
 """
 
 from __future__ import annotations
@@ -19,7 +21,19 @@ from starlette.responses import Response
 from server.accounts.accounts import Account, Accounts
 from server.store.accounts import AccountStore
 
-COOKIE = "einauge_session"
+COOKIE = "cardtable_session"
+LEGACY_COOKIE = "einauge_session"
+"""The cookie's name before the service was called Cardtable (read for one release)."""
+
+
+def cookie_sid(conn: HTTPConnection) -> tuple[str | None, bool]:
+    """The session id the request's cookies carry and whether it came from
+    ``LEGACY_COOKIE`` (only read when ``COOKIE`` is absent)."""
+    sid = conn.cookies.get(COOKIE)
+    if sid:
+        return sid, False
+    sid = conn.cookies.get(LEGACY_COOKIE)
+    return (sid, True) if sid else (None, False)
 
 
 def sid_hash(sid: str) -> str:
@@ -57,12 +71,18 @@ async def load(accounts: Accounts, sid: str | None) -> Session | None:
 
 
 def set_cookie(response: Response, conn: HTTPConnection, sid: str, ttl: int) -> None:
-    """Put the session cookie on ``response`` (``Secure`` over https)."""
+    """Put the session cookie on ``response`` (``Secure`` over https); a cookie of the
+    former name is cleared."""
+    secure = conn.url.scheme in ("https", "wss")
     response.set_cookie(COOKIE, sid, max_age=ttl, path="/", httponly=True, samesite="lax",
-                        secure=conn.url.scheme in ("https", "wss"))
+                        secure=secure)
+    if conn.cookies.get(LEGACY_COOKIE):
+        response.delete_cookie(LEGACY_COOKIE, path="/", httponly=True, samesite="lax",
+                               secure=secure)
 
 
 def clear_cookie(response: Response, conn: HTTPConnection) -> None:
-    """Remove the session cookie."""
-    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax",
-                           secure=conn.url.scheme in ("https", "wss"))
+    """Remove the session cookie (and one of the former name)."""
+    for name in (COOKIE, LEGACY_COOKIE):
+        response.delete_cookie(name, path="/", httponly=True, samesite="lax",
+                               secure=conn.url.scheme in ("https", "wss"))

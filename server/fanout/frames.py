@@ -29,7 +29,7 @@ from typing import Any
 from websockets.frames import Frame, Opcode
 from websockets.protocol import Protocol, State
 
-SCOPE_KEY = "einauge.raw_send"
+SCOPE_KEY = "cardtable.raw_send"
 
 PROTOCOL_SEAM = ("conn", "transport", "writable", "close_sent", "initial_response",
                  "handshake_complete", "request", "response")

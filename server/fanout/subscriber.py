@@ -139,7 +139,7 @@ class Subscriber:
     async def _connect_single(self) -> None:
         self.pubsub = self.client.pubsub()
         # A private channel keeps the connection subscribed while no table is followed.
-        await self.pubsub.ssubscribe(f"einauge:{{proc}}:{id(self)}")
+        await self.pubsub.ssubscribe(f"cardtable:{{proc}}:{id(self)}")
         for ch in list(self.channels):
             await self.pubsub.ssubscribe(ch)
         if self.pubsub.connection is not None:

@@ -1,12 +1,14 @@
 """Who a request is, and protection of cookie-authenticated changes against cross-site
 requests (docs/protocol.md §1, "Sessions").
 
-``SessionAuth`` (ASGI middleware, HTTP only) loads the session of the ``einauge_session``
-cookie into ``scope["einauge.session"]`` (``None`` without one). A request that changes
-something (any method but GET/HEAD/OPTIONS) and carries a live session cookie must also
-carry that session's token in ``X-CSRF-Token`` (synchronizer token: a page of another site
-can neither read it nor set the header without a CORS preflight the server never grants),
-else 403 ``csrf`` and nothing runs. Requests without a session cookie are authenticated by
+``SessionAuth`` (ASGI middleware, HTTP only) loads the session of the
+``cardtable_session`` cookie (or of its former name ``einauge_session``: a live one is
+moved to the new name on the response, the old one cleared) into
+``scope["cardtable.session"]`` (``None`` without one). A request that changes something
+(any method but GET/HEAD/OPTIONS) and carries a live session cookie must also carry that
+session's token in ``X-CSRF-Token`` (synchronizer token: a page of another site can
+neither read it nor set the header without a CORS preflight the server never grants), else
+403 ``csrf`` and nothing runs. Requests without a session cookie are authenticated by
 bearer tokens only, which a browser never sends by itself. Sign-up and login set a cookie,
 so they also refuse an ``Origin`` of another site (403 ``csrf``; login CSRF).
 """
@@ -18,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
-from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.accounts import sessions
 from server.accounts.sessions import Session
@@ -29,7 +31,7 @@ if TYPE_CHECKING:  # the service type only: server.app imports this module
     from server.app import Service
 
 SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
-SCOPE_KEY = "einauge.session"
+SCOPE_KEY = "cardtable.session"
 
 
 def session_of(conn: HTTPConnection) -> Session | None:
@@ -54,7 +56,7 @@ class SessionAuth:
             return
         conn = HTTPConnection(scope)
         svc: Service = scope["app"].state.svc
-        sid = conn.cookies.get(sessions.COOKIE)
+        sid, legacy = sessions.cookie_sid(conn)
         session = None
         if sid:
             try:
@@ -71,7 +73,28 @@ class SessionAuth:
                               "a change made with the session cookie needs the session's "
                               "X-CSRF-Token header")
                 return
+        if session is not None and legacy and sid:
+            send = _moving_cookie(send, conn, sid, svc.settings.session_ttl)
         await self.app(scope, receive, send)
+
+
+def _moving_cookie(send: Send, conn: HTTPConnection, sid: str, ttl: int) -> Send:
+    """``send`` that adds the session cookie under its new name, and clears the former
+    one, to the response, unless the response sets a session cookie itself (login,
+    logout)."""
+    carrier = Response()
+    sessions.set_cookie(carrier, conn, sid, ttl)
+    added = [(k, v) for k, v in carrier.raw_headers if k == b"set-cookie"]
+    own = (sessions.COOKIE + "=").encode()
+
+    async def moving(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            if not any(k.lower() == b"set-cookie" and v.startswith(own) for k, v in headers):
+                message = {**message, "headers": headers + added}
+        await send(message)
+
+    return moving
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str,

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from engine import DEFAULT_GAME, GAMES
+from engine import GAMES
 from server import metrics
 from server.bots import kinds as bots
 from server.errors import LobbyError, Unavailable
@@ -48,7 +48,7 @@ log = get_logger("lobby")
 async def create_table(request: Request) -> Response:
     svc = svc_of(request)
     req = protocol.parse_body(protocol.CreateTable, await body(request))
-    game = game_named(req.game)
+    game = game_named(req.game or svc.settings.default_game)
     if not game.min_players <= req.seats <= game.max_players:
         raise protocol.BadMessage(f"seats: {game.name} takes {game.min_players}-"
                                   f"{game.max_players} seats")
@@ -72,7 +72,7 @@ async def create_table(request: Request) -> Response:
     session = csrf.session_of(request)
     if req.rated and session is None:
         raise LobbyError(403, "account_needed", "log in to create a rated table")
-    meta, owner, invite = await svc.tables.lobby.create(req.game, req.seats, options, req.name,
+    meta, owner, invite = await svc.tables.lobby.create(game.name, req.seats, options, req.name,
                                                   req.private, time_control, rated=req.rated)
     if session is not None:
         await svc.hold(session.account.uid, meta.id, {"owner": owner})
@@ -399,8 +399,8 @@ async def replay(request: Request) -> Response:
 
 
 async def bot_list(request: Request) -> Response:
-    """The bot kinds of ``?game=`` (default: the default game)."""
-    name = request.query_params.get("game", DEFAULT_GAME)
+    """The bot kinds of ``?game=`` (default: the ``default_game`` setting)."""
+    name = request.query_params.get("game") or svc_of(request).settings.default_game
     if name not in GAMES:
         return error(404, "no_game", f"no game {name!r}; known: {', '.join(GAMES)}")
     return JSONResponse({"bots": bots.bot_list(name)})
@@ -408,8 +408,9 @@ async def bot_list(request: Request) -> Response:
 
 async def game_list(request: Request) -> Response:
     """Every game: name, title, seat range, options schema (the lobby's form is generated
-    from it), bot kinds and whether hands are hidden (``uniform_view``)."""
-    return JSONResponse({"games": [
+    from it), bot kinds and whether hands are hidden (``uniform_view``); ``default``: the
+    game a request that names none gets (the ``default_game`` setting)."""
+    return JSONResponse({"default": svc_of(request).settings.default_game, "games": [
         {"name": g.name, "title": g.title, "min_players": g.min_players,
          "max_players": g.max_players, "options_schema": g.options_schema,
          "bots": bots.bot_list(g.name), "hidden_hands": not g.uniform_view}

@@ -47,7 +47,7 @@ def _json(status: int, content: Any) -> Answer:
 
 def replay_record(raw: bytes) -> Answer:
     """The answer to ``POST /api/replay`` with body ``raw`` (a record as JSON): ``200
-    {"seq", "deltas"}`` (heads empty: a record file's chain is checked by ``einauge
+    {"seq", "deltas"}`` (heads empty: a record file's chain is checked by ``cardtable
     verify``, not here), ``400 bad_message`` (not JSON) or ``400 bad_record`` (with the
     failing action's ``index``). Pure; runs in a worker."""
 

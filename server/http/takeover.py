@@ -47,7 +47,7 @@ async def _player(request: Request) -> tuple[Any, LiveTable, int]:
 
 
 async def _replacement(request: Request, svc: Service, table: LiveTable) -> tuple[str, int | None]:
-    """The service's replacement bot (``EINAUGE_REPLACEMENT_BOT``). A claim's body must be
+    """The service's replacement bot (``CARDTABLE_REPLACEMENT_BOT``). A claim's body must be
     empty (``{}`` or none): a claimant choosing the bot of a rival's seat would pick the
     weakest (``random``) or the costliest (``mcts`` 4, on the server's CPU). Raises
     ``LobbyError`` 400 ``bad_message`` for any field."""

@@ -104,10 +104,10 @@ class Deadlines:
                 # A bot's turn has no deadline, but if the process running the bot dies,
                 # another one must load the table (which starts its bots): wake one then.
                 at = self.tables.now() + BOT_WAKE_MS
-            await self.store.set_deadline(table.id, at)
+            await self.store.deadlines.set(table.id, at)
             stored = await self.store.stored_seq(table.id)
             if stored is None:
-                await self.store.set_deadline(table.id, None)
+                await self.store.deadlines.set(table.id, None)
                 return
             if stored <= table.seq:
                 return
@@ -122,7 +122,7 @@ class Deadlines:
         while True:
             await asyncio.sleep(self.interval)
             try:
-                due = await self.store.due(self.tables.now())
+                due = await self.store.deadlines.due(self.tables.now())
             except Exception as e:  # Redis down (or a bug): the next scan tries again
                 metrics.REDIS_ERRORS.inc()
                 log.warning("deadline scan failed", error=str(e))
@@ -136,7 +136,7 @@ class Deadlines:
         try:
             table = await self.tables.get(table_id)
             if table is None:
-                await self.store.set_deadline(table_id, None)
+                await self.store.deadlines.set(table_id, None)
                 return
             due = table.deadline()
             if due is not None and due[0] <= self.tables.now():

@@ -10,9 +10,11 @@ protocol.md §3), so both clients run the same code.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import redis
 import redis.asyncio as aioredis
@@ -121,3 +123,22 @@ def connect(url: str, cluster: bool | None = None, timeout: float = 2.0) -> Clie
     client = aioredis.Redis(connection_pool=pool)
     client.auto_close_connection_pool = True  # aclose() closes the pool too
     return client
+
+
+T = TypeVar("T")
+
+
+def bounded(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """Run a store coroutine method within ``self.timeout`` seconds in total; raises
+    ``redis.TimeoutError`` (a ``RedisError``) when Redis did not answer in time. redis-py
+    drops the connection of a cancelled command, so no late reply is read by another."""
+
+    @functools.wraps(method)
+    async def run(self: Any, *args: Any, **kwargs: Any) -> T:
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await method(self, *args, **kwargs)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Redis did not answer within {self.timeout:g} s") from None
+
+    return run

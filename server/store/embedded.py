@@ -73,7 +73,7 @@ class EmbeddedRedis:
                 "--logfile", str(self.directory / "redis.log")]
         if self.port is None and len(str(sock)) < 100:
             if sock.exists() and _answers(f"unix://{sock}"):
-                # Not ours (einauge serve holds the folder's lock: server/store/supervise.py), and
+                # Not ours (cardtable serve holds the folder's lock: server/store/supervise.py), and
                 # sharing it would leave us with nothing when its owner stops it.
                 raise RuntimeError(f"a redis-server already answers on {sock}; stop it first")
             args += ["--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700"]

@@ -9,20 +9,19 @@ Only this module knows key names; everything else calls these functions.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import msgpack
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import metrics
 from server.store import client as redis_client
+from server.store.client import bounded
+from server.store.deadlines import DeadlineIndex
 from server.store.lobby_index import LobbyIndex
 from server.store.scripts import (
     APPEND_LUA,
@@ -32,7 +31,6 @@ from server.store.scripts import (
     CHAT_LUA,
     CREATE_LUA,
     CREATE_NEW_LUA,
-    HSET_IF_LUA,
     LSET_IF_LUA,
     REPACK_LUA,
     SET_IF_LUA,
@@ -50,28 +48,9 @@ starts (an index, like the lobby lists: a gone id is dropped when found)."""
 
 CALL_TIMEOUT = 2.0
 """Default bound (seconds) on the whole of one store call: waiting for a pooled
-connection, every retry and every reply (``EINAUGE_REDIS_TIMEOUT``). A frozen or
+connection, every retry and every reply (``CARDTABLE_REDIS_TIMEOUT``). A frozen or
 unreachable Redis makes the call fail with ``redis.TimeoutError`` after at most this long,
 instead of after the retries of several socket timeouts."""
-
-T = TypeVar("T")
-
-
-def bounded(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
-    """Run a ``Store`` coroutine method within ``self.timeout`` seconds in total; raises
-    ``redis.TimeoutError`` (a ``RedisError``) when Redis did not answer in time. redis-py
-    drops the connection of a cancelled command, so no late reply is read by another."""
-
-    @functools.wraps(method)
-    async def run(self: Store, *args: Any, **kwargs: Any) -> T:
-        try:
-            async with asyncio.timeout(self.timeout):
-                return await method(self, *args, **kwargs)
-        except TimeoutError:
-            raise RedisTimeoutError(f"Redis did not answer within {self.timeout:g} s") from None
-
-    return run
-
 
 def meta_key(table_id: str) -> str:
     """The table's metadata hash."""
@@ -167,10 +146,10 @@ class Store:
         self._lset_if = client.register_script(LSET_IF_LUA)
         self._set_if = client.register_script(SET_IF_LUA)
         self._repack = client.register_script(REPACK_LUA)
-        self._hset_if = client.register_script(HSET_IF_LUA)
         self._lease = client.register_script(BOT_LEASE_LUA)
         self._release = client.register_script(BOT_RELEASE_LUA)
         self.lobby = LobbyIndex(client)
+        self.deadlines = DeadlineIndex(client, timeout)
 
     @classmethod
     def from_url(cls, url: str, timeout: float = CALL_TIMEOUT, wait_replicas: int = 0,
@@ -389,7 +368,7 @@ class Store:
         the replicas that have this connection's last write). It waits for
         ``wait_replicas``, or for as many as the key's master has connected when that is
         fewer (after a failover the promoted replica has none until one joins it: then
-        the master alone holds the write, counted in ``einauge_redis_unreplicated_total``;
+        the master alone holds the write, counted in ``cardtable_redis_unreplicated_total``;
         the count is looked up at most once a second while it lasts). Raises
         ``NotReplicated`` when fewer confirmed within ``wait_ms``."""
         node = self.redis.get_node_from_key(keys[0]) if self.cluster else None
@@ -498,41 +477,6 @@ class Store:
         seal = self.seal
         return [seal.open_entry(e, table_id) for e in entries]
 
-    async def reseal(self, table_id: str) -> bool:
-        """Seal a table's server seed and stored entries under the first key (``cardtable
-        keys rotate``), compare-and-set; True when something was rewritten (False: no such
-        table, an archived one, whose secrets are public, or one sealed under the first
-        key already). Raises ``SealError`` when no key opens a value."""
-        if self.seal is None:
-            raise ValueError("a store without a seal reseals nothing")
-        seal = self.seal
-        changed = False
-        old = await self.redis.hget(meta_key(table_id), SEED_FIELD)
-        if old is not None and not seal.seed_current(old.decode()):
-            new = seal.seal(seal.open(old.decode(), table_id), table_id)
-            changed = bool(int(await self._hset_if(keys=[meta_key(table_id)],
-                                                   args=[SEED_FIELD, old, new])))
-
-        def again(_: int, stored: dict[str, Any]) -> dict[str, Any] | None:
-            nonlocal changed
-            if seal.entry_current(stored):
-                return None
-            changed = True
-            return seal.seal_entry(seal.open_entry(stored, table_id), table_id)
-
-        await self.rewrite_list(events_key(table_id), again)
-        return changed
-
-    async def table_ids(self) -> list[str]:
-        """Every table id with a meta in Redis (``SCAN`` of every master: for tools, not
-        for requests)."""
-        pattern = meta_key("*")
-        ids = []
-        async for key in self.redis.scan_iter(match=pattern, count=1000):
-            name = key.decode() if isinstance(key, bytes) else key
-            ids.append(name[len("t:{"):-len("}:meta")])
-        return sorted(set(ids))
-
 
     @bounded
     async def hit(self, key: str, window: int) -> int:
@@ -570,27 +514,7 @@ class Store:
         raw = await self.redis.srandmember(BOT_TABLES, limit)
         return [r.decode() for r in raw or ()]
 
-    # ---- deadlines and presence (server/play/deadlines.py, server/play/attendance.py) ----
-
-    @bounded
-    async def lower_deadline(self, table_id: str, at_ms: int) -> None:
-        """Make the table's score in the deadline index at most ``at_ms`` (``ZADD LT``):
-        the index only ever wakes a process early, never late."""
-        await self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True)
-
-    @bounded
-    async def set_deadline(self, table_id: str, at_ms: int | None) -> None:
-        """Set the table's score in the deadline index (``None``: drop it)."""
-        if at_ms is None:
-            await self.redis.zrem(DEADLINES, table_id)
-        else:
-            await self.redis.zadd(DEADLINES, {table_id: at_ms})
-
-    @bounded
-    async def due(self, now_ms: int, limit: int = 64) -> list[str]:
-        """Tables whose score in the deadline index is at most ``now_ms``."""
-        raw = await self.redis.zrangebyscore(DEADLINES, "-inf", now_ms, start=0, num=limit)
-        return [r.decode() for r in raw]
+    # ---- presence (server/play/attendance.py) ----------------------------------------
 
     @bounded
     async def stored_seq(self, table_id: str) -> int | None:
@@ -618,7 +542,6 @@ class Store:
         raw = (await pipe.execute())[-1]
         return {k.decode(): v.decode() for k, v in raw.items()}
 
-
     @bounded
     async def presence_many(self, claims: list[tuple[str, dict[str, str], list[str]]],
                             ttl: int) -> list[dict[str, str]]:
@@ -639,11 +562,6 @@ class Store:
             at += bool(set_fields) + bool(drop) + 2
             out.append({k.decode(): v.decode() for k, v in replies[at - 1].items()})
         return out
-
-
-DEADLINES = "tables:deadlines"
-"""Sorted set: table id → a time (ms) no later than its next move deadline (an index: the
-truth is the clock in the table's stream)."""
 
 
 def presence_key(table_id: str) -> str:

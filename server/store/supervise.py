@@ -1,9 +1,9 @@
-"""Watching over the embedded Redis of ``einauge serve``: one service per data folder, and
+"""Watching over the embedded Redis of ``cardtable serve``: one service per data folder, and
 a ``redis-server`` that is restarted when it dies.
 
 - ``DataDirLock``: an exclusive ``flock`` on ``<data folder>/serve.lock``, held for the life
   of the process (the kernel releases it when the process dies, however it dies). A second
-  ``einauge serve`` on the same folder is refused with a clear message instead of silently
+  ``cardtable serve`` on the same folder is refused with a clear message instead of silently
   sharing the first one's Redis (and losing it when the first stops).
 - ``Supervisor``: a thread that waits for the ``redis-server`` child; when it exits
   unasked, it is started again on the same socket with the same data (append-only file),
@@ -53,7 +53,7 @@ class DataDirLock:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
             os.close(fd)
             raise DataDirInUse(
-                f"another einauge serve (pid {holder}) already uses the data folder "
+                f"another cardtable serve (pid {holder}) already uses the data folder "
                 f"{self.path.parent}; stop it, or give this one another --redis-dir "
                 f"(or --redis-url to share a Redis on purpose)") from None
         os.ftruncate(fd, 0)

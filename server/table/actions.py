@@ -161,7 +161,7 @@ class Actions:
             # the reserve when it moves). Restarting it gave a fresh move time for every
             # handover (or claim by a colluder) and return.
             entries[-1]["c"] = c.to_dict()
-            await self.tables.store.lower_deadline(table.id, c.turn_at + table.tc.per_move)
+            await self.tables.store.deadlines.lower(table.id, c.turn_at + table.tc.per_move)
         return extra
 
     def clock_moved(self, table: LiveTable) -> None:

@@ -174,7 +174,7 @@ class TableLobby:
             if shadow.tc.clocked:
                 now = self.tables.now()
                 entries[-1]["c"] = clocks.start(shadow.tc, len(meta.seats), now).to_dict()
-                await confirmed(self.tables.store.lower_deadline(
+                await confirmed(self.tables.store.deadlines.lower(
                     table_id, now + shadow.tc.per_move))
             result = await confirmed(self.tables.store.append(
                 table_id, 0, entries, head, expected_version=meta.version,

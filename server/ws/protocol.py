@@ -26,7 +26,7 @@ from pydantic import (
     ValidationError,
 )
 
-from engine import DEFAULT_GAME, GAMES
+from engine import GAMES
 
 MAX_FRAME = 16 * 1024
 
@@ -236,7 +236,8 @@ class CreateTable(_Model):
     (``Game.check_options``, ``min_players``/``max_players``): the server holds no model
     of any game's options."""
 
-    game: Annotated[str, Field(min_length=1, max_length=32)] = DEFAULT_GAME
+    game: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+    """A registered game's name; absent: the service's ``default_game`` setting."""
     seats: Annotated[int, Field(ge=min(g.min_players for g in GAMES.values()),
                                 le=max(g.max_players for g in GAMES.values()))]
     options: dict[str, Any] = Field(default_factory=dict)

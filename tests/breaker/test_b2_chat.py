@@ -13,8 +13,8 @@ from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket
 
 BURST = 3
-CHAT_ENV = {"EINAUGE_CHAT_HISTORY": "20", "EINAUGE_CHAT_BURST": str(BURST),
-            "EINAUGE_CHAT_REFILL": "600"}
+CHAT_ENV = {"CARDTABLE_CHAT_HISTORY": "20", "CARDTABLE_CHAT_BURST": str(BURST),
+            "CARDTABLE_CHAT_REFILL": "600"}
 
 
 @pytest.fixture(scope="module")

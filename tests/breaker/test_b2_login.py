@@ -19,8 +19,8 @@ def login_server(tmp_path: Path) -> Iterator[ServerProcess]:
     # Its own Redis: the address counters of the session's Redis hold other tests'
     # failures. The test client is the proxy, so X-Forwarded-For names the client.
     r = RedisProcess(tmp_path / "redis")
-    s = ServerProcess(r.start(), env={"EINAUGE_TRUSTED_PROXIES": "127.0.0.1",
-                                      "EINAUGE_LOGIN_FAILURES_PER_ADDRESS": "1000"}).start()
+    s = ServerProcess(r.start(), env={"CARDTABLE_TRUSTED_PROXIES": "127.0.0.1",
+                                      "CARDTABLE_LOGIN_FAILURES_PER_ADDRESS": "1000"}).start()
     yield s
     s.stop()
     r.stop()

@@ -33,9 +33,9 @@ def b2_smtp() -> Iterator[tuple[Inbox, int]]:
 
 @pytest.fixture(scope="module")
 def b2_mailing(redis_url, b2_smtp) -> Iterator[ServerProcess]:
-    s = ServerProcess(redis_url, env={"EINAUGE_SMTP_HOST": "127.0.0.1",
-                                      "EINAUGE_SMTP_PORT": str(b2_smtp[1]),
-                                      "EINAUGE_PUBLIC_URL": "https://einauge.example"}).start()
+    s = ServerProcess(redis_url, env={"CARDTABLE_SMTP_HOST": "127.0.0.1",
+                                      "CARDTABLE_SMTP_PORT": str(b2_smtp[1]),
+                                      "CARDTABLE_PUBLIC_URL": "https://einauge.example"}).start()
     yield s
     s.stop()
 

@@ -15,7 +15,7 @@ async def test_passkey_login_ceremonies_are_limited_per_address(own_redis):
     # A server of its own at the service's default limit (60 an hour): the session's
     # servers raise it for the other tests, and the counter lives in Redis, so spending it
     # on the shared Redis would refuse every later passkey test from this address.
-    server = ServerProcess(own_redis.url, env={"EINAUGE_PASSKEY_LOGINS_PER_HOUR": "60"}).start()
+    server = ServerProcess(own_redis.url, env={"CARDTABLE_PASSKEY_LOGINS_PER_HOUR": "60"}).start()
     m = Member(server.url)
     statuses = []
     tickets = set()

@@ -19,13 +19,13 @@ from server.store import streams as store
 from tests.conftest import ServerProcess, stored_entries
 from tests.server.client import Lobby
 
-ENV = {"EINAUGE_BOT_DELAY": "0.15", "EINAUGE_BOT_LEASE": "1"}
+ENV = {"CARDTABLE_BOT_DELAY": "0.15", "CARDTABLE_BOT_LEASE": "1"}
 
 
 def _bot_moves(base: str) -> float:
     text = httpx.get(base + "/metrics", timeout=5).text
     return sum(float(line.split()[-1]) for line in text.splitlines()
-               if line.startswith("einauge_bot_moves_total "))
+               if line.startswith("cardtable_bot_moves_total "))
 
 
 def _stored(r: redis.Redis, tid: str) -> tuple[str, int]:

@@ -31,7 +31,7 @@ from tests.server.client import Lobby
 @pytest.fixture
 def slow_bots(redis_url: str) -> Iterator[ServerProcess]:
     """A server whose bots wait 30 s before a move: the resigned seat stays to move."""
-    s = ServerProcess(redis_url, env={"EINAUGE_BOT_DELAY": "30"}).start()
+    s = ServerProcess(redis_url, env={"CARDTABLE_BOT_DELAY": "30"}).start()
     yield s
     s.stop()
 

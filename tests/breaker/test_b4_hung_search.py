@@ -6,7 +6,7 @@ no time limit. A worker that dies is noticed (``BrokenProcessPool``, a fresh poo
 search again: held, also checked here); one that stops answering is not: the process
 still renews the tables' bot leases (server/bots/leases.py), so no other process takes
 them over, and every searching bot of that process waits forever. Fixed: workers that
-finish nothing for ``EINAUGE_BOT_SEARCH_TIMEOUT`` seconds while work waits are killed
+finish nothing for ``CARDTABLE_BOT_SEARCH_TIMEOUT`` seconds while work waits are killed
 and the searches made again on a fresh pool (server/bots/pool.py).
 
 Found again (CI at load 22-28): the fresh pool's worker got the same 2 s to start and
@@ -36,8 +36,8 @@ from tests.server.client import Lobby
 @pytest.fixture
 def searching(own_redis) -> Iterator[ServerProcess]:
     s = ServerProcess(own_redis.url, env={
-        "EINAUGE_BOT_DELAY": "0.05", "EINAUGE_BOT_WORKERS": "1",
-        "EINAUGE_BOT_SEARCH_TIMEOUT": "2"}).start()
+        "CARDTABLE_BOT_DELAY": "0.05", "CARDTABLE_BOT_WORKERS": "1",
+        "CARDTABLE_BOT_SEARCH_TIMEOUT": "2"}).start()
     yield s
     s.stop()
 

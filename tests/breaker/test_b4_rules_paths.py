@@ -32,7 +32,7 @@ def site(redis_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
     (build / "index.html").write_bytes(INDEX)
     (build / "assets" / "app.js").write_bytes(b"js")
     (tmp_path / "secret.txt").write_bytes(SECRET)
-    s = ServerProcess(redis_url, env={"EINAUGE_STATIC_DIR": str(build)}).start()
+    s = ServerProcess(redis_url, env={"CARDTABLE_STATIC_DIR": str(build)}).start()
     yield s
     s.stop()
 

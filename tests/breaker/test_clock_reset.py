@@ -24,7 +24,7 @@ FAST = {"kind": "live", "preset": "fast"}  # 15 s a move, 60 s reserve
 def slow_bots(redis_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ClockFile]]:
     clock = ClockFile(tmp_path / "clock")
     # Bots think 3 s (the service default is 0.6 s): time for two HTTP calls.
-    s = ServerProcess(redis_url, env={**clock.env, "EINAUGE_BOT_DELAY": "3"}).start()
+    s = ServerProcess(redis_url, env={**clock.env, "CARDTABLE_BOT_DELAY": "3"}).start()
     yield s, clock
     s.stop()
 

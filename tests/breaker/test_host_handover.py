@@ -3,7 +3,7 @@ choosing, whenever it likes (``roles.require_hand_over`` checks only the role; t
 seat's presence is not looked at). At a table among strangers the host is just the
 stranger who created it: it hands an online rival's seat to the ``random`` bot whenever
 that rival is to move, and the bot moves for the rival before the rival can ``return``
-(``EINAUGE_BOT_DELAY``, 0.6 s by default). A claim of the same seat by a player is
+(``CARDTABLE_BOT_DELAY``, 0.6 s by default). A claim of the same seat by a player is
 refused (``not_away``) while its player is there."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The service stores every change of who plays a seat (a resignation here) as a chained
 event and writes it into the record's ``seat_changes`` (docs/protocol.md §5); Einauge's
-``replay_record`` places them back among the replayed events, so ``einauge verify``
+``replay_record`` places them back among the replayed events, so ``cardtable verify``
 checks the chain over them. Keltis's ignored them: the record of any Keltis game with a
 resignation, claim, handover or timeout to a bot failed ``verify`` (``result``: "the
 seat_changes resign []", ``chain``: one event short), and ``POST /api/replay`` showed a

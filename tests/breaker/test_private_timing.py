@@ -25,7 +25,8 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
-from server.store.streams import BOT_TABLES, DEADLINES, meta_key
+from server.store.deadlines import DEADLINES
+from server.store.streams import BOT_TABLES, meta_key
 from tests.breaker.conftest import finished_bot_game
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Socket

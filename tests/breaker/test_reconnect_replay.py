@@ -18,7 +18,7 @@ SOCKETS = 40
 
 
 def lag_max(metrics_text: str) -> float:
-    found = re.search(r"^einauge_event_loop_lag_max_seconds (\S+)$", metrics_text, re.M)
+    found = re.search(r"^cardtable_event_loop_lag_max_seconds (\S+)$", metrics_text, re.M)
     assert found, "no event loop lag gauge in /metrics"
     return float(found.group(1))
 

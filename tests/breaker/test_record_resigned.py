@@ -1,4 +1,4 @@
-"""Finding 6: ``einauge verify`` does not check a record's ``resigned`` list against its
+"""Finding 6: ``cardtable verify`` does not check a record's ``resigned`` list against its
 ``seat_changes``. The list decides who may win (a resigned seat never does, so the
 table lists no winner), but a record whose ``resigned`` is edited to ``[]`` still
 verifies, and then its ``result.winners`` (the engine's, which names the resigned seat)

@@ -1,5 +1,5 @@
 """Finding 5: an HTTP connection that never finishes its request headers is kept open
-for ever (uvicorn has no header timeout; ``einauge serve`` sets no
+for ever (uvicorn has no header timeout; ``cardtable serve`` sets no
 ``limit_concurrency`` and there is no per-address cap on HTTP connections, only on
 websockets). A single client trickling header lines holds file descriptors without
 bound (the service raises its soft limit to the hard one, 20,000 here) until accept()

@@ -1,4 +1,4 @@
-"""``einauge balance`` (cli/balance.py): three server processes behind a real HAProxy on one
+"""``cardtable balance`` (cli/balance.py): three server processes behind a real HAProxy on one
 port. Games are played through the balancer while one process is SIGKILLed: its clients
 reconnect through the balancer to a live process and continue from their last seq with
 no gap and no duplicate, and every acknowledged action is in the stored game.
@@ -113,12 +113,12 @@ def test_forwarded_headers_pass_only_from_the_front_proxies(tmp_path: Path,
 
 @pytest.mark.parametrize("entry", ["localhost", "10.0.0.1/8", "10.0.0.0/33", ""])
 def test_a_front_proxy_is_an_address_or_a_network(entry: str) -> None:
-    with pytest.raises(ValueError, match="EINAUGE_TRUSTED_PROXIES"):
+    with pytest.raises(ValueError, match="CARDTABLE_TRUSTED_PROXIES"):
         front_proxies(("127.0.0.1", entry))
 
 
 def test_the_balancer_refuses_a_front_proxy_it_cannot_match() -> None:
-    env = {**os.environ, **TEST_ENV, "EINAUGE_TRUSTED_PROXIES": "127.0.0.1,localhost"}
+    env = {**os.environ, **TEST_ENV, "CARDTABLE_TRUSTED_PROXIES": "127.0.0.1,localhost"}
     done = subprocess.run([sys.executable, "-m", "cli", "balance", "--port", str(free_port())],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
                           check=False)
@@ -207,7 +207,7 @@ def processes_of(r, table_id: str) -> set[str]:
 
 def sockets_of(port: int) -> int:
     text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
-    match = re.search(r"^einauge_sockets (\S+)$", text, re.M)
+    match = re.search(r"^cardtable_sockets (\S+)$", text, re.M)
     return int(float(match.group(1))) if match else 0
 
 
@@ -286,15 +286,15 @@ async def test_clients_of_a_killed_process_continue_through_the_balancer(
 
 
 FRONT_PROXY = "127.0.0.9"
-"""A front proxy in the balancer's EINAUGE_TRUSTED_PROXIES (the tests' clients are
+"""A front proxy in the balancer's CARDTABLE_TRUSTED_PROXIES (the tests' clients are
 127.0.0.2-127.0.0.8; any 127.0.0.x is this machine's loopback on Linux)."""
 
 ADDRESS_LIMITS = {
-    "EINAUGE_TRUSTED_PROXIES": FRONT_PROXY,
-    "EINAUGE_CONNS_PER_ADDR": "2",
-    "EINAUGE_SIGNUPS_PER_HOUR": "2",
-    "EINAUGE_LOGIN_FAILURES_PER_ADDRESS": "3",
-    "EINAUGE_LOGIN_FAILURES_PER_ACCOUNT": "10",
+    "CARDTABLE_TRUSTED_PROXIES": FRONT_PROXY,
+    "CARDTABLE_CONNS_PER_ADDR": "2",
+    "CARDTABLE_SIGNUPS_PER_HOUR": "2",
+    "CARDTABLE_LOGIN_FAILURES_PER_ADDRESS": "3",
+    "CARDTABLE_LOGIN_FAILURES_PER_ACCOUNT": "10",
 }
 
 
@@ -344,7 +344,7 @@ async def test_failed_logins_lock_out_only_their_own_address(limited: Balanced) 
     owner = Member(limited.url, "127.0.0.2")
     await owner.sign_up(name)
     guesser = Member(limited.url, "127.0.0.3")
-    for _ in range(3):  # EINAUGE_LOGIN_FAILURES_PER_ADDRESS, each for another name
+    for _ in range(3):  # CARDTABLE_LOGIN_FAILURES_PER_ADDRESS, each for another name
         r = await guesser.try_log_in(unique("n"), "wrong password")
         assert r.status_code == 401, r.text
     r = await guesser.try_log_in(name, "correct horse 1")

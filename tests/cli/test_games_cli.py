@@ -118,3 +118,26 @@ def test_verify_keltis_record(tmp_path: Path, capsys: pytest.CaptureFixture) -> 
     assert main(["verify", str(path), "--json"]) == 1
     checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
     assert checks["chain"]["status"] == "fail"
+
+
+def test_selfplay_without_game_plays_the_default_game_setting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setenv("CARDTABLE_DEFAULT_GAME", "keltis")
+    assert main(["selfplay", "--players", "2", "--games", "1", "--seed", "d",
+                 "--records", str(tmp_path)]) == 0
+    assert "game: keltis" in capsys.readouterr().out
+    assert json.loads(next(tmp_path.glob("*.json")).read_text())["game"] == "keltis"
+    monkeypatch.setenv("CARDTABLE_DEFAULT_GAME", "chess")
+    with pytest.raises(SystemExit, match="selfplay: CARDTABLE_DEFAULT_GAME='chess'"):
+        main(["selfplay", "--players", "2", "--games", "1"])
+
+
+def test_the_former_command_name_still_runs_and_names_the_new_one(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    from cli.main import legacy_main
+
+    monkeypatch.setattr("sys.argv", ["einauge", "selfplay", "--players", "2", "--games", "1"])
+    assert legacy_main() == 0
+    out, err = capsys.readouterr()
+    assert "win share" in out
+    assert err.startswith("einauge: the command is called cardtable now")

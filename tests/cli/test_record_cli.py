@@ -1,4 +1,4 @@
-"""``einauge record play`` and ``einauge selfplay --records`` (CONTRACT sections 1 and 3)."""
+"""``cardtable record play`` and ``cardtable selfplay --records`` (CONTRACT sections 1 and 3)."""
 
 from __future__ import annotations
 

@@ -58,8 +58,8 @@ def client_dist() -> Path:
 def web(redis_url: str, client_dist: Path) -> Iterator[ServerProcess]:
     """A server process serving the built client; bots think 0.2 s, so that a connection
     dropped right after the player's turn misses the bots' next deltas."""
-    s = ServerProcess(redis_url, env={"EINAUGE_STATIC_DIR": str(client_dist),
-                                      "EINAUGE_BOT_DELAY": "0.2"}).start()
+    s = ServerProcess(redis_url, env={"CARDTABLE_STATIC_DIR": str(client_dist),
+                                      "CARDTABLE_BOT_DELAY": "0.2"}).start()
     yield s
     s.stop()
 
@@ -157,7 +157,7 @@ def seated_page(browser: Browser, web: ServerProcess, tid: str, seat: dict,
     that holds ``seat`` of table ``tid``; with ``game``, once its board is that game's."""
     ctx = browser.new_context(**{"viewport": {"width": 1366, "height": 900},
                                  "locale": "en-US", **ctx_kw})  # type: ignore[arg-type]
-    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', "
+    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', "
                         f"{json.dumps(json.dumps(seat))});")
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
@@ -181,5 +181,5 @@ def as_host(page: Page, web: ServerProcess, made: dict) -> None:
     """Make ``page``'s browser the creator of ``made`` (a table created over the API): it
     keeps the owner token where the client keeps the tables it created."""
     page.goto(web.url + "/")
-    page.evaluate("([id, token]) => localStorage.setItem(`einauge.owner.${id}`, "
+    page.evaluate("([id, token]) => localStorage.setItem(`cardtable.owner.${id}`, "
                   "JSON.stringify(token))", [made["id"], made["owner_token"]])

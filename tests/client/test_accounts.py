@@ -53,7 +53,7 @@ def play(page: Page, rng: random.Random, clicks: int | None = None) -> int:
         if dialog.is_visible():
             dialog.locator("[data-testid^='row-opt-']").first.click()
         done += 1
-        page.wait_for_function("() => !window.__einauge.conn.pending")
+        page.wait_for_function("() => !window.__cardtable.conn.pending")
     return done
 
 
@@ -84,7 +84,7 @@ def test_a_rated_game_continued_on_a_fresh_browser_changes_the_rating(
     expect(page.get_by_test_id("board")).to_be_visible()
     rng = random.Random(16)
     assert play(page, rng, clicks=3) == 3
-    seq_before = page.evaluate("() => window.__einauge.seq()")
+    seq_before = page.evaluate("() => window.__cardtable.seq()")
     page.context.close()  # the browser is closed: its localStorage goes with it
 
     fresh = new_page(browser)
@@ -97,10 +97,10 @@ def test_a_rated_game_continued_on_a_fresh_browser_changes_the_rating(
     fresh.get_by_test_id(f"continue-{tid}").click()
     fresh.wait_for_url(f"**/table/{tid}")
     expect(fresh.get_by_test_id("board")).to_be_visible()
-    fresh.wait_for_function("() => window.__einauge.seat() === 0")
-    assert fresh.evaluate("() => window.__einauge.seq()") >= seq_before
+    fresh.wait_for_function("() => window.__cardtable.seat() === 0")
+    assert fresh.evaluate("() => window.__cardtable.seq()") >= seq_before
     play(fresh, rng)
-    assert fresh.evaluate("() => window.__einauge.view().phase") == "ended"
+    assert fresh.evaluate("() => window.__cardtable.view().phase") == "ended"
 
     # The rating changed exactly once; the profile and the leaderboard show it.
     for _ in range(600):  # settled after the end (a minute is generous on a busy machine)
@@ -183,8 +183,8 @@ def test_the_turn_is_told_by_a_browser_notification(browser: Browser, web: Serve
         const r = await fetch('/api/tables', {method: 'POST', headers: {'Content-Type':
             'application/json', 'X-CSRF-Token': csrf}, body: JSON.stringify({seats: 2})});
         return r.json(); }""")
-    page.evaluate("([id, tok]) => localStorage.setItem(`einauge.owner.${id}`, JSON.stringify(tok))",
-                  [made["id"], made["owner_token"]])
+    page.evaluate("([id, tok]) => localStorage.setItem(`cardtable.owner.${id}`, "
+                  "JSON.stringify(tok))", [made["id"], made["owner_token"]])
     page.goto(f"{web.url}/table/{made['id']}")
     page.get_by_test_id("take-seat-0").click()
     page.get_by_test_id("bot-kind-1").select_option("random")
@@ -195,7 +195,7 @@ def test_the_turn_is_told_by_a_browser_notification(browser: Browser, web: Serve
     assert page.evaluate("() => window.__asked") == 1  # asked once, at the seat's click
     title, body = page.evaluate("() => window.__shown[0]")
     assert title == "Your turn!" and made["id"] in body
-    told = page.evaluate("() => window.__einauge.turnsTold")
+    told = page.evaluate("() => window.__cardtable.turnsTold")
     assert told[0]["done"] == ["notification"]
     ctx.close()
 

@@ -31,9 +31,9 @@ class Chat:
 def open_as(browser: Browser, web: ServerProcess, table_id: str, locale: str,
             seat: dict | None, name: str, dialogs: list[str]) -> tuple[BrowserContext, Page]:
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale=locale)
-    stored = {"einauge.name": json.dumps(name)}
+    stored = {"cardtable.name": json.dumps(name)}
     if seat is not None:
-        stored[f"einauge.seat.{table_id}"] = json.dumps(seat)
+        stored[f"cardtable.seat.{table_id}"] = json.dumps(seat)
     ctx.add_init_script(f"for (const [k, v] of Object.entries({json.dumps(stored)})) "
                         "if (localStorage.getItem(k) === null) localStorage.setItem(k, v);")
     page = ctx.new_page()

@@ -110,7 +110,7 @@ def test_every_refusal_of_a_game_has_words_in_english_and_german(game: str) -> N
 
 # --- a real refusal on a live table ----------------------------------------------------
 
-WATCH_ERRORS = """() => { const e = window.__einauge;
+WATCH_ERRORS = """() => { const e = window.__cardtable;
     if (!e.errors) {
       e.errors = [];
       e.conn.addEventListener('error', (m) => e.errors.push(m.detail));
@@ -122,35 +122,35 @@ def refused(page: Page, action: dict, lang: str, text: str) -> dict:
     server's error frame, once the toast shows ``text`` (the page's words for its code)."""
     page.get_by_test_id(f"lang-{lang}").click()
     page.evaluate(WATCH_ERRORS)
-    n = page.evaluate("() => window.__einauge.errors.length")
-    page.evaluate("(a) => window.__einauge.conn.act(a)", action)
-    page.wait_for_function(f"() => window.__einauge.errors.length > {n}")
-    err = page.evaluate("() => window.__einauge.errors.at(-1)")
+    n = page.evaluate("() => window.__cardtable.errors.length")
+    page.evaluate("(a) => window.__cardtable.conn.act(a)", action)
+    page.wait_for_function(f"() => window.__cardtable.errors.length > {n}")
+    err = page.evaluate("() => window.__cardtable.errors.at(-1)")
     expect(page.get_by_test_id("toast")).to_have_text(text)
     assert err["message"] and err["message"] not in text and SENTINEL not in text
     return err
 
 
-MY_PLAY = """() => { const c = window.__einauge.conn, v = c.view;
+MY_PLAY = """() => { const c = window.__cardtable.conn, v = c.view;
     return !!(c.prompt && c.prompt.seq === c.seq && !c.pending && v
               && v.current_seat === c.seat && v.step === 'play'
-              && window.__einauge.shown() === c.seq); }"""
+              && window.__cardtable.shown() === c.seq); }"""
 
 
 def test_a_refused_keltis_move_in_german_and_english(browser: Browser, web: ServerProcess) -> None:
     tid, seat = bot_table(web, "keltis", title="Keltis board")
     ctx, page = seated_page(browser, web, tid, seat, "keltis")
     page.wait_for_function(MY_PLAY)
-    hand = page.evaluate("() => window.__einauge.view().players[window.__einauge.seat()].hand")
+    hand = page.evaluate("() => window.__cardtable.view().players[window.__cardtable.seat()].hand")
     number = next(c for c in hand if not c.startswith("point-"))  # 8 point cards: 1 in 10^6
-    seq = page.evaluate("() => window.__einauge.seq()")
+    seq = page.evaluate("() => window.__cardtable.seq()")
     texts = {"de": "An die Punktekartenreihe kommen nur Punktekarten.",
              "en": "Only point cards go on the point row."}
     for lang, text in texts.items():
         err = refused(page, {"type": "lay", "card": number, "row": "point"}, lang, text)
         assert err["code"] == "not_a_point_card"
     # Nothing changed: the same seq, still this seat's play step.
-    assert page.evaluate("() => window.__einauge.seq()") == seq
+    assert page.evaluate("() => window.__cardtable.seq()") == seq
     assert page.evaluate(MY_PLAY)
     ctx.close()
 
@@ -162,11 +162,11 @@ def test_a_refused_loot_island_move_in_german_and_english(browser: Browser,
                           options={"events": False})
     ctx, page = seated_page(browser, web, tid, seat, "loot-island")
     # This seat's turn in phase 2 (round 1 has no discard: the hands are dealt empty).
-    page.wait_for_function("""() => { const c = window.__einauge.conn, v = c.view;
+    page.wait_for_function("""() => { const c = window.__cardtable.conn, v = c.view;
         return !!(c.prompt && c.prompt.seq === c.seq && !c.pending && v
                   && v.current_seat === c.seat && v.step === 'act'
-                  && window.__einauge.shown() === c.seq); }""")
-    view = page.evaluate("() => window.__einauge.view()")
+                  && window.__cardtable.shown() === c.seq); }""")
+    view = page.evaluate("() => window.__cardtable.view()")
     hand = view["players"][seat["seat"]]["hand"]
     colour = {c: c.split("-")[1] for c in hand}  # map-<colour>-<value><copy>
     first = hand[0]
@@ -174,12 +174,12 @@ def test_a_refused_loot_island_move_in_german_and_english(browser: Browser,
     assert other is not None, f"a hand of one color: {hand}"
     # An open islet: a bot before this seat may have used one this round (islet_used).
     islet = next(i for i, state in view["islets"].items() if state == "open")
-    seq = page.evaluate("() => window.__einauge.seq()")
+    seq = page.evaluate("() => window.__cardtable.seq()")
     texts = {"de": "Diese Schatzkarten müssen alle dieselbe Farbe haben.",
              "en": "These map cards must all be of one color."}
     for lang, text in texts.items():
         err = refused(page, {"type": "islet", "islet": islet, "cards": [first, other]},
                       lang, text)
         assert err["code"] == "mixed_colours"
-    assert page.evaluate("() => window.__einauge.seq()") == seq
+    assert page.evaluate("() => window.__cardtable.seq()") == seq
     ctx.close()

@@ -24,7 +24,7 @@ from tests.conftest import ServerProcess
 from tests.trust.wire import start_with_deck
 
 ACT = "[data-testid^=act-]:not([disabled])"
-VIEW = "() => window.__einauge.view()"
+VIEW = "() => window.__cardtable.view()"
 OPTIONS = {"end_rule": "one_more_turn", "color_bonus": True}  # what the fixture's page sets
 MOVES = {"card_bought", "fight_won", "fight_declined", "card_placed", "card_sold", "jewel_sold"}
 # The newcomer's deck (5 colors, top first; the ships go under it). On a shuffled deck the
@@ -141,7 +141,7 @@ def closes_without_a_move(page: Page, choice: str) -> list[str]:
     send nothing (the ship's button opens it again, its first row focused). Returns the
     ways that closed it."""
     dialog = page.get_by_test_id("row-choice")
-    seq = page.evaluate("() => window.__einauge.seq()")
+    seq = page.evaluate("() => window.__cardtable.seq()")
     closed = []
     for how in ("escape", "beside", "cancel"):
         expect(dialog.locator("[data-testid^='row-opt-']").first).to_be_focused()
@@ -155,7 +155,7 @@ def closes_without_a_move(page: Page, choice: str) -> list[str]:
         closed.append(how)
         page.get_by_test_id(choice).click()  # still offered: no action was sent
         expect(dialog).to_be_visible()
-    assert page.evaluate("() => window.__einauge.seq()") == seq
+    assert page.evaluate("() => window.__cardtable.seq()") == seq
     return closed
 
 
@@ -192,8 +192,8 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
     rng = random.Random(15)
     turns = 0
     while wait_turn_or_end(page):
-        state = page.evaluate("""() => ({prompt: window.__einauge.conn.prompt,
-            seq: window.__einauge.seq(),
+        state = page.evaluate("""() => ({prompt: window.__cardtable.conn.prompt,
+            seq: window.__cardtable.seq(),
             step: document.querySelector('[data-testid=turn-banner]').dataset.step,
             ids: [...document.querySelectorAll("[data-testid^=act-]:not([disabled])")]
                 .map(b => b.dataset.testid)})""")
@@ -207,7 +207,7 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
         if state["step"] == "buy" and not g.german_refusal:
             # A refused action in German: the page's words for the server's code.
             page.get_by_test_id("lang-de").click()
-            page.evaluate("() => window.__einauge.conn.act({type: 'buy', card: 'ship-8'})")
+            page.evaluate("() => window.__cardtable.conn.act({type: 'buy', card: 'ship-8'})")
             expect(page.get_by_test_id("toast")).not_to_have_text("")
             g.german_refusal = page.get_by_test_id("toast").inner_text()
             page.get_by_test_id("lang-en").click()
@@ -249,7 +249,7 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
                 shot(page, "ship-dialog", full_page=False)
                 g.dialog_closed_by = closes_without_a_move(page, choice)
             dialog.locator("[data-testid^='row-opt-']").first.click()
-    page.wait_for_function("() => window.__einauge.shown() === window.__einauge.seq()")
+    page.wait_for_function("() => window.__cardtable.shown() === window.__cardtable.seq()")
     yield g
     ctx.close()
 
@@ -294,7 +294,7 @@ def test_card_details_say_what_a_card_yields_and_costs_where_it_lies(played):
 
 def test_bot_moves_are_paced_and_the_last_move_is_highlighted(played, web: ServerProcess):
     deltas = api(web, "GET", f"/api/tables/{played.table_id}/deltas")["deltas"]
-    log = played.page.evaluate("() => window.__einauge.shownLog()")
+    log = played.page.evaluate("() => window.__cardtable.shownLog()")
     at = {seq: ms for seq, ms in log}
     events = [e for d in deltas for e in d["events"]]  # one per frame there
     bot_moves = [e["seq"] for e in events
@@ -411,12 +411,12 @@ def test_replay_steps_by_turn_with_the_events_inside(played, web: ServerProcess,
     page.get_by_test_id("replay-file").set_input_files(str(good))
     expect(page.get_by_test_id("replay-head")).to_contain_text("known.json")
     turns = count_turns(events)
-    assert page.evaluate("() => window.__einauge.total()") == turns
-    assert page.evaluate("() => window.__einauge.events()") == len(events)
+    assert page.evaluate("() => window.__cardtable.total()") == turns
+    assert page.evaluate("() => window.__cardtable.events()") == len(events)
     groups = page.locator("[data-testid^=replay-turn-head-]")
     assert groups.count() == turns
     # Each turn holds one player's events; together they are every event, in order.
-    spans = page.evaluate("() => window.__einauge.turns()")
+    spans = page.evaluate("() => window.__cardtable.turns()")
     assert spans[0][0] == 1 and spans[-1][1] == len(events)
     assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(spans))
     for first, last in spans:
@@ -429,7 +429,7 @@ def test_replay_steps_by_turn_with_the_events_inside(played, web: ServerProcess,
     expect(page.get_by_test_id("replay-step")).to_have_attribute("data-seq", str(spans[0][1]))
     page.get_by_test_id("replay-next").click()
     expect(page.get_by_test_id("replay-step")).to_have_attribute("data-step", "2")
-    assert page.evaluate("() => window.__einauge.seq()") == spans[1][1]
+    assert page.evaluate("() => window.__cardtable.seq()") == spans[1][1]
     # An event inside a turn is one click away.
     inner = spans[2][0]
     page.get_by_test_id(f"replay-log-{inner}").click()

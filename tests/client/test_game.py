@@ -19,8 +19,8 @@ from tests.client.conftest import api, fold, shot
 from tests.conftest import ServerProcess
 
 ACT = "[data-testid^=act-]:not([disabled])"
-VIEW = "() => window.__einauge.view()"
-NO_PACE = "localStorage.setItem('einauge.pace', JSON.stringify('off'))"
+VIEW = "() => window.__cardtable.view()"
+NO_PACE = "localStorage.setItem('cardtable.pace', JSON.stringify('off'))"
 
 
 def expected_buttons(legal: list[dict]) -> set[str]:
@@ -74,13 +74,13 @@ def cut_and_restore(game: Game, web: ServerProcess) -> bool:
     last seq. Returns False (nothing done) when the second tab has no plain action."""
     page, tab2 = game.player, game.second_tab
     tab2.wait_for_function(
-        f"() => document.querySelectorAll('{ACT}').length > 0 && window.__einauge.conn.prompt")
+        f"() => document.querySelectorAll('{ACT}').length > 0 && window.__cardtable.conn.prompt")
     plain = [i for i in tab2.locator(ACT).evaluate_all("els => els.map(e => e.dataset.testid)")
              if "-ship-" not in i]
     if not plain:
         return False
     seq_before = page.evaluate("""() => {
-        const c = window.__einauge.conn;
+        const c = window.__cardtable.conn;
         c.attempt = 4;
         c.ws.close();
         return c.seq;
@@ -93,11 +93,11 @@ def cut_and_restore(game: Game, web: ServerProcess) -> bool:
         if server_seq > seq_before:
             break
         page.wait_for_timeout(50)
-    game.missed_while_offline = server_seq - page.evaluate("() => window.__einauge.seq()")
+    game.missed_while_offline = server_seq - page.evaluate("() => window.__cardtable.seq()")
     expect(page.get_by_test_id("conn-status")).to_have_attribute("data-state", "open",
                                                                  timeout=30_000)
-    page.wait_for_function(f"() => window.__einauge.seq() >= {server_seq}")
-    game.resumed_seq = page.evaluate("() => window.__einauge.seq()")
+    page.wait_for_function(f"() => window.__cardtable.seq() >= {server_seq}")
+    game.resumed_seq = page.evaluate("() => window.__cardtable.seq()")
     game.server_seq_after_resume = server_seq
     return True
 
@@ -150,7 +150,7 @@ def game(browser: Browser, web: ServerProcess) -> Iterator[Game]:
     cut_done = False
     while wait_my_turn_or_end(page):
         state = page.evaluate(f"""() => ({{
-            prompt: window.__einauge.conn.prompt, seq: window.__einauge.seq(),
+            prompt: window.__cardtable.conn.prompt, seq: window.__cardtable.seq(),
             ids: [...document.querySelectorAll("{ACT}")].map(b => b.dataset.testid)}})""")
         prompt, ids = state["prompt"], state["ids"]
         if prompt and prompt["seq"] == state["seq"]:
@@ -178,7 +178,7 @@ def game(browser: Browser, web: ServerProcess) -> Iterator[Game]:
             # the prompt no longer current and take the button away.
             page.evaluate("""(id) => {
                 document.querySelector(`[data-testid="${id}"]`).click();
-                window.__einauge.conn.seq -= 1;
+                window.__cardtable.conn.seq -= 1;
             }""", choice)
             g.gap_made = True
         else:
@@ -196,7 +196,7 @@ def game(browser: Browser, web: ServerProcess) -> Iterator[Game]:
     assert cut_done, "the game ended before the connection test could run"
     for p in (tab2, spec):
         p.wait_for_function(
-            "() => { const v = window.__einauge.view(); return v && v.phase === 'ended'; }")
+            "() => { const v = window.__cardtable.view(); return v && v.phase === 'ended'; }")
     expect(page.get_by_test_id("revealed-seed")).to_be_visible()
     shot(page, "final-scoring")
     yield g
@@ -232,8 +232,8 @@ def test_spectator_and_second_tab_end_with_the_same_view(game: Game) -> None:
     final = game.player.evaluate(VIEW)
     assert game.spectator.evaluate(VIEW) == final
     assert game.second_tab.evaluate(VIEW) == final
-    assert game.spectator.evaluate("() => window.__einauge.seat()") is None
-    assert game.second_tab.evaluate("() => window.__einauge.seat()") == 0
+    assert game.spectator.evaluate("() => window.__cardtable.seat()") is None
+    assert game.second_tab.evaluate("() => window.__cardtable.seat()") == 0
     assert (game.spectator.get_by_test_id("score-table").inner_text()
             == game.player.get_by_test_id("score-table").inner_text())
     assert game.spectator.locator(ACT).count() == 0
@@ -280,10 +280,10 @@ def test_a_dropped_connection_reconnects_and_resumes(game: Game) -> None:
 
 def test_a_gap_in_the_deltas_is_repaired_by_a_sync(game: Game, web: ServerProcess) -> None:
     assert game.gap_made
-    assert game.player.evaluate("() => window.__einauge.conn.syncs") == 1
+    assert game.player.evaluate("() => window.__cardtable.conn.syncs") == 1
     server = api(web, "GET", f"/api/tables/{game.table_id}/view")
     assert game.player.evaluate(VIEW) == server
-    assert game.player.evaluate("() => window.__einauge.seq()") == server["seq"]
+    assert game.player.evaluate("() => window.__cardtable.seq()") == server["seq"]
 
 
 def test_fairness_seed_is_revealed_and_matches_the_commitment(game: Game,
@@ -327,7 +327,7 @@ def test_replay_viewer_seeks_to_a_middle_step(game: Game, web: ServerProcess) ->
     shot(page, "replay-viewer", full_page=False)
     # Keyboard steps go by turn: forward ends the turn of that event, back twice shows the
     # end of the turn before the one before.
-    spans = page.evaluate("() => window.__einauge.turns()")
+    spans = page.evaluate("() => window.__cardtable.turns()")
     turn = next(i for i, (a, b) in enumerate(spans) if a <= mid <= b)
     page.get_by_test_id("replay-next").focus()
     page.keyboard.press("Enter")
@@ -343,10 +343,10 @@ def test_replay_viewer_seeks_to_a_middle_step(game: Game, web: ServerProcess) ->
     views = {k: fold(data["deltas"], k) for k in range(1, total + 1)}
     warned = next(k for k, v in views.items() if v.get("end_triggered") and v["phase"] == "turns")
     last_round = next(k for k, v in views.items() if v["phase"] == "final_round")
-    page.evaluate(f"window.__einauge.seekSeq({warned})")
+    page.evaluate(f"window.__cardtable.seekSeq({warned})")
     expect(page.get_by_test_id("end-triggered")).to_have_text(
         "A ship has appeared: the end is near!")
-    page.evaluate(f"window.__einauge.seekSeq({last_round})")
+    page.evaluate(f"window.__cardtable.seekSeq({last_round})")
     expect(page.get_by_test_id("end-triggered")).to_have_text("Final round")
     page.get_by_test_id("replay-last").click()
     expect(page.get_by_test_id("end-triggered")).to_have_count(0)

@@ -1,6 +1,6 @@
 """The table's creator hands the seats of players who left to bots, during the game:
 only seats whose player is gone (server/play/seat_rules.py; the servers' clock is moved
-through ``EINAUGE_CLOCK_FILE``, never slept)."""
+through ``CARDTABLE_CLOCK_FILE``, never slept)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def clock(tmp_path: Path) -> ClockFile:
 def web(redis_url: str, client_dist: Path, clock: ClockFile) -> Iterator[ServerProcess]:
     """A server serving the client with the test clock (a handover needs the seat's
     player gone for ``claim_after``, 60 s at a table without a clock)."""
-    s = ServerProcess(redis_url, env={**clock.env, "EINAUGE_STATIC_DIR": str(client_dist),
-                                      "EINAUGE_BOT_DELAY": "0.2"}).start()
+    s = ServerProcess(redis_url, env={**clock.env, "CARDTABLE_STATIC_DIR": str(client_dist),
+                                      "CARDTABLE_BOT_DELAY": "0.2"}).start()
     yield s
     s.stop()
 
@@ -120,7 +120,7 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
     assert record["players"] == ["Anna", "Ben"]
     assert verify_record(record).ok
     # Ben's browser keeps the seat's token (a seat handed to a bot may be taken back).
-    assert ben.evaluate("(id) => localStorage.getItem('einauge.seat.' + id)", table_id)
+    assert ben.evaluate("(id) => localStorage.getItem('cardtable.seat.' + id)", table_id)
     # The handovers are in the stream and the record.
     assert [(c["seat"], c["reason"]) for c in record["seat_changes"]] == [(0, "handover"),
                                                                          (1, "handover")]

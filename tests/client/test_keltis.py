@@ -96,7 +96,7 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
     expect(spec.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
     expect(spec.get_by_test_id("score-table")).to_be_visible()
     # The breakdown is the view's result, row by row, beside each row's cards.
-    result = spec.evaluate("() => window.__einauge.view().result")
+    result = spec.evaluate("() => window.__cardtable.view().result")
     for s in result["scores"]:
         seat = s["seat"]
         expect(spec.get_by_test_id(f"score-total-{seat}")).to_have_text(str(s["total"]))
@@ -108,7 +108,7 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
     expect(spec.locator("[data-testid^=final-hand-]")).to_have_count(3)  # revealed at the end
     # What each page shows is the server's view for it.
     server_view = api(web, "GET", f"/api/tables/{table_id}/view")
-    assert spec.evaluate("() => window.__einauge.view()") == server_view
+    assert spec.evaluate("() => window.__cardtable.view()") == server_view
     deltas = api(web, "GET", f"/api/tables/{table_id}/deltas")["deltas"]
     assert fold(deltas, deltas[-1]["seq"]) == server_view
     shot(anna, "keltis-ended")
@@ -118,7 +118,7 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
     expect(spec.get_by_test_id("board")).to_have_attribute("data-game", "keltis")
     spec.get_by_test_id("replay-last").click()
     expect(spec.get_by_test_id("replay-winners")).to_be_visible()
-    assert spec.evaluate("() => window.__einauge.view()") == server_view
+    assert spec.evaluate("() => window.__cardtable.view()") == server_view
     for c in contexts:
         c.close()
 
@@ -153,7 +153,7 @@ CUT_PILE_NAMES = """() => [...document.querySelectorAll('[data-testid=piles] .kp
 
 
 # The pile viewer lists exactly the pile of the view the page shows, bottom first.
-VIEWER_LISTS_PILE = """(pile) => { const e = window.__einauge;
+VIEWER_LISTS_PILE = """(pile) => { const e = window.__cardtable;
   if (e.shown() !== e.seq()) return false;
   const listed = [...document.querySelectorAll('[data-testid=pile-viewer] .kcard')]
     .map((x) => x.dataset.card);
@@ -164,9 +164,9 @@ VIEWER_LISTS_PILE = """(pile) => { const e = window.__einauge;
 
 def my_turn(page: Page) -> str | None:
     """The step of this page's seat when its prompt is shown (play/draw/final), else None."""
-    return page.evaluate("""() => { const c = window.__einauge.conn, v = c.view;
+    return page.evaluate("""() => { const c = window.__cardtable.conn, v = c.view;
       return c.prompt && c.prompt.seq === c.seq && !c.pending && v && v.phase !== 'ended'
-        && v.current_seat === c.seat && window.__einauge.shown() === c.seq
+        && v.current_seat === c.seat && window.__cardtable.shown() === c.seq
         && document.querySelector('[data-testid=board]').dataset.seq === String(c.seq)
         && document.querySelector('[data-testid=board]').dataset.prompt === '1'
         ? v.step : null; }""")
@@ -175,7 +175,7 @@ def my_turn(page: Page) -> str | None:
 def acted(page: Page, seq: int) -> bool:
     """Wait until the page's move (sent after ``seq``) has come back as a delta: until
     then the old prompt still looks current (the ack may come before the delta)."""
-    page.wait_for_function(f"() => window.__einauge.seq() > {seq}")
+    page.wait_for_function(f"() => window.__cardtable.seq() > {seq}")
     return True
 
 
@@ -205,8 +205,8 @@ def click_stone(page: Page, stone: dict, seq: int) -> bool:
     stone of that value in the middle, then (when the first card has more than one
     partner) the second card; the stone is then the player's."""
     first, second = stone["cards"]
-    seat = page.evaluate("() => window.__einauge.seat()")
-    before = page.evaluate(f"() => window.__einauge.view().players[{seat}].stones")
+    seat = page.evaluate("() => window.__cardtable.seat()")
+    before = page.evaluate(f"() => window.__cardtable.view().players[{seat}].stones")
     card = page.get_by_test_id(f"hand-{first}")
     if "sel" not in (card.get_attribute("class") or ""):
         card.click()
@@ -218,7 +218,7 @@ def click_stone(page: Page, stone: dict, seq: int) -> bool:
         expect(page.get_by_test_id("hand-hint")).to_be_visible()  # "pick the second card"
         page.get_by_test_id(f"hand-{second}").click()
     acted(page, seq)
-    after = page.evaluate(f"() => window.__einauge.view().players[{seat}].stones")
+    after = page.evaluate(f"() => window.__cardtable.view().players[{seat}].stones")
     assert stone_id not in before and stone_id in after
     STONES_CLICKED[id(page)] = STONES_CLICKED.get(id(page), 0) + 1
     return True
@@ -233,7 +233,7 @@ def click_move(page: Page, n: int) -> bool:
     if step is None:
         return False
     board = page.get_by_test_id("board")
-    seq = page.evaluate("() => window.__einauge.seq()")
+    seq = page.evaluate("() => window.__cardtable.seq()")
     if step == "final":
         # The board shows this final turn (my_turn: its seq, its prompt): it says so, and
         # what is left to lay.
@@ -245,7 +245,7 @@ def click_move(page: Page, n: int) -> bool:
         assert keys, "a draw step with nothing to draw from lit"
         board.locator(f"[data-drop='{keys[n % len(keys)]}']").click()
         return acted(page, seq)
-    stones = page.evaluate("() => window.__einauge.conn.prompt.legal_actions"
+    stones = page.evaluate("() => window.__cardtable.conn.prompt.legal_actions"
                            ".filter((a) => a.type === 'stone')")
     if stones and STONES_CLICKED.get(id(page), 0) < 2:
         return click_stone(page, stones[0], seq)
@@ -314,11 +314,11 @@ def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProc
     card.click()
     expect(page.locator(LIT)).to_have_count(0)
     drop = next(t for t in targets if t.startswith(("row:", "pile:")))
-    seq = page.evaluate("() => window.__einauge.seq()")
+    seq = page.evaluate("() => window.__cardtable.seq()")
     card.drag_to(page.locator(f"[data-testid=board] [data-drop='{drop}']"))
-    page.wait_for_function(f"() => window.__einauge.seq() > {seq}")
+    page.wait_for_function(f"() => window.__cardtable.seq() > {seq}")
     kind, where = drop.split(":")
-    v = page.evaluate("() => window.__einauge.view()")
+    v = page.evaluate("() => window.__cardtable.view()")
     assert cid not in v["players"][0]["hand"]
     if kind == "row":
         assert cid in (v["players"][0]["point_row"] if where == "point"
@@ -334,7 +334,7 @@ def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProc
     spec_checks = 0
     while True:
         mine = my_turn(page)
-        v = page.evaluate("() => window.__einauge.view()")  # read after: still her turn
+        v = page.evaluate("() => window.__cardtable.view()")  # read after: still her turn
         full = [p for p, cards in v["discards"].items() if len(cards) >= 2]
         if (full and mine) or v["phase"] == "ended":
             break
@@ -362,9 +362,9 @@ def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProc
     ctx.close()
 
 
-MY_PLAY = """() => { const c = window.__einauge.conn, v = c.view;
+MY_PLAY = """() => { const c = window.__cardtable.conn, v = c.view;
   return !!(c.prompt && c.prompt.seq === c.seq && v && v.current_seat === c.seat
-    && window.__einauge.shown() === c.seq && v.step === 'play'); }"""
+    && window.__cardtable.shown() === c.seq && v.step === 'play'); }"""
 
 
 def wait_turn(page: Page) -> None:
@@ -376,8 +376,8 @@ def assert_no_hand(spec: Page, player: Page, web: ServerProcess, tid: str) -> in
     of the player's hand that was never public (in no event a spectator may read) appears
     in the spectator's page or view. 1 when checked (before the end, the hand holding a
     card that was never public), else 0."""
-    v = spec.evaluate("() => window.__einauge.view()")
-    held = player.evaluate("() => { const e = window.__einauge, v = e.view(); return v "
+    v = spec.evaluate("() => window.__cardtable.view()")
+    held = player.evaluate("() => { const e = window.__cardtable, v = e.view(); return v "
                            "&& v.phase !== 'ended' ? v.players[e.seat()].hand : null; }")
     if not v or not v.get("players") or v["phase"] == "ended" or not held:
         return 0
@@ -402,7 +402,7 @@ def assert_no_hand(spec: Page, player: Page, web: ServerProcess, tid: str) -> in
 # once the board shows the prompt. On each final-turn decision it notes whether the board
 # shows the final turns' notice (the board is then the view of that decision).
 AUTOPLAY_SHOWN = """() => { window.__finals = []; window.__auto = setInterval(() => {
-    const c = window.__einauge.conn, b = document.querySelector('[data-testid=board]');
+    const c = window.__cardtable.conn, b = document.querySelector('[data-testid=board]');
     if (!c.prompt || c.prompt.seq !== c.seq || c.pending || !c.view || c.view.phase === "ended"
         || !b || b.dataset.seq !== String(c.seq) || b.dataset.prompt !== "1") return;
     if (c.view.step === "final")
@@ -446,7 +446,7 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
             n += 1
         else:
             page.wait_for_timeout(40)
-    v = page.evaluate("() => window.__einauge.view()")
+    v = page.evaluate("() => window.__cardtable.view()")
     log = page.get_by_test_id("log").inner_text()
     assert "Jonas legte" in log or "Jonas warf" in log
     assert "Jonas zog" in log and "Nachziehstapel" in log
@@ -457,9 +457,9 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
     shot(page, "keltis-phone")
     # The rest of the game by the page's own connection (any legal action, once the board
     # shows the prompt; moves at once), then the end.
-    page.evaluate("() => localStorage.setItem('einauge.pace', JSON.stringify('off'))")
+    page.evaluate("() => localStorage.setItem('cardtable.pace', JSON.stringify('off'))")
     page.evaluate(AUTOPLAY_SHOWN)
-    page.wait_for_function("() => { const v = window.__einauge.view(); "
+    page.wait_for_function("() => { const v = window.__cardtable.view(); "
                            "return v && v.phase === 'ended'; }", timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
     # Jonas's final turn, when the deal left him one, showed the final turns' notice.
@@ -473,7 +473,7 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
 # Anna's page plays her seat: a draw from a discard pile whenever one is offered (so the log
 # has one), never a stone (so the stones go to the bots, whose names are long).
 PILE_PLAY = """() => { window.__auto = setInterval(() => {
-    const c = window.__einauge.conn;
+    const c = window.__cardtable.conn;
     if (!c.prompt || c.prompt.seq !== c.seq || c.pending || !c.view
         || c.view.phase === "ended") return;
     const legal = c.prompt.legal_actions.filter((a) => a.type !== "stone");
@@ -482,7 +482,7 @@ PILE_PLAY = """() => { window.__auto = setInterval(() => {
     if (pick.length) c.act(pick[Math.floor(Math.random() * pick.length)]);
 }, 30); }"""
 # Done when a bot holds a stone and the log has a draw from a pile, or the game ended.
-BOT_STONE_AND_PILE_DRAW = """() => { const v = window.__einauge.view();
+BOT_STONE_AND_PILE_DRAW = """() => { const v = window.__cardtable.view();
     if (!v || !v.players) return false;
     const drawn = [...document.querySelectorAll('[data-testid=log] li')]
         .some((li) => / zog .*Ablagestapel/.test(li.textContent));
@@ -505,7 +505,7 @@ def test_keltis_german_log_and_stone_holders_on_a_phone(browser: Browser,
     assert draws and all("vom Ablagestapel" in x for x in draws), draws
     assert not [x for x in log if "von den Ablagestapel" in x]
     # Each taken stone names its holder in full under it (wrapped, never cut with "…").
-    view = page.evaluate("() => window.__einauge.view()")
+    view = page.evaluate("() => window.__cardtable.view()")
     held = {s: p["seat"] for p in view["players"] for s in p["stones"]}
     assert any(seat != 0 for seat in held.values())
     for stone, holder in held.items():

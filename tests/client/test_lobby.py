@@ -222,7 +222,7 @@ def test_the_hosts_half_typed_option_survives_a_join(page: Page, web: ServerProc
                            ".options.min_cards === 7")
     expect(field).to_have_value("7")
     # The host's other tab changes the options: this form shows it.
-    owner = page.evaluate(f"() => JSON.parse(localStorage.getItem('einauge.owner.{tid}'))")
+    owner = page.evaluate(f"() => JSON.parse(localStorage.getItem('cardtable.owner.{tid}'))")
     httpx.patch(f"{web.url}/api/tables/{tid}/options", json={"min_cards": 4},
                 headers={"Authorization": f"Bearer {owner}"}, timeout=60).raise_for_status()
     expect(field).to_have_value("4")

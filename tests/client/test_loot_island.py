@@ -46,10 +46,10 @@ def my_turn(page: Page) -> bool:
 def hand_size(page: Page, seat: int) -> int:
     """The size of ``seat``'s hand in the page's view: 7, or 8 when round 1's event
     draws one more at the start of phase 2 (the view's count, never assumed)."""
-    page.wait_for_function("(s) => { const v = window.__einauge.view();"
+    page.wait_for_function("(s) => { const v = window.__cardtable.view();"
                            " return v && v.players && v.players[s] && v.players[s].hand; }",
                            arg=seat)
-    n = page.evaluate("(s) => window.__einauge.view().players[s].hand.length", seat)
+    n = page.evaluate("(s) => window.__cardtable.view().players[s].hand.length", seat)
     assert n in (7, 8)
     return n
 
@@ -82,7 +82,7 @@ PROMPT_STATE = """() => {
   const chooser = document.querySelector('[data-testid=chooser]');
   const landing = chooser && chooser.closest('[data-testid^=landing-]');
   const row = chooser && chooser.querySelector('.joker-row');
-  return {form: window.__einauge.conn.prompt.legal_form,
+  return {form: window.__cardtable.conn.prompt.legal_form,
           chosen: [...document.querySelectorAll('[data-testid=my-hand] button.selected')]
             .map((b) => b.dataset.card).sort(),
           landing: landing ? landing.dataset.testid.slice('landing-'.length) : null,
@@ -335,7 +335,7 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
                 clear.click()
                 shot_taken = True
         if clicks % 15 == 0:
-            v = spec.evaluate("() => window.__einauge.view()")
+            v = spec.evaluate("() => window.__cardtable.view()")
             if v and v.get("players") and v["phase"] != "ended":
                 assert all(p["hand"] is None for p in v["players"])
                 assert spec.get_by_test_id("my-hand").count() == 0
@@ -354,7 +354,7 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
     expect(spec.locator("[data-testid^=score-row-]")).to_have_count(3)
     expect(spec.locator("[data-testid^=final-hand-]")).to_have_count(3)  # revealed at the end
     server_view = api(web, "GET", f"/api/tables/{table_id}/view")
-    assert spec.evaluate("() => window.__einauge.view()") == server_view
+    assert spec.evaluate("() => window.__cardtable.view()") == server_view
     result = server_view["result"]
     for s in result["scores"]:
         total = spec.get_by_test_id(f"score-total-{s['seat']}").inner_text()
@@ -397,10 +397,10 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
     spec.get_by_test_id("replay-last").click()
     expect(spec.get_by_test_id("replay-winners")).to_be_visible()
     expect(spec.get_by_test_id("score-table")).to_be_visible()
-    assert spec.evaluate("() => window.__einauge.view()") == server_view
+    assert spec.evaluate("() => window.__cardtable.view()") == server_view
     # An earlier moment: the board as it was then (a folded view, drawn the same way).
-    spec.evaluate("() => window.__einauge.seek(3)")
-    v = spec.evaluate("() => window.__einauge.view()")
+    spec.evaluate("() => window.__cardtable.seek(3)")
+    v = spec.evaluate("() => window.__cardtable.view()")
     assert v["phase"] != "ended"
     expect(spec.locator("[data-testid^=landing-]")).to_have_count(8)
     expect(spec.get_by_test_id("my-hand")).to_have_count(0)
@@ -421,7 +421,7 @@ def test_loot_island_on_a_phone(browser: Browser, web: ServerProcess) -> None:
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
                               is_mobile=True, has_touch=True)
     seat = json.dumps({**anna, "name": "Anna"})
-    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
+    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(seat)});")
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("island")).to_be_visible()
@@ -495,7 +495,7 @@ FITS = """() => { const s = document.querySelector('[data-testid=score] .table-s
 # compact form (docs/protocol.md, "Loot Island's `legal_form`") a random subset of its
 # discard cards, or a lone card of a run without jokers, an under, or a pass.
 AUTOPLAY = """() => { window.__auto = setInterval(() => {
-    const c = window.__einauge.conn, p = c.prompt;
+    const c = window.__cardtable.conn, p = c.prompt;
     if (!p || p.seq !== c.seq || c.pending || !c.view || c.view.phase === "ended") return;
     const pick = (xs) => xs[Math.floor(Math.random() * xs.length)];
     const f = p.legal_form;
@@ -594,7 +594,7 @@ def test_loot_island_options_labels_and_the_score_table_in_both_languages(
     assert "colour" not in titles and "colour" not in page.inner_text("body")
     page.set_viewport_size({"width": 1280, "height": 900})
     page.evaluate(AUTOPLAY)
-    page.wait_for_function("() => { const v = window.__einauge.view(); "
+    page.wait_for_function("() => { const v = window.__cardtable.view(); "
                            "return v && v.phase === 'ended'; }", timeout=180_000)
     page.evaluate("() => clearInterval(window.__auto)")
     expect(page.get_by_test_id("score-table")).to_be_visible()

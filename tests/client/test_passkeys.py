@@ -23,8 +23,8 @@ def localhost(redis_url: str, client_dist) -> Iterator[ServerProcess]:
     WebAuthn needs a domain (localhost is a secure context), not an IP address."""
     port = free_port()
     s = ServerProcess(redis_url, port=port, env={
-        "EINAUGE_STATIC_DIR": str(client_dist),
-        "EINAUGE_PUBLIC_URL": f"http://localhost:{port}"}).start()
+        "CARDTABLE_STATIC_DIR": str(client_dist),
+        "CARDTABLE_PUBLIC_URL": f"http://localhost:{port}"}).start()
     s.url = f"http://localhost:{port}"
     yield s
     s.stop()

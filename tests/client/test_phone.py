@@ -14,7 +14,7 @@ from tests.client.test_loot_island import STICKING_OUT
 from tests.client.test_result_ui import AUTOPLAY
 from tests.conftest import ServerProcess
 
-ENDED = "() => { const v = window.__einauge.view(); return v && v.phase === 'ended'; }"
+ENDED = "() => { const v = window.__cardtable.view(); return v && v.phase === 'ended'; }"
 # Every shown colour name on a card whose text is cut (wider than its box), with its widths.
 CUT_NAMES = """() => [...document.querySelectorAll('.card .cname')]
     .filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth)
@@ -44,7 +44,7 @@ def test_on_a_phone_the_cards_read_and_the_result_comes_into_view_once(
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
                               is_mobile=True, has_touch=True)
     seat = json.dumps({**anna, "name": "Anna"})
-    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
+    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(seat)});")
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("board")).to_be_visible()

@@ -1,6 +1,6 @@
 """Tables among strangers in the browser: presence, clocks, timeouts, taking a seat back,
 claiming a gone player's seat and resigning (real server, Redis and Chromium; the servers'
-clock is moved through ``EINAUGE_CLOCK_FILE``, never slept)."""
+clock is moved through ``CARDTABLE_CLOCK_FILE``, never slept)."""
 
 from __future__ import annotations
 
@@ -26,10 +26,11 @@ def clock(tmp_path_factory: pytest.TempPathFactory) -> ClockFile:
 @pytest.fixture(scope="module")
 def clocked(redis_url: str, client_dist: Path, clock: ClockFile) -> Iterator[ServerProcess]:
     """A server serving the client with the test clock; one timeout hands a seat to a
-    bot (``EINAUGE_TIMEOUTS_TO_BOT=1``), a reload grace of 1 s."""
-    s = ServerProcess(redis_url, env={**clock.env, "EINAUGE_STATIC_DIR": str(client_dist),
-                                      "EINAUGE_BOT_DELAY": "0.2", "EINAUGE_TIMEOUTS_TO_BOT": "1",
-                                      "EINAUGE_PRESENCE_GRACE": "1"}).start()
+    bot (``CARDTABLE_TIMEOUTS_TO_BOT=1``), a reload grace of 1 s."""
+    s = ServerProcess(redis_url, env={**clock.env, "CARDTABLE_STATIC_DIR": str(client_dist),
+                                      "CARDTABLE_BOT_DELAY": "0.2",
+                                      "CARDTABLE_TIMEOUTS_TO_BOT": "1",
+                                      "CARDTABLE_PRESENCE_GRACE": "1"}).start()
     yield s
     s.stop()
 
@@ -68,7 +69,7 @@ def live_table(browser: Browser, server: ServerProcess) -> tuple[str, list[Brows
 
 
 def clock_of(page: Page) -> dict:
-    return page.evaluate("() => window.__einauge.conn.clock")
+    return page.evaluate("() => window.__cardtable.conn.clock")
 
 
 def finish_and_verify(server: ServerProcess, table_id: str, pages: list[Page],
@@ -126,7 +127,7 @@ def test_a_player_who_closes_the_page_is_away_times_out_and_comes_back(
     expect(ben.get_by_test_id("by-bot-0")).to_have_count(0)
     expect(log).to_contain_text("Anna is back and plays the seat again.")
     expect(ben.get_by_test_id("presence-text-0")).to_have_text("online")
-    # Both give up: bots play to the end; the record verifies with `einauge verify`.
+    # Both give up: bots play to the end; the record verifies with `cardtable verify`.
     for p in (anna, ben):
         p.get_by_test_id("resign").click()
         expect(p.get_by_test_id("toast")).to_have_text(
@@ -213,7 +214,7 @@ def test_a_player_back_after_a_claim_is_still_the_seat_s_person(
 # "Resign", and ticks at which it offered it at all.
 WATCH_RESIGN = """() => { window.__resign = { after: 0, seen: 0 };
     window.__watch = setInterval(() => {
-        const v = window.__einauge.view(), b = document.querySelector('[data-testid=resign]');
+        const v = window.__cardtable.view(), b = document.querySelector('[data-testid=resign]');
         if (b) window.__resign.seen += 1;
         if (b && v && v.phase === 'ended') window.__resign.after += 1;
     }, 10); }"""
@@ -231,13 +232,13 @@ def test_resign_goes_as_soon_as_the_game_has_ended(browser: Browser, web: Server
     api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     seat = json.dumps({**anna, "name": "Anna"})
-    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
+    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(seat)});")
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("resign")).to_be_visible()
     page.evaluate(WATCH_RESIGN)
     page.evaluate(AUTOPLAY)
-    page.wait_for_function("() => { const v = window.__einauge.view(); "
+    page.wait_for_function("() => { const v = window.__cardtable.view(); "
                            "return v && v.phase === 'ended'; }", timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
     expect(page.get_by_test_id("result")).to_be_visible()

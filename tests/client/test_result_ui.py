@@ -14,11 +14,11 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tests.client.conftest import api, shot
 from tests.conftest import ServerProcess
 
-VIEW = "() => window.__einauge.view()"
+VIEW = "() => window.__cardtable.view()"
 # The page plays its own seat through its connection (any legal action of the prompt),
 # so that a game with two bots ends in seconds.
 AUTOPLAY = """() => { window.__auto = setInterval(() => {
-    const c = window.__einauge.conn;
+    const c = window.__cardtable.conn;
     if (c.prompt && c.prompt.seq === c.seq && !c.pending && c.view && c.view.phase !== "ended") {
         const legal = c.prompt.legal_actions;
         c.act(legal[Math.floor(Math.random() * legal.length)]);
@@ -46,13 +46,13 @@ def ended(browser: Browser, web: ServerProcess) -> Iterator[Ended]:
         headers={"Authorization": f"Bearer {table['owner_token']}"})
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     seat = json.dumps({**anna, "name": "Anna"})
-    ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(seat)});")
+    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(seat)});")
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("board")).to_be_visible()
     page.evaluate(AUTOPLAY)
     page.wait_for_function(
-        "() => { const v = window.__einauge.view(); return v && v.phase === 'ended'; }",
+        "() => { const v = window.__cardtable.view(); return v && v.phase === 'ended'; }",
         timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
     yield Ended(tid, ctx, page)
@@ -128,7 +128,7 @@ def test_rematch_in_one_click_with_the_bots(ended: Ended, web: ServerProcess) ->
     new_id = page.url.rstrip("/").rsplit("/", 1)[1]
     # Anna is the only person: her click starts the game, in her rotated seat.
     expect(page.get_by_test_id("board")).to_be_visible()
-    page.wait_for_function("() => window.__einauge.seat() === 1")
+    page.wait_for_function("() => window.__cardtable.seat() === 1")
     summary = api(web, "GET", f"/api/tables/{new_id}")
     assert summary["rematch_of"] == ended.table_id and summary["status"] == "running"
     assert [(s["name"], s["kind"]) for s in summary["seats"]] == [
@@ -138,7 +138,7 @@ def test_rematch_in_one_click_with_the_bots(ended: Ended, web: ServerProcess) ->
     assert view["players"][1]["name"] == "Anna"
     # The browser contributed its seed to the new table, and holds its owner token.
     assert summary["seats"][1]["seeded"]
-    assert page.evaluate(f"() => !!localStorage.getItem('einauge.owner.{new_id}')")
+    assert page.evaluate(f"() => !!localStorage.getItem('cardtable.owner.{new_id}')")
     # Back at the old table the button now accepts the same rematch (no second table).
     page.go_back()
     expect(page.get_by_test_id("rematch")).to_have_text("Accept the rematch")
@@ -157,7 +157,7 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
     for seat, name in zip(seats, ("Anna", "Ben"), strict=True):
         ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
         saved = json.dumps({**seat, "name": name})
-        ctx.add_init_script(f"localStorage.setItem('einauge.seat.{tid}', {json.dumps(saved)});")
+        ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(saved)});")
         page = ctx.new_page()
         page.goto(f"{web.url}/table/{tid}")
         expect(page.get_by_test_id("board")).to_be_visible()
@@ -167,7 +167,7 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
     anna, ben = pages
     for page in pages:
         page.wait_for_function(
-            "() => { const v = window.__einauge.view(); return v && v.phase === 'ended'; }",
+            "() => { const v = window.__cardtable.view(); return v && v.phase === 'ended'; }",
             timeout=120_000)
         page.evaluate("() => clearInterval(window.__auto)")
     expect(ben.get_by_test_id("rematch")).to_have_text("Rematch")
@@ -186,7 +186,7 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
     ben.wait_for_url(f"**/table/{new_id}")
     for page, seat in ((anna, 1), (ben, 0)):
         expect(page.get_by_test_id("board")).to_be_visible()
-        page.wait_for_function(f"() => window.__einauge.seat() === {seat}")
+        page.wait_for_function(f"() => window.__cardtable.seat() === {seat}")
     assert api(web, "GET", f"/api/tables/{new_id}")["status"] == "running"
     for c in contexts:
         c.close()

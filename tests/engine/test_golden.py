@@ -5,9 +5,9 @@ game: these tests replay fixed seeds through the public API only (``start``,
 ``legal_actions``, ``play``, records, ``public_view``) and compare SHA-256 digests with
 ``golden_engine.json``, which was written by the engine *before* the speed work (plus the
 other fixes of the time, e.g. the color-bonus table). ``selfplay_seed5`` reproduces
-``einauge selfplay --players N --games 300 --seed 5 --records DIR`` (bot seats seeded
+``cardtable selfplay --players N --games 300 --seed 5 --records DIR`` (bot seats seeded
 ``"5-<i>/<seat>"``, picking ``legal[randrange(len(legal))]``): the digests cover the record
-files exactly as selfplay writes them and what ``einauge record play`` prints for each.
+files exactly as selfplay writes them and what ``cardtable record play`` prints for each.
 
 A change that alters any game (a rule fix, a new legal-action order) fails here on
 purpose. If the change is meant, regenerate the file and say so in the commit:
@@ -57,7 +57,7 @@ def _play(n: int, options: dict[str, Any], seed: str) -> tuple[list, list, Any]:
 
 
 def selfplay_digests(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Digests of ``einauge selfplay --players n --games 300 --seed 5 --records DIR`` and
+    """Digests of ``cardtable selfplay --players n --games 300 --seed 5 --records DIR`` and
     the literal public view of its first game."""
     options = {"end_rule": "round", "color_bonus": False}
     names = [f"bot{i}" for i in range(n)]
@@ -68,10 +68,10 @@ def selfplay_digests(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
         seed = f"5-{i}"
         actions, events, state = _play(n, options, seed)
         record = make_record(names, options, seed, EINAUGE.setup_deck(events), actions)
-        text = json.dumps(record, indent=1)  # exactly as `einauge selfplay` writes it
+        text = json.dumps(record, indent=1)  # exactly as `cardtable selfplay` writes it
         records.update(text.encode())
         replayed, _ = replay_record(json.loads(text))
-        view = json.dumps(public_view(replayed))  # exactly as `einauge record play` prints
+        view = json.dumps(public_view(replayed))  # exactly as `cardtable record play` prints
         assert view == json.dumps(public_view(state)), f"{n} players, game {i}: replay differs"
         views.update(view.encode() + b"\n")
         if first_view is None:

@@ -784,7 +784,7 @@ def _cli(record: Record, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_record_play_command_agrees_with_the_oracle(tmp_path: Path) -> None:
-    """What an outside checker does: ``einauge record play`` on finished, unfinished and
+    """What an outside checker does: ``cardtable record play`` on finished, unfinished and
     illegal records (CONTRACT section 3)."""
     record, _ = random_games()[5]
     for cut in (len(record["actions"]), len(record["actions"]) // 2):

@@ -26,7 +26,7 @@ from server.store.embedded import free_port
 @contextlib.asynccontextmanager
 async def in_process(app: Any, lifespan: str = "off") -> AsyncIterator[int]:
     """Serve ``app`` on a free port of 127.0.0.1 with uvicorn in this process and event
-    loop, with the websocket protocol ``einauge serve`` uses (websockets-sans-I/O, no
+    loop, with the websocket protocol ``cardtable serve`` uses (websockets-sans-I/O, no
     compression); yields the port once it accepts connections, shuts down on exit."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(
@@ -461,7 +461,7 @@ def current_seq(s: Socket) -> int:
 
 
 class ClockFile:
-    """The injectable clock of server processes (``EINAUGE_CLOCK_FILE``): seconds added
+    """The injectable clock of server processes (``CARDTABLE_CLOCK_FILE``): seconds added
     to the system clock, shared by every process started with ``env``."""
 
     def __init__(self, path: Any) -> None:
@@ -471,7 +471,7 @@ class ClockFile:
 
     @property
     def env(self) -> dict[str, str]:
-        return {"EINAUGE_CLOCK_FILE": str(self.path)}
+        return {"CARDTABLE_CLOCK_FILE": str(self.path)}
 
     def set(self, offset: float) -> None:
         self.offset = offset

@@ -1,6 +1,6 @@
 """Deleting an account (server/http/accounts.py ``delete_account``, engine/chain.py names):
 its rated game's record, events, view and chat carry the replacement name, the record
-still passes every check of ``einauge verify``, and no byte of Redis holds the old name,
+still passes every check of ``cardtable verify``, and no byte of Redis holds the old name,
 whether the game is still stored event by event or already archived."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ async def _everything(client: aioredis.Redis) -> list[tuple[bytes, list[bytes]]]
 @pytest.mark.parametrize("archived", [False, True], ids=["events", "archive"])
 async def test_a_deleted_account_leaves_no_name_and_its_record_still_verifies(
         redis_url, tmp_path: Path, archived: bool, capsys: pytest.CaptureFixture) -> None:
-    env = {"EINAUGE_ARCHIVE_AFTER": "0"} if archived else {"EINAUGE_ARCHIVE_AFTER": "3600"}
+    env = {"CARDTABLE_ARCHIVE_AFTER": "0"} if archived else {"CARDTABLE_ARCHIVE_AFTER": "3600"}
     server = ServerProcess(redis_url, env=env).start()
     other = ServerProcess(redis_url, env=env).start() if not archived else None
     client = aioredis.from_url(redis_url)

@@ -20,7 +20,7 @@ async def test_sign_up_sets_an_http_only_session_cookie_and_me_answers(server):
                           json={"username": name, "password": "correct horse 1"})
     assert r.status_code == 201
     cookie = r.headers["set-cookie"]
-    assert "einauge_session=" in cookie and "HttpOnly" in cookie
+    assert "cardtable_session=" in cookie and "HttpOnly" in cookie
     assert "SameSite=lax" in cookie or "samesite=lax" in cookie.lower()
     assert "Secure" not in cookie  # plain http here; https adds it
     m._logged_in(r)
@@ -103,8 +103,8 @@ def strict_server(tmp_path):
     # Its own Redis: the address counter of the session's Redis holds the other tests'
     # failures (every test client is 127.0.0.1).
     r = RedisProcess(tmp_path / "redis")
-    s = ServerProcess(r.start(), env={"EINAUGE_LOGIN_FAILURES_PER_ADDRESS": "3",
-                                      "EINAUGE_SIGNUPS_PER_HOUR": "2"}).start()
+    s = ServerProcess(r.start(), env={"CARDTABLE_LOGIN_FAILURES_PER_ADDRESS": "3",
+                                      "CARDTABLE_SIGNUPS_PER_HOUR": "2"}).start()
     yield s
     s.stop()
     r.stop()
@@ -335,9 +335,9 @@ async def test_my_games_tell_whose_turn_and_the_time_left(server):
 
 
 async def test_the_cookie_is_secure_when_the_request_came_over_tls(server, redis_url):
-    # Behind a TLS proxy (EINAUGE_TRUSTED_PROXIES), uvicorn takes the scheme from its
+    # Behind a TLS proxy (CARDTABLE_TRUSTED_PROXIES), uvicorn takes the scheme from its
     # X-Forwarded-Proto; from anyone else the header is ignored.
-    proxied = ServerProcess(redis_url, env={"EINAUGE_TRUSTED_PROXIES": "127.0.0.1"}).start()
+    proxied = ServerProcess(redis_url, env={"CARDTABLE_TRUSTED_PROXIES": "127.0.0.1"}).start()
     try:
         for base, secure in ((proxied.url, True), (server.url, False)):
             m = Member(base)
@@ -404,7 +404,7 @@ async def test_a_seat_a_bot_claimed_is_its_account_s_on_a_second_device(redis_ur
     from tests.server.client import ClockFile
 
     clock = ClockFile(tmp_path / "clock")
-    s = ServerProcess(redis_url, env={**clock.env, "EINAUGE_PRESENCE_GRACE": "1"}).start()
+    s = ServerProcess(redis_url, env={**clock.env, "CARDTABLE_PRESENCE_GRACE": "1"}).start()
     try:
         anna, ben = Member(s.url), Member(s.url)
         await anna.sign_up(unique("anna"))
@@ -471,3 +471,41 @@ async def test_my_games_list_only_tables_where_the_account_holds_a_seat(server):
     games = (await m.http.get("/api/me/games")).json()
     assert tid not in listed(games)
     await m.close()
+
+
+async def test_a_session_cookie_of_the_former_name_stays_logged_in_and_moves(server):
+    """A browser logged in before the rename holds ``einauge_session``: it is still read
+    (the new name is absent), the response moves it to ``cardtable_session`` and clears
+    the old one, and logout clears both."""
+    import httpx
+
+    m = Member(server.url)
+    name = unique()
+    await m.sign_up(name)
+    sid = m.http.cookies.get("cardtable_session")
+    assert sid
+    await m.close()
+    old = {"Cookie": f"einauge_session={sid}"}
+    async with httpx.AsyncClient(base_url=server.url) as browser:
+        r = await browser.get("/api/me", headers=old)
+        assert r.json()["account"]["username"] == name
+        csrf = r.json()["csrf"]
+        moved = r.headers.get_list("set-cookie")
+        assert len(moved) == 2, moved
+        assert any(c.startswith(f"cardtable_session={sid};") and "HttpOnly" in c for c in moved)
+        assert any(c.startswith("einauge_session=") and "Max-Age=0" in c for c in moved)
+        # A change with the old cookie still needs (and passes with) the session's token.
+        r = await browser.post("/api/account/logout", headers=old)
+        assert (r.status_code, r.json()["error"]["code"]) == (403, "csrf")
+        # The new name carries the session; nothing more to move.
+        r = await browser.get("/api/me", headers={"Cookie": f"cardtable_session={sid}"})
+        assert r.json()["account"]["username"] == name and "set-cookie" not in r.headers
+        # Logout with the old cookie ends the session and clears both names.
+        r = await browser.post("/api/account/logout", headers={**old, "X-CSRF-Token": csrf})
+        assert r.status_code == 200, r.text
+        cleared = r.headers.get_list("set-cookie")
+        assert sorted(c.split("=")[0] for c in cleared) == ["cardtable_session",
+                                                            "einauge_session"]
+        assert all("Max-Age=0" in c for c in cleared)
+        r = await browser.get("/api/me", headers={"Cookie": f"cardtable_session={sid}"})
+        assert r.json()["error"]["code"] == "no_session"

@@ -27,7 +27,7 @@ def test_static_client_spa_routes_health_and_metrics(redis_url, tmp_path):
         r = client.post("/api/tables", json={"seats": 2})
         assert r.status_code == 201
         metrics = client.get("/metrics").text
-        assert "einauge_action_latency_seconds" in metrics
+        assert "cardtable_action_latency_seconds" in metrics
         assert r.json()["owner_token"] not in metrics
 
 

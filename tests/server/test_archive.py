@@ -38,7 +38,7 @@ def memory(r, keys: list[str]) -> int:
 @pytest.fixture
 def server(redis_url):
     """A server that archives a finished game as soon as nothing watches it."""
-    s = ServerProcess(redis_url, env={"EINAUGE_ARCHIVE_AFTER": "0"}).start()
+    s = ServerProcess(redis_url, env={"CARDTABLE_ARCHIVE_AFTER": "0"}).start()
     yield s
     s.stop()
 

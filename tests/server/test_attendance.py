@@ -31,7 +31,7 @@ async def test_presence_spans_processes_and_a_dead_process_lapses(redis_url, clo
     and the spectators summed; Ben closes his page: Anna sees him away at once (after the
     reload grace); Ben comes back on A; then A is SIGKILLed: Ben's B-side view shows
     Anna away once A's claim lapses, counted from when A last vouched."""
-    env = {**clock.env, "EINAUGE_PRESENCE_GRACE": "1"}
+    env = {**clock.env, "CARDTABLE_PRESENCE_GRACE": "1"}
     a = ServerProcess(redis_url, env=env).start()
     b = ServerProcess(redis_url, env=env).start()
     socks: list[Socket] = []

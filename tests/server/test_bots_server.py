@@ -239,11 +239,11 @@ async def test_event_loop_lag_is_exported(server):
     lobby = Lobby(server.url)
     try:
         text = (await lobby.get("/metrics")).text
-        assert "einauge_event_loop_lag_seconds_bucket" in text
+        assert "cardtable_event_loop_lag_seconds_bucket" in text
         count = [line for line in text.splitlines()
-                 if line.startswith("einauge_event_loop_lag_seconds_count")]
+                 if line.startswith("cardtable_event_loop_lag_seconds_count")]
         assert count and float(count[0].split()[-1]) > 0
-        assert "einauge_event_loop_lag_max_seconds" in text
+        assert "cardtable_event_loop_lag_max_seconds" in text
     finally:
         await lobby.close()
 
@@ -321,7 +321,7 @@ async def test_an_all_bot_game_nobody_watches_plays_on_after_a_restart(own_redis
         meta = r.hgetall(store.meta_key(tid))
         return meta[b"status"].decode(), int(meta[b"seq"])
 
-    srv = ServerProcess(own_redis.url, env={"EINAUGE_BOT_DELAY": "0.05"}).start()
+    srv = ServerProcess(own_redis.url, env={"CARDTABLE_BOT_DELAY": "0.05"}).start()
     lobby = Lobby(srv.url)
     try:
         table = await lobby.create(3)

@@ -12,8 +12,8 @@ from tests.server.client import Lobby, Seats, Socket, apply_deltas, current_seq,
 
 
 def cached(metrics_text: str) -> float:
-    """The ``einauge_tables_cached`` gauge."""
-    return float(re.search(r"^einauge_tables_cached (\S+)$", metrics_text, re.M).group(1))
+    """The ``cardtable_tables_cached`` gauge."""
+    return float(re.search(r"^cardtable_tables_cached (\S+)$", metrics_text, re.M).group(1))
 
 
 async def wait_cached(lobby: Lobby, count: int) -> float:

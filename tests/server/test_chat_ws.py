@@ -16,9 +16,9 @@ from tests.server.client import Lobby, Seats, Socket, ended
 
 # The spectators come from three addresses (they share one bucket per address); the test
 # client is the proxy that names them.
-CHAT_ENV = {"EINAUGE_TRUSTED_PROXIES": "127.0.0.1",
-            "EINAUGE_CHAT_HISTORY": "8", "EINAUGE_CHAT_BURST": "6",
-            "EINAUGE_CHAT_REFILL": "60"}
+CHAT_ENV = {"CARDTABLE_TRUSTED_PROXIES": "127.0.0.1",
+            "CARDTABLE_CHAT_HISTORY": "8", "CARDTABLE_CHAT_BURST": "6",
+            "CARDTABLE_CHAT_REFILL": "60"}
 
 
 @pytest.fixture(scope="module")

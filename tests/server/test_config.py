@@ -14,9 +14,9 @@ from tests.conftest import ROOT
 
 
 def test_env_then_flags(monkeypatch):
-    for name, value in {"REDIS_URL": "redis://x", "EINAUGE_PORT": "9000",
-                        "EINAUGE_ALLOWED_ORIGINS": "https://a, https://b",
-                        "EINAUGE_BOT_DELAY": "0.25", "EINAUGE_LOG_JSON": "yes"}.items():
+    for name, value in {"REDIS_URL": "redis://x", "CARDTABLE_PORT": "9000",
+                        "CARDTABLE_ALLOWED_ORIGINS": "https://a, https://b",
+                        "CARDTABLE_BOT_DELAY": "0.25", "CARDTABLE_LOG_JSON": "yes"}.items():
         monkeypatch.setenv(name, value)
     s = config.from_env(port=8001)
     assert (s.redis_url, s.port, s.bot_delay, s.log_json) == ("redis://x", 8001, 0.25, True)
@@ -27,12 +27,12 @@ def test_env_then_flags(monkeypatch):
 
 
 @pytest.mark.parametrize(("name", "value", "allowed"), [
-    ("EINAUGE_LOG_JSON", "ture", "expected a boolean (true/false, 1/0, yes/no, on/off)"),
-    ("EINAUGE_PORT", "many", "valid integer"),
-    ("EINAUGE_PORT", "80.5", "valid integer"),
-    ("EINAUGE_BOT_WORKERS", "-1", "greater than or equal to 0"),
-    ("EINAUGE_RATE_PER_S", "fast", "valid number"),
-    ("EINAUGE_LOG_LEVEL", "loud", "'critical', 'error', 'warning', 'info', 'debug' or 'trace'"),
+    ("CARDTABLE_LOG_JSON", "ture", "expected a boolean (true/false, 1/0, yes/no, on/off)"),
+    ("CARDTABLE_PORT", "many", "valid integer"),
+    ("CARDTABLE_PORT", "80.5", "valid integer"),
+    ("CARDTABLE_BOT_WORKERS", "-1", "greater than or equal to 0"),
+    ("CARDTABLE_RATE_PER_S", "fast", "valid number"),
+    ("CARDTABLE_LOG_LEVEL", "loud", "'critical', 'error', 'warning', 'info', 'debug' or 'trace'"),
 ])
 def test_a_bad_value_names_the_variable_the_value_and_what_is_allowed(
         monkeypatch, name, value, allowed):
@@ -43,26 +43,64 @@ def test_a_bad_value_names_the_variable_the_value_and_what_is_allowed(
     assert allowed in str(e.value)
 
 
-def test_an_unknown_einauge_variable_is_refused_by_name(monkeypatch):
-    monkeypatch.setenv("EINAUGE_BOT_DELAYS", "1")
-    with pytest.raises(config.SettingsError, match=r"unknown setting EINAUGE_BOT_DELAYS; "
-                       r"known: .*EINAUGE_BOT_DELAY,"):
+@pytest.mark.parametrize("name", ["CARDTABLE_BOT_DELAYS", "EINAUGE_BOT_DELAYS"])
+def test_an_unknown_variable_is_refused_by_name(monkeypatch, name):
+    monkeypatch.setenv(name, "1")
+    with pytest.raises(config.SettingsError, match=rf"unknown setting {name}; "
+                       r"known: .*CARDTABLE_BOT_DELAY,"):
+        config.from_env()
+
+
+def test_the_former_einauge_names_still_work_with_a_warning_naming_the_new_one(monkeypatch):
+    """For one release ``EINAUGE_<NAME>`` is read when ``CARDTABLE_<NAME>`` is not set;
+    ``CARDTABLE_`` wins when both are; start-up warns once per former name."""
+    from structlog.testing import capture_logs
+
+    for name, value in {"EINAUGE_PORT": "9000", "EINAUGE_BOT_DELAY": "0.25",
+                        "EINAUGE_ALLOWED_ORIGINS": "https://a, https://b",
+                        "CARDTABLE_BOT_DELAY": "0.5"}.items():
+        monkeypatch.setenv(name, value)
+    s = config.from_env()
+    assert (s.port, s.bot_delay, s.allowed_origins) == (9000, 0.5, ("https://a", "https://b"))
+    assert config.from_env(port=8001).port == 8001  # flags still win
+    with capture_logs() as logs:
+        config.warn_legacy()
+    said = [e["detail"].split()[0] for e in logs
+            if e["event"] == "renamed_setting" and e["log_level"] == "warning"]
+    notes = {e["detail"].split()[0]: e["detail"] for e in logs}
+    for old in ("EINAUGE_ALLOWED_ORIGINS", "EINAUGE_BOT_DELAY", "EINAUGE_PORT"):
+        assert said.count(old) == 1  # once per former variable
+    assert notes["EINAUGE_PORT"].startswith("EINAUGE_PORT is CARDTABLE_PORT now")
+    assert "both are set: CARDTABLE_BOT_DELAY wins" in notes["EINAUGE_BOT_DELAY"]
+    # A bad value under the former name is reported under that name.
+    monkeypatch.setenv("EINAUGE_PORT", "many")
+    with pytest.raises(config.SettingsError, match=r"^EINAUGE_PORT='many': "):
+        config.from_env()
+
+
+def test_the_default_game_is_a_registered_game(monkeypatch):
+    assert config.from_env().default_game == "einauge"
+    monkeypatch.setenv("CARDTABLE_DEFAULT_GAME", "keltis")
+    assert config.from_env().default_game == "keltis"
+    monkeypatch.setenv("CARDTABLE_DEFAULT_GAME", "chess")
+    with pytest.raises(config.SettingsError, match=r"^CARDTABLE_DEFAULT_GAME='chess': .*"
+                       r"no game 'chess'; known: einauge, keltis, loot-island"):
         config.from_env()
 
 
 @pytest.mark.parametrize(("env", "message"), [
-    ({"EINAUGE_LOG_JSON": "ture"}, "EINAUGE_LOG_JSON='ture': expected a boolean"),
-    ({"EINAUGE_BACKLOG": "lots"}, "EINAUGE_BACKLOG='lots': Input should be a valid integer"),
-    ({"EINAUGE_FOO": "1"}, "unknown setting EINAUGE_FOO"),
+    ({"CARDTABLE_LOG_JSON": "ture"}, "CARDTABLE_LOG_JSON='ture': expected a boolean"),
+    ({"CARDTABLE_BACKLOG": "lots"}, "CARDTABLE_BACKLOG='lots': Input should be a valid integer"),
+    ({"CARDTABLE_FOO": "1"}, "unknown setting CARDTABLE_FOO"),
 ])
-def test_einauge_serve_stops_at_start_up_on_a_bad_setting(env, message):
+def test_cardtable_serve_stops_at_start_up_on_a_bad_setting(env, message):
     """The real command: exit code 2 before it starts Redis or listens, one clear line."""
     run_env = {k: v for k, v in os.environ.items()
-               if not k.startswith("EINAUGE_") and k != "REDIS_URL"}
+               if not k.startswith(("CARDTABLE_", "EINAUGE_")) and k != "REDIS_URL"}
     done = subprocess.run([sys.executable, "-m", "cli", "serve"], cwd=ROOT,
                           env={**run_env, **env}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith(f"einauge serve: {message}")
+    assert done.stderr.startswith(f"cardtable serve: {message}")
     assert "Traceback" not in done.stderr
 
 

@@ -1,5 +1,5 @@
 """Move deadlines enforced by whichever process is alive (server/play/deadlines.py), on real
-server processes sharing one Redis, with the injectable clock (``EINAUGE_CLOCK_FILE``)."""
+server processes sharing one Redis, with the injectable clock (``CARDTABLE_CLOCK_FILE``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import redis
 
 from engine.verify import verify_record
 from server.store import streams as store
+from server.store.deadlines import DEADLINES
 from tests.conftest import RedisProcess, ServerProcess, stored_entries
 from tests.server.client import ClockFile, Lobby, Socket, ended, has_event
 
@@ -218,16 +219,16 @@ async def test_an_async_deadline_survives_a_full_restart(tmp_path: Path, clock):
         server.stop()
         own.restart()
         r = redis.Redis.from_url(url)
-        assert r.zscore(store.DEADLINES, tid) is not None  # the index survived too
+        assert r.zscore(DEADLINES, tid) is not None  # the index survived too
         # Even an index entry lost in a crash (its last second) comes back: a starting
         # process re-indexes the running clocked tables, with nobody opening this one.
-        r.zrem(store.DEADLINES, tid)
+        r.zrem(DEADLINES, tid)
         server = ServerProcess(url, env=clock.env, port=server.port).start()
         for _ in range(100):
-            if r.zscore(store.DEADLINES, tid) is not None:
+            if r.zscore(DEADLINES, tid) is not None:
                 break
             await asyncio.sleep(0.05)
-        assert r.zscore(store.DEADLINES, tid) == c["deadline"]
+        assert r.zscore(DEADLINES, tid) == c["deadline"]
         r.close()
         clock.reach(c["deadline"], past=-60_000)
         await asyncio.sleep(0.6)
@@ -251,7 +252,7 @@ async def test_a_bot_whose_process_died_is_woken_on_another(redis_url, clock):
     """A clocked table's bot thinks on A (slowly) when A dies; the deadline index wakes B
     (``BOT_WAKE_MS`` after the last settle, by the servers' clock), which loads the table
     and plays the bot's move."""
-    a = ServerProcess(redis_url, env={**clock.env, "EINAUGE_BOT_DELAY": "60"}).start()
+    a = ServerProcess(redis_url, env={**clock.env, "CARDTABLE_BOT_DELAY": "60"}).start()
     b = ServerProcess(redis_url, env=clock.env).start()
     try:
         lobby = Lobby(a.url)

@@ -123,8 +123,8 @@ async def test_a_watched_game_goes_out_as_prepared_frames(redis_url):
             return float(re.search(rf"^{name} (\S+)$", metrics, re.M).group(1))
 
         # Two readers that keep up: every delivery went out at once as a prepared frame.
-        assert counter("einauge_deliveries_total") == 2 * len(binary)
-        assert counter("einauge_deliveries_direct_total") == 2 * len(binary)
+        assert counter("cardtable_deliveries_total") == 2 * len(binary)
+        assert counter("cardtable_deliveries_direct_total") == 2 * len(binary)
         for w in watchers:
             await w.close()
     finally:

@@ -1,6 +1,6 @@
 """A Redis Cluster master killed mid-game (issue 17): its replica is promoted, the games on
 it continue, players see at most a short ``unavailable`` (and resend the same id), and
-no acknowledged action is lost, because a server with ``EINAUGE_REDIS_WAIT=1`` acks only
+no acknowledged action is lost, because a server with ``CARDTABLE_REDIS_WAIT=1`` acks only
 what a replica holds."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from tests.server.client import Lobby, Player, Socket, ended, events_of
 
 @pytest.fixture
 def cluster_server(cluster: LocalCluster):
-    s = ServerProcess(cluster.url, env={"EINAUGE_REDIS_WAIT": "1",
-                                        "EINAUGE_LOG_LEVEL": "info"}).start()
+    s = ServerProcess(cluster.url, env={"CARDTABLE_REDIS_WAIT": "1",
+                                        "CARDTABLE_LOG_LEVEL": "info"}).start()
     yield s
     s.stop()
     print(s.read_log()[-6000:])

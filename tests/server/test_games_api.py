@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from engine import GAMES
+from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, auth, ended
 
 
@@ -32,6 +33,29 @@ async def test_game_list_comes_from_the_engine(lobby: Lobby) -> None:
         assert g["hidden_hands"] is (not game.uniform_view)
     assert games["keltis"]["hidden_hands"] and not games["einauge"]["hidden_hands"]
     assert {"levels": [1, 2, 3, 4], "kind": "mcts"} in games["einauge"]["bots"]
+    assert r.json()["default"] == "einauge"  # CARDTABLE_DEFAULT_GAME's default
+
+
+async def test_the_default_game_is_the_setting_also_under_its_former_name(redis_url) -> None:
+    """A request naming no game gets ``default_game``; here set by its former variable
+    name ``EINAUGE_DEFAULT_GAME``, which the service still reads, with a start-up warning
+    naming ``CARDTABLE_DEFAULT_GAME``."""
+    s = ServerProcess(redis_url, env={"EINAUGE_DEFAULT_GAME": "keltis"}).start()
+    lb = Lobby(s.url)
+    try:
+        assert (await lb.get("/api/games")).json()["default"] == "keltis"
+        bots = (await lb.get("/api/bots")).json()["bots"]
+        assert [b["kind"] for b in bots] == list(GAMES["keltis"].bots())
+        r = await lb.http.post("/api/tables", json={"seats": 2})
+        assert r.status_code == 201 and r.json()["game"] == "keltis", r.text
+        r = await lb.http.post("/api/tables", json={"game": "einauge", "seats": 2})
+        assert r.status_code == 201 and r.json()["game"] == "einauge", r.text
+        log = s.read_log()
+        assert log.count("renamed_setting") == 1, log
+        assert "EINAUGE_DEFAULT_GAME is CARDTABLE_DEFAULT_GAME now" in log
+    finally:
+        await lb.close()
+        s.stop()
 
 
 async def test_card_catalogues(lobby: Lobby) -> None:

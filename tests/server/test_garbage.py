@@ -1,6 +1,6 @@
 """The service leaves no cyclic garbage behind a game.
 
-``einauge serve`` runs the cyclic garbage collector rarely (cli/serve.py ``_tune_gc``), so
+``cardtable serve`` runs the cyclic garbage collector rarely (cli/serve.py ``_tune_gc``), so
 anything a game, a socket or a request leaves in a reference cycle stays in memory for a
 long time: the 30-minute soak's memory grew by ~19 KB per game until a cycle through
 uvicorn's protocol was broken (docs/reliability.md, "Soak"). This test runs the service in

@@ -22,8 +22,8 @@ def strict(tmp_path_factory):
     # A refill of one message per 1000 s: no token comes back while a test runs, however
     # slowly the server handles the frames, so the counts below are exact.
     s = ServerProcess(r.url, env={
-        "EINAUGE_RATE_PER_S": "0.001", "EINAUGE_RATE_BURST": "5", "EINAUGE_FLOOD_CLOSE": "20",
-        "EINAUGE_CONNS_PER_ADDR": "4", "EINAUGE_TABLES_PER_HOUR": "3"}).start()
+        "CARDTABLE_RATE_PER_S": "0.001", "CARDTABLE_RATE_BURST": "5", "CARDTABLE_FLOOD_CLOSE": "20",
+        "CARDTABLE_CONNS_PER_ADDR": "4", "CARDTABLE_TABLES_PER_HOUR": "3"}).start()
     yield s
     s.stop()
     r.stop()
@@ -41,7 +41,7 @@ async def test_flooding_gets_rate_limited_then_closed_others_unaffected(strict):
     assert await flooder.wait_closed() == 1008
     limited = [f for f in flooder.frames if f["t"] == "error"]
     assert {f["code"] for f in limited} == {"rate_limited"}
-    assert len(limited) == 19  # the 20th refusal in a row (EINAUGE_FLOOD_CLOSE) closes
+    assert len(limited) == 19  # the 20th refusal in a row (CARDTABLE_FLOOD_CLOSE) closes
     welcomes = [f for f in flooder.frames if f["t"] == "welcome"]
     assert len(welcomes) == 6  # the hello (no token) and the burst of 5 syncs were served
 
@@ -90,8 +90,8 @@ async def test_a_socket_that_stops_reading_is_closed_then_dropped(redis_url):
     """Its queue fills (1008 "too slow"); since it does not read, the close frame cannot go
     out either, and after the close timeout the connection is aborted: no buffers kept."""
     srv = ServerProcess(redis_url, env={
-        "EINAUGE_OUTBOX_LIMIT": "16", "EINAUGE_FLOOD_CLOSE": "1000000",
-        "EINAUGE_RATE_PER_S": "1000000", "EINAUGE_RATE_BURST": "1000000"}).start()
+        "CARDTABLE_OUTBOX_LIMIT": "16", "CARDTABLE_FLOOD_CLOSE": "1000000",
+        "CARDTABLE_RATE_PER_S": "1000000", "CARDTABLE_RATE_BURST": "1000000"}).start()
     lobby = Lobby(srv.url)
     try:
         table = await lobby.create(2)
@@ -128,7 +128,7 @@ async def test_a_socket_that_stops_reading_is_closed_then_dropped(redis_url):
         # The other socket was not disturbed, and the server holds no socket of it.
         assert not watcher.closed.is_set()
         metrics = (await lobby.get("/metrics")).text
-        assert re.search(r"^einauge_sockets 1\.0$", metrics, re.M), metrics
+        assert re.search(r"^cardtable_sockets 1\.0$", metrics, re.M), metrics
         await watcher.close()
     finally:
         await lobby.close()
@@ -136,8 +136,8 @@ async def test_a_socket_that_stops_reading_is_closed_then_dropped(redis_url):
 
 
 async def test_a_refused_action_names_its_id(redis_url):
-    srv = ServerProcess(redis_url, env={"EINAUGE_RATE_PER_S": "5", "EINAUGE_RATE_BURST": "5",
-                                        "EINAUGE_FLOOD_CLOSE": "20"}).start()
+    srv = ServerProcess(redis_url, env={"CARDTABLE_RATE_PER_S": "5", "CARDTABLE_RATE_BURST": "5",
+                                        "CARDTABLE_FLOOD_CLOSE": "20"}).start()
     try:
         await refused_actions_name_their_ids(srv)
     finally:
@@ -165,11 +165,11 @@ async def refused_actions_name_their_ids(srv: ServerProcess) -> None:
 
 async def test_forwarded_addresses_count_only_from_a_trusted_proxy(own_redis):
     """``X-Forwarded-For`` from anyone (here loopback, which uvicorn trusts by default)
-    changes nothing; from a proxy named in EINAUGE_TRUSTED_PROXIES it names the client."""
-    limits = {"EINAUGE_CONNS_PER_ADDR": "2", "EINAUGE_TABLES_PER_HOUR": "2"}
+    changes nothing; from a proxy named in CARDTABLE_TRUSTED_PROXIES it names the client."""
+    limits = {"CARDTABLE_CONNS_PER_ADDR": "2", "CARDTABLE_TABLES_PER_HOUR": "2"}
     open_to_all = ServerProcess(own_redis.url, env=limits).start()
     behind_proxy = ServerProcess(own_redis.url, env={
-        **limits, "EINAUGE_TRUSTED_PROXIES": "127.0.0.1"}).start()
+        **limits, "CARDTABLE_TRUSTED_PROXIES": "127.0.0.1"}).start()
     try:
         lobby = Lobby(open_to_all.url)
         created = [await lobby.http.post("/api/tables", json={"seats": 2},

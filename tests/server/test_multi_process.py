@@ -141,10 +141,10 @@ async def test_a_seat_taken_on_one_process_is_honoured_at_once_on_the_other(serv
 
 
 def _bot_moves(base: str) -> float:
-    """The ``einauge_bot_moves_total`` of one server process (``/metrics``)."""
+    """The ``cardtable_bot_moves_total`` of one server process (``/metrics``)."""
     text = httpx.get(base + "/metrics", timeout=5).text
     return sum(float(line.split()[-1]) for line in text.splitlines()
-               if line.startswith("einauge_bot_moves_total "))
+               if line.startswith("cardtable_bot_moves_total "))
 
 
 async def test_two_processes_started_together_drive_a_bot_table_once(own_redis):
@@ -155,7 +155,7 @@ async def test_two_processes_started_together_drive_a_bot_table_once(own_redis):
     from server.store import streams as store
     from server.store.client import connect_sync
 
-    env = {"EINAUGE_BOT_DELAY": "0.05", "EINAUGE_BOT_LEASE": "3"}
+    env = {"CARDTABLE_BOT_DELAY": "0.05", "CARDTABLE_BOT_LEASE": "3"}
     r = connect_sync(own_redis.url)  # a cluster under --redis=cluster
 
     def stored() -> tuple[str, int]:

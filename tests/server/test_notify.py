@@ -75,9 +75,9 @@ def smtp() -> Iterator[tuple[Inbox, int]]:
 
 @pytest.fixture(scope="module")
 def mailing(redis_url, smtp) -> Iterator[ServerProcess]:
-    s = ServerProcess(redis_url, env={"EINAUGE_SMTP_HOST": "127.0.0.1",
-                                      "EINAUGE_SMTP_PORT": str(smtp[1]),
-                                      "EINAUGE_PUBLIC_URL": "https://einauge.example"}).start()
+    s = ServerProcess(redis_url, env={"CARDTABLE_SMTP_HOST": "127.0.0.1",
+                                      "CARDTABLE_SMTP_PORT": str(smtp[1]),
+                                      "CARDTABLE_PUBLIC_URL": "https://einauge.example"}).start()
     yield s
     s.stop()
 
@@ -172,7 +172,7 @@ async def test_a_live_table_and_an_opted_out_account_get_no_mail(mailing, smtp):
 async def test_without_an_smtp_server_nothing_is_sent(smtp):
     inbox, port = smtp
     before = len(inbox.mails)
-    mailer = Mailer(Settings(smtp_port=port))  # no EINAUGE_SMTP_HOST
+    mailer = Mailer(Settings(smtp_port=port))  # no CARDTABLE_SMTP_HOST
     assert not mailer.enabled
     assert await mailer.send("someone@example.org", "s", "t") is False
     configured = Mailer(Settings(smtp_host="127.0.0.1", smtp_port=port))

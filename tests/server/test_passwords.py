@@ -36,8 +36,8 @@ def smtp() -> Iterator[tuple[Inbox, int]]:
 
 
 def _mail_env(port: int) -> dict[str, str]:
-    return {"EINAUGE_SMTP_HOST": "127.0.0.1", "EINAUGE_SMTP_PORT": str(port),
-            "EINAUGE_PUBLIC_URL": "https://einauge.example"}
+    return {"CARDTABLE_SMTP_HOST": "127.0.0.1", "CARDTABLE_SMTP_PORT": str(port),
+            "CARDTABLE_PUBLIC_URL": "https://einauge.example"}
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def mail_redis(tmp_path_factory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def mailing(mail_redis, smtp) -> Iterator[ServerProcess]:
     s = ServerProcess(mail_redis, env={**_mail_env(smtp[1]),
-                                       "EINAUGE_PASSWORD_RESETS_PER_HOUR": "100000"}).start()
+                                       "CARDTABLE_PASSWORD_RESETS_PER_HOUR": "100000"}).start()
     yield s
     s.stop()
 
@@ -166,7 +166,7 @@ async def test_a_reset_link_works_once_and_ends_every_session(mailing, smtp, mai
     r = await guest.http.post("/api/account/password-reset", json={"username": name})
     assert r.status_code == 202 and r.json() == {"requested": True}
     [token] = await _reset_arrives(inbox, address)
-    # Redis holds the token's hash only, with an expiry of EINAUGE_PASSWORD_RESET_TTL.
+    # Redis holds the token's hash only, with an expiry of CARDTABLE_PASSWORD_RESET_TTL.
     uid = a.account["id"]
     client = aioredis.from_url(mail_redis)
     stored = await client.get(reset_key(uid))
@@ -186,7 +186,7 @@ async def test_a_reset_link_works_once_and_ends_every_session(mailing, smtp, mai
         assert (r.status_code, r.json()["error"]["code"]) == (400, "bad_token"), bad
     await Member(mailing.url).log_in(name, PW)  # still the old password
     r = await guest.http.post(confirm_url, json={"token": token, "password": "new password 2"})
-    assert r.status_code == 200 and "einauge_session=" in r.headers["set-cookie"], r.text
+    assert r.status_code == 200 and "cardtable_session=" in r.headers["set-cookie"], r.text
     guest._logged_in(r)
     assert (await guest.http.get("/api/me")).json()["account"]["username"] == name
     for old in (a, other):
@@ -239,7 +239,7 @@ def limited(tmp_path, smtp):
     # Its own Redis: the per-address counter of the shared one holds other tests' calls.
     r = RedisProcess(tmp_path / "redis")
     s = ServerProcess(r.start(), env={**_mail_env(smtp[1]),
-                                      "EINAUGE_PASSWORD_RESETS_PER_HOUR": "2"}).start()
+                                      "CARDTABLE_PASSWORD_RESETS_PER_HOUR": "2"}).start()
     yield s
     s.stop()
     r.stop()

@@ -17,25 +17,25 @@ RATE, BURST = 0.1, 10
 
 
 def replays(metrics_text: str, result: str) -> float:
-    found = re.search(rf'^einauge_replays_total{{result="{result}"}} (\S+)$', metrics_text,
+    found = re.search(rf'^cardtable_replays_total{{result="{result}"}} (\S+)$', metrics_text,
                       re.M)
     return float(found.group(1)) if found else 0.0
 
 
 def busy_over(metrics_text: str) -> dict[float, float]:
-    """Per bucket edge of ``einauge_event_loop_busy_seconds``: the samples above it."""
-    total = float(re.search(r"^einauge_event_loop_busy_seconds_count (\S+)$", metrics_text,
+    """Per bucket edge of ``cardtable_event_loop_busy_seconds``: the samples above it."""
+    total = float(re.search(r"^cardtable_event_loop_busy_seconds_count (\S+)$", metrics_text,
                             re.M).group(1))
     return {float(edge): total - float(n) for edge, n in re.findall(
-        r'^einauge_event_loop_busy_seconds_bucket{le="([0-9.]+)"} (\S+)$', metrics_text, re.M)}
+        r'^cardtable_event_loop_busy_seconds_bucket{le="([0-9.]+)"} (\S+)$', metrics_text, re.M)}
 
 
 @pytest.fixture
 async def finished(own_redis):
     """A server (replays: ``RATE`` per second, bursts of ``BURST``) with a finished
     5-seat bot game; yields the server, a lobby client and the table id."""
-    srv = ServerProcess(own_redis.url, env={"EINAUGE_REPLAY_RATE_PER_S": str(RATE),
-                                            "EINAUGE_REPLAY_BURST": str(BURST)}).start()
+    srv = ServerProcess(own_redis.url, env={"CARDTABLE_REPLAY_RATE_PER_S": str(RATE),
+                                            "CARDTABLE_REPLAY_BURST": str(BURST)}).start()
     lobby = Lobby(srv.url)
     table = await lobby.create(5)
     for seat in range(5):

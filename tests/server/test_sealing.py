@@ -95,7 +95,7 @@ async def wait_for(check: Any, timeout: float = 60.0) -> Any:
 async def test_redis_holds_no_seed_or_deck_in_clear_and_keys_rotate_in_play(
         tmp_path: Path) -> None:
     keys = tmp_path / "seed-keys"
-    env_keys = {"EINAUGE_SEED_KEYS": str(keys)}
+    env_keys = {"CARDTABLE_SEED_KEYS": str(keys)}
     own = RedisProcess(tmp_path / "redis")
     url = own.start()
     srv = ServerProcess(url, env=env_keys).start()

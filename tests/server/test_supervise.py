@@ -1,4 +1,4 @@
-"""server/store/supervise.py with a real ``einauge serve`` on its embedded Redis: a killed
+"""server/store/supervise.py with a real ``cardtable serve`` on its embedded Redis: a killed
 ``redis-server`` is restarted (with its data), ``/healthz`` says so, and a second service
 on the same data folder is refused with a clear message instead of sharing the Redis."""
 

@@ -138,7 +138,7 @@ async def poke(servers: list[LoggedServer], table_id: str, http: httpx.AsyncClie
 
 
 def verify_record(record: dict[str, Any], path: Path) -> subprocess.CompletedProcess[str]:
-    """Run ``einauge verify`` on the record (as a file, in a subprocess)."""
+    """Run ``cardtable verify`` on the record (as a file, in a subprocess)."""
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "cli", "verify", str(path)], cwd=ROOT,
                           capture_output=True, text=True, check=False)

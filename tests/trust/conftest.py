@@ -16,7 +16,7 @@ def logged_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory
                   ) -> Iterator[LoggedServer]:
     """A server on the session Redis at log level info, bots thinking 5 ms, log kept."""
     log = tmp_path_factory.mktemp("server-log") / "server.log"
-    server = LoggedServer(redis_url, log, {"EINAUGE_BOT_DELAY": "0.005"}).start()
+    server = LoggedServer(redis_url, log, {"CARDTABLE_BOT_DELAY": "0.005"}).start()
     yield server
     server.stop()
 

@@ -1,7 +1,7 @@
 """Chaos (issue 7, short CI version; bench/soak.py is the long one): two server processes
 on one Redis, bot games watched by spectators; every 1.2 s one process is killed with
 SIGKILL and restarted while the spectators reconnect to whichever answers. Every game
-finishes, every record verifies with ``einauge verify``, and no spectator saw a gap, a
+finishes, every record verifies with ``cardtable verify``, and no spectator saw a gap, a
 duplicate, or an event or chain head other than the record's."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ SPECTATORS = 2
 KILL_EVERY = 1.2
 # Bots think long enough for several kills per game: a restarted process resumes its
 # running bot games at once (docs/reliability.md), so games no longer wait for a visit.
-ENV = {"EINAUGE_BOT_DELAY": "0.25", "EINAUGE_LOG_LEVEL": "warning"}
+ENV = {"CARDTABLE_BOT_DELAY": "0.25", "CARDTABLE_LOG_LEVEL": "warning"}
 
 
 async def test_games_survive_killed_processes(own_redis, spawn, tmp_path) -> None:

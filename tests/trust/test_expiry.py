@@ -8,12 +8,12 @@ import asyncio
 from tests.server.client import ended
 from tests.trust.wire import Client, Lobby, crashes
 
-IDLE = 1  # seconds (EINAUGE_IDLE_EXPIRY)
+IDLE = 1  # seconds (CARDTABLE_IDLE_EXPIRY)
 
 
 async def test_unstarted_tables_expire_and_finished_games_stay(redis_url, spawn) -> None:
     server = spawn(redis_url, "server",
-                   {"EINAUGE_IDLE_EXPIRY": str(IDLE), "EINAUGE_BOT_DELAY": "0"})
+                   {"CARDTABLE_IDLE_EXPIRY": str(IDLE), "CARDTABLE_BOT_DELAY": "0"})
     await asyncio.to_thread(server.start)
     lobby = Lobby(server.url)
     idle = await lobby.create(2)

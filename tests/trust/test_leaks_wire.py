@@ -225,7 +225,7 @@ async def test_twin_tables_send_identical_bytes_until_the_first_differing_reveal
         redis_url, own_redis, spawn, tmp_path) -> None:
     clock = ClockFile(tmp_path / "clock")
     clock.stop_at(1_800_000_000_000)  # both servers' clocks show the same time throughout
-    env = {"EINAUGE_BOT_DELAY": "0.005", **clock.env}
+    env = {"CARDTABLE_BOT_DELAY": "0.005", **clock.env}
     first = spawn(redis_url, "first", env).start()
     twin = spawn(own_redis.url, "twin", env).start()
     sides = [(first, Lobby(first.url)), (twin, Lobby(twin.url))]

@@ -73,8 +73,8 @@ def counter(metrics_text: str, name: str) -> float:
 
 async def test_redis_restarted_empty_closes_the_tables_it_lost_and_nothing_spins(
         own_redis, spawn) -> None:
-    server = spawn(own_redis.url, "server", {"EINAUGE_RECENT_DELTAS": "4",
-                                            "EINAUGE_BOT_DELAY": "0.2"})
+    server = spawn(own_redis.url, "server", {"CARDTABLE_RECENT_DELTAS": "4",
+                                            "CARDTABLE_BOT_DELAY": "0.2"})
     await asyncio.to_thread(server.start)
     lobby = Lobby(server.url)
     tid, players = await human_table(lobby, server.ws_url)
@@ -111,8 +111,8 @@ async def test_redis_restarted_empty_closes_the_tables_it_lost_and_nothing_spins
     r.close()
     assert spent < 30, f"{spent} Redis commands in 1.5 s with nothing to do"
     metrics = (await lobby.get("/metrics")).text
-    assert counter(metrics, "einauge_tables_cached") == 0
-    assert counter(metrics, "einauge_tables_vanished_total") >= 2
+    assert counter(metrics, "cardtable_tables_cached") == 0
+    assert counter(metrics, "cardtable_tables_vanished_total") >= 2
     refused = server.log_text().count("no_table")
     await asyncio.sleep(1.0)
     assert server.log_text().count("no_table") == refused  # no bot retrying a gone table
@@ -128,7 +128,7 @@ async def test_redis_restarted_empty_closes_the_tables_it_lost_and_nothing_spins
 
 async def test_redis_restarted_from_an_older_append_only_file_rebuilds_and_resyncs(
         own_redis, spawn) -> None:
-    server = spawn(own_redis.url, "server", {"EINAUGE_RECENT_DELTAS": "4"})
+    server = spawn(own_redis.url, "server", {"CARDTABLE_RECENT_DELTAS": "4"})
     await asyncio.to_thread(server.start)
     lobby = Lobby(server.url)
     tid, players = await human_table(lobby, server.ws_url)
@@ -177,7 +177,7 @@ async def test_redis_restarted_from_an_older_append_only_file_rebuilds_and_resyn
         assert seen_view(sock) == (last, final)
     assert (await lobby.get(f"/api/tables/{tid}/view")).json() == final
     metrics = (await lobby.get("/metrics")).text
-    assert counter(metrics, "einauge_tables_rebuilt_total") == 1
+    assert counter(metrics, "cardtable_tables_rebuilt_total") == 1
     for sock in (*players, spectator, late):
         await sock.close()
     await lobby.close()

@@ -112,10 +112,10 @@ async def test_actions_during_a_redis_outage_are_refused_then_recovered(own_redi
 async def test_a_frozen_redis_fails_calls_within_the_bound(own_redis, spawn) -> None:
     """Redis stopped with SIGSTOP (it accepts connections and never answers): every
     action gets ``unavailable`` and ``/healthz`` a 503 ``unresponsive`` within the
-    documented bound (``EINAUGE_REDIS_TIMEOUT``, 1 s here), not after retried socket
+    documented bound (``CARDTABLE_REDIS_TIMEOUT``, 1 s here), not after retried socket
     timeouts; nothing acknowledged late; recovery by itself when Redis runs again."""
     bound = 1.0
-    server = spawn(own_redis.url, "server", {"EINAUGE_REDIS_TIMEOUT": str(bound)})
+    server = spawn(own_redis.url, "server", {"CARDTABLE_REDIS_TIMEOUT": str(bound)})
     await asyncio.to_thread(server.start)
     lobby = Lobby(server.url)
     table = await lobby.create(2)

@@ -1,4 +1,4 @@
-"""``einauge verify`` (engine/verify.py, cli/verify.py): fair, untampered records pass;
+"""``cardtable verify`` (engine/verify.py, cli/verify.py): fair, untampered records pass;
 every tampering, down to a single changed byte, fails with a named check."""
 
 from __future__ import annotations

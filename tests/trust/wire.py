@@ -25,11 +25,11 @@ from tests.conftest import SEED_KEYS, ServerProcess
 
 
 class LoggedServer(ServerProcess):
-    """``einauge serve`` with its stderr written to ``log_path`` (read it any time)."""
+    """``cardtable serve`` with its stderr written to ``log_path`` (read it any time)."""
 
     def __init__(self, redis_url: str, log_path: Path, env: dict[str, str] | None = None,
                  port: int | None = None) -> None:
-        super().__init__(redis_url, {"EINAUGE_LOG_LEVEL": "info", **(env or {})}, port)
+        super().__init__(redis_url, {"CARDTABLE_LOG_LEVEL": "info", **(env or {})}, port)
         self.log_path = log_path
 
     def open_log(self) -> Any:

@@ -17,10 +17,23 @@ export const hasGameModule = (name) => Object.hasOwn(GAMES, name);
 /** The names of the games this client can show, in registry order. */
 export const gameNames = () => Object.keys(GAMES);
 
-/** The module of game `name` (a table summary's or a view's `game`); the first game
- *  when none is named (Einauge views carry no `game` field). */
+// The server's default game (GET /api/games: `default`, the CARDTABLE_DEFAULT_GAME
+// setting), once known (gametitles.js asks before the first page is shown).
+let defaultName = null;
+
+/** Note the server's default game (ignored when this client has no module for it). */
+export function setDefaultGame(name) {
+  if (hasGameModule(name)) defaultName = name;
+}
+
+/** The server's default game, or null when it is unknown or has no module here. */
+export const defaultGame = () => defaultName;
+
+/** The module of game `name` (a table summary's or a view's `game`); the server's default
+ *  game when none is named (the rules page at /rules, a page whose table or record has not
+ *  loaded yet), and until the server has said which that is, the first registered one. */
 export function gameModule(name) {
-  return GAMES[name] || einauge;
+  return GAMES[name] || GAMES[defaultName] || Object.values(GAMES)[0];
 }
 
 /** Start what game modules keep on every page (Einauge's card details listen on the
