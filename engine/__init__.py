@@ -1,8 +1,8 @@
 """Pure rules engines of the service: the generic game interface and the games."""
 
-from engine.game import Codec, Game, IllegalAction, Message, RecordError, Viewer
+from engine.game import Codec, Game, GameResult, IllegalAction, Message, RecordError, Viewer
 
-__all__ = ["DEFAULT_GAME", "GAMES", "Codec", "Game", "IllegalAction", "Message",
+__all__ = ["DEFAULT_GAME", "GAMES", "Codec", "Game", "GameResult", "IllegalAction", "Message",
            "RecordError", "Viewer", "default_game", "get_game", "record_game"]
 
 
