@@ -1,15 +1,15 @@
 """Pure rules engines of the service: the generic game interface and the games."""
 
-from engine.game import Codec, Game, IllegalAction, Message, RecordError, Viewer
+from engine.game import Codec, Game, GameResult, IllegalAction, Message, RecordError, Viewer
 
-__all__ = ["GAMES", "UNNAMED_RECORD_GAME", "Codec", "Game", "IllegalAction", "Message",
-           "RecordError", "Viewer", "get_game", "record_game"]
+__all__ = ["GAMES", "UNNAMED_RECORD_GAME", "Codec", "Game", "GameResult", "IllegalAction",
+           "Message", "RecordError", "Viewer", "get_game", "record_game"]
 
 UNNAMED_RECORD_GAME = "einauge"
 """The game of a record without a ``game`` field. Part of the record format, not a default
 of the service: Einauge's records came first and did not name their game, and Einauge's
-reader takes such a record as its own (``engine/einauge/record.py``); every other game's
-record must name it (CONTRACT-keltis, CONTRACT-loot-island). The game a table gets when a
+reader takes such a record as its own (``engine/records.py``); every other game's record
+must name it (CONTRACT-keltis, CONTRACT-loot-island). The game a table gets when a
 request names none is the service's ``default_game`` setting (``server.config``)."""
 
 

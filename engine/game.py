@@ -10,7 +10,9 @@ Hidden information is handled by *viewers*: ``None`` is a spectator, an ``int`` 
 (Keltis, Loot Island) needs no server change: the server asks the game what each viewer
 sees and sends exactly that.
 
-Everything here is pure: no I/O, no clock, no global random state.
+Everything here is pure: no I/O, no clock, no global random state. A game implements
+the protocol by subclassing ``engine.base.GameBase``, which supplies the members every
+game writes the same way (records through ``engine.records``).
 """
 
 from __future__ import annotations
@@ -18,10 +20,33 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypedDict, TypeVar
 
 Viewer = int | None
 """A seat number, or ``None`` for a spectator (who sees only public information)."""
+
+
+class SeatScore(TypedDict):
+    """One seat's entry of ``GameResult.scores``: what the server reads of it. A game
+    adds its own breakdown (jewels, rows, crowns, …) as further keys."""
+
+    seat: int
+    total: int | None
+    """The seat's final score; ``None`` for a seat out of the ranking (Loot Island's
+    eliminated by curses): such a game is then not rated."""
+
+
+class GameResult(TypedDict):
+    """What ``Game.result`` returns once the game has ended (CONTRACT §3 ``result``), and
+    what ``view(state, None)["result"]`` holds from then on. The server reads exactly
+    this: ``winners`` (the table's winners, less resigned seats:
+    ``server/table/ending.py``), ``scores[i]["total"]`` (the lobby's totals, and the
+    places of a rated game, equal totals sharing one: ``server/accounts/ratings.py``)."""
+
+    scores: list[SeatScore]
+    """One entry per seat, in seat order (``scores[i]["seat"] == i``)."""
+    winners: list[int]
+    """The winning seats, ascending (several: a shared win; none: nobody won)."""
 
 
 class IllegalAction(Exception):
@@ -113,11 +138,12 @@ class Codec:
         """Build the message for a wire dict; raises ``IllegalAction`` (``bad_message``)."""
         if not isinstance(data, Mapping):
             raise IllegalAction("bad_message", "expected an object with a 'type' field")
-        kind = data.get("type")
-        cls = self.classes.get(kind) if isinstance(kind, str) else None
+        wire = data.get("type")
+        cls = self.classes.get(wire) if isinstance(wire, str) else None
         if cls is None:
             known = ", ".join(sorted(self.classes))
-            raise IllegalAction("bad_message", f"unknown type {kind!r}; expected one of: {known}")
+            raise IllegalAction("bad_message", f"unknown type {wire!r}; expected one of: {known}")
+        kind = cls.type  # the key it was found under
         keys = data.keys()
         extra = keys - self._allowed[kind]
         if extra:
@@ -146,20 +172,37 @@ class Game(Protocol):
     """The game's name for people (lobby, page titles)."""
     min_players: int
     max_players: int
-    events: Codec
-    actions: Codec
+    max_game_length: int
+    """An upper bound on the events of one game, start to end, at any seat count and
+    options (seat-control events not counted): OpenSpiel's ``max_game_length``. The
+    conformance suite (tests/engine/test_conformance.py) plays every game to its end
+    within it."""
+    @property
+    def events(self) -> Codec:
+        """The codec of the game's events."""
+        ...
+
+    @property
+    def actions(self) -> Codec:
+        """The codec of the game's actions (a game may subclass ``Codec``)."""
+        ...
+
+    replay_only_codes: Mapping[str, str]
+    """``IllegalAction`` codes the rules raise that no player of a live table can cause
+    (only a record's replay can), each with the reason: the client needs no words for
+    them (the replay viewer shows them as a bad record)."""
     uniform_view: bool
     """True when ``view`` and ``project`` are the same for every viewer (no hidden hands)."""
     options_schema: Mapping[str, Any]
     """JSON Schema (draft 2020-12) of the table options, with defaults: what the lobby's
     form is generated from. ``check_options`` is the check; this only describes it."""
     deck_only_options: frozenset[str]
+    """Options that only shape the shuffle: a record with a ``deck`` has had them applied
+    already, so its replay leaves them out (Einauge's ``removed_colors``)."""
     deck_field: str
     """The record field that holds what the shuffle dealt (``setup_deck``): ``"deck"``, a
     list of card ids (Einauge, Keltis), or ``"orders"``, an object of named lists (Loot
     Island's eight setup lists and its ``map_reshuffles``)."""
-    """Options that only shape the shuffle: a record with a ``deck`` has had them applied
-    already, so its replay leaves them out (Einauge's ``removed_colors``)."""
 
     def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
         """The options as the game uses them (defaults filled in), for ``players`` seats.
@@ -167,11 +210,12 @@ class Game(Protocol):
         ...
 
     def start(self, players: Sequence[str], options: Mapping[str, Any] | None, seed: str,
-              deck: Sequence[str] | None = None) -> list[Message]:
+              deck: Any = None, /) -> list[Message]:
         """The events that set a new game up (the first is ``game_started``).
 
         ``players`` are display names in seat order; ``seed`` decides all chance (``deck``:
-        a given deck instead). Raises ``ValueError`` for bad players, options or deck.
+        what was dealt instead, as a record's ``deck_field`` holds it). Raises
+        ``ValueError`` for bad players, options or deck.
         """
         ...
 
@@ -200,7 +244,9 @@ class Game(Protocol):
         ...
 
     def to_move(self, state: Any) -> tuple[int, ...]:
-        """Seats that may act now (empty once the game has ended)."""
+        """Seats that may act now, ascending (empty once the game has ended). Several
+        seats: simultaneous decisions (docs/games.md): each is prompted, each acts in any
+        order, and the seats still listed after an action are still to decide."""
         ...
 
     def legal_actions(self, state: Any, seat: int) -> list[Message]:
@@ -231,13 +277,14 @@ class Game(Protocol):
         """True once the game has ended."""
         ...
 
-    def result(self, state: Any) -> dict[str, Any] | None:
-        """The final result of CONTRACT §3 (``scores``, ``winners``, …), ``None`` before
-        the end."""
+    def result(self, state: Any) -> GameResult | None:
+        """The final result of CONTRACT §3 (``GameResult``: ``scores`` with ``total``,
+        ``winners``, and the game's own keys), ``None`` before the end."""
         ...
 
     def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
-        """What ``viewer`` may see of the state, as a plain dict (for clients)."""
+        """What ``viewer`` may see of the state, as a plain dict (for clients); also of
+        ``initial_state()``, before ``game_started`` (a new table's views)."""
         ...
 
     def public_view(self, state: Any, viewer: Viewer = None) -> dict[str, Any]:

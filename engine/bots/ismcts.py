@@ -12,8 +12,9 @@ in the samples that deal them that card). A new leaf is valued by the game's
 each node on the path adds the value of the seat that moved into it. The move is the
 root child with the most visits. Deterministic for a seed and an iteration budget.
 
-The bot needs the game and an ``evaluate``: a game's package binds them in a subclass
-(``engine.keltis.bots.MctsBot``). A game whose legal actions are too many to search
+The bot needs the game and an ``evaluate``: a game's package binds them in subclasses
+(``engine.keltis.bots.MctsSearch`` its ``evaluate``, ``engine.keltis.game.MctsBot`` the
+game, so the bots never import the game's module). A game whose legal actions are too many to search
 (Loot Island: every subset of a hand) also binds ``moves(state, seat)``, a subset of the
 legal actions the tree expands, at the root too (computed on the first sample: a seat's
 own moves follow from what it sees), ``action_key`` when its actions are not

@@ -6,15 +6,18 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.base import GameBase
+from engine.bots.random_bot import RandomBot
 from engine.einauge import offers, rules, setup, view
 from engine.einauge.actions import ACTIONS
+from engine.einauge.bots import GreedyBot, MctsBot
 from engine.einauge.cards import CARDS, COLORS, COLORS_IN_PLAY
 from engine.einauge.determinize import determinize
-from engine.einauge.events import EVENTS, GameStarted
+from engine.einauge.events import EVENTS
 from engine.einauge.evolve import evolve
 from engine.einauge.observation import Observation, observe
 from engine.einauge.state import State
-from engine.game import Message, RecordError, Viewer
+from engine.game import Message, Viewer
 
 OPTIONS_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -33,22 +36,28 @@ OPTIONS_SCHEMA: dict[str, Any] = {
 so the deck its record lists follows from the seed (``engine.verify``)."""
 
 
-class Einauge:
-    """The rules of RULES-einauge.md behind the generic game interface."""
+class Einauge(GameBase):
+    """The rules of RULES-einauge.md behind the generic game interface (the members
+    every game shares: ``engine.base.GameBase``)."""
 
     name = "einauge"
     title = "Einauge sei wachsam!"
     min_players = min(COLORS_IN_PLAY)
     max_players = max(COLORS_IN_PLAY)
+    max_game_length = 600
+    """Events of one game at most (random play: at most about 220 at five seats)."""
+    state_type = State
     events = EVENTS
     actions = ACTIONS
     uniform_view = True
     """Every viewer sees the same view and events (only the deck order is hidden, from all),
     so a server may compute one view and one projection per event for all sockets."""
-    options_schema = OPTIONS_SCHEMA
+    options_schema: Mapping[str, Any] = OPTIONS_SCHEMA
     deck_only_options = frozenset({"removed_colors"})
     deck_field = "deck"
     """Records carry the dealt deck as ``deck`` (CONTRACT §1)."""
+    records_without_game = True
+    """CONTRACT-einauge §1: a record without ``game`` is an Einauge record."""
 
     def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
         """A table's options: ``setup.check_options`` with defaults filled in, without
@@ -68,20 +77,8 @@ class Einauge:
         the automatic events after it. Raises ``ValueError`` for bad players or options."""
         return rules.start_events(State(), setup.game_started(players, options, seed, deck))
 
-    def initial_state(self) -> State:
-        """An empty state, before ``game_started``."""
-        return State()
-
-    def evolve(self, state: State, event: Message) -> State:
-        """Apply one event in place (see ``evolve.evolve``)."""
-        return evolve(state, event)
-
-    def replay(self, events: Sequence[Message]) -> State:
-        """The state after ``events``, folded from an empty one."""
-        state = State()
-        for e in events:
-            evolve(state, e)
-        return state
+    evolve = staticmethod(evolve)
+    """Apply one event in place (see ``evolve.evolve``)."""
 
     def decide(self, state: State, action: Message) -> list[Message]:
         """Events for ``action``; raises ``IllegalAction``; ``state`` is unchanged."""
@@ -107,18 +104,6 @@ class Einauge:
         bring (see ``offers.detail``), for a client's buttons and the ship dialog."""
         return offers.action_details(state, seat)
 
-    def legal_form(self, state: State, seat: int) -> None:
-        """None: the prompt lists the legal actions (they are few)."""
-        return None
-
-    def expand_form(self, form: Mapping[str, Any]) -> list[Message]:
-        """Never called: this game has no compact form (``ValueError``)."""
-        raise ValueError(f"{self.name} describes its legal actions by listing them")
-
-    def is_over(self, state: State) -> bool:
-        """True once ``game_ended`` has been applied."""
-        return state.phase == "ended"
-
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
         """The client view (public view plus display helpers); the same for every viewer."""
         return view.client_view(state, viewer)
@@ -126,10 +111,6 @@ class Einauge:
     def public_view(self, state: State, viewer: Viewer = None) -> dict[str, Any]:
         """Exactly CONTRACT section 3's public view (the same for every viewer)."""
         return view.public_view(state)
-
-    def result(self, state: State) -> dict[str, Any] | None:
-        """CONTRACT §3's ``result``, ``None`` before the end."""
-        return state.result
 
     def observation(self, state: State, seat: int) -> Observation:
         """``observation.observe``: the public view, the unseen cards as a multiset."""
@@ -149,31 +130,14 @@ class Einauge:
             raise ValueError("options.removed_colors must be a list of colors")
         return setup.shuffled_deck(players, seed, removed)
 
-    def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,
-                    deck: Sequence[str], actions: Sequence[Message | Mapping[str, Any]],
-                    **extra: Any) -> dict[str, Any]:
-        """``record.make_record``."""
-        from engine.einauge.record import make_record
-        return make_record(players, options, seed, deck, actions, **extra)
-
-    def replay_record(self, record: Mapping[str, Any]) -> tuple[State, list[Message]]:
-        """``record.replay_record``; raises ``RecordError``."""
-        from engine.einauge.record import replay_record
-        return replay_record(record)
-
-    def record_view(self, record: Mapping[str, Any], seat: int | None = None
-                    ) -> dict[str, Any]:
-        """The public view after the record (every seat sees it: nothing is hidden but
-        the deck order). Raises ``RecordError``."""
-        state, _ = self.replay_record(record)
-        if seat is not None and (type(seat) is not int or not 0 <= seat < len(state.players)):
-            raise RecordError(None, f"seat must be 0..{len(state.players) - 1}, not {seat!r}")
-        return view.public_view(state)
+    def record_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``end_rule`` and ``color_bonus`` as CONTRACT §1 writes them (defaults filled)."""
+        options = options or {}
+        return {"end_rule": options.get("end_rule", "round"),
+                "color_bonus": bool(options.get("color_bonus", False))}
 
     def bots(self) -> Mapping[str, Callable[..., Any]]:
         """``random``, ``greedy`` and ``mcts`` (docs/bots.md)."""
-        from engine.bots.random_bot import RandomBot
-        from engine.einauge.bots import GreedyBot, MctsBot
         return {"random": RandomBot, "greedy": GreedyBot, "mcts": MctsBot}
 
     def catalogue(self) -> dict[str, Any]:
@@ -188,13 +152,6 @@ class Einauge:
     def project(self, event: Message, viewer: Viewer) -> dict[str, Any]:
         """The wire form of ``event`` for a client: never the deck order."""
         return view.project(event, viewer)
-
-    def setup_deck(self, events: Sequence[Message]) -> list[str]:
-        """The island cards dealt in ``game_started`` (top first), for the game record."""
-        first = events[0]
-        if not isinstance(first, GameStarted):
-            raise ValueError("the first event must be game_started")
-        return list(first.deck)
 
 
 EINAUGE = Einauge()

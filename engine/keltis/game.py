@@ -6,34 +6,36 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.base import GameBase
+from engine.bots.random_bot import RandomBot
 from engine.game import Message, Viewer
 from engine.keltis import cards, rules, setup, view
 from engine.keltis import observation as obs
 from engine.keltis.actions import ACTIONS
-from engine.keltis.events import EVENTS, GameStarted
+from engine.keltis.bots import GreedyBot, MctsSearch
+from engine.keltis.events import EVENTS
 from engine.keltis.evolve import evolve
 from engine.keltis.state import State
 
 
-class Keltis:
-    """The rules of RULES-keltis.md behind the generic game interface."""
+class Keltis(GameBase):
+    """The rules of RULES-keltis.md behind the generic game interface (the members
+    every game shares: ``engine.base.GameBase``)."""
 
     name = "keltis"
     title = "Keltis: Das Kartenspiel"
     min_players = setup.MIN_PLAYERS
     max_players = setup.MAX_PLAYERS
+    max_game_length = 1500
+    """Events of one game at most (random play: at most about 480, at three seats)."""
+    state_type = State
     events = EVENTS
     actions = ACTIONS
     uniform_view = False
     """Hands are hidden: each seat's view and projections differ (its own hand, its own
     deck draws), so a server computes them per viewer."""
-    options_schema: Mapping[str, Any] = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object", "additionalProperties": False, "properties": {}}
-    """CONTRACT §1: no options exist (any key is refused)."""
-    deck_only_options: frozenset[str] = frozenset()
-    deck_field = "deck"
-    """Records carry the dealt deck as ``deck`` (CONTRACT §1)."""
+    # CONTRACT §1: no options exist (``options_schema`` refuses any key); records carry
+    # the dealt deck as ``deck`` (``GameBase``'s ``deck_field``).
 
     def check_options(self, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
         """``{}`` (``setup.check_options``); ``ValueError`` for any key or a bad count."""
@@ -41,37 +43,17 @@ class Keltis:
             raise ValueError(f"keltis takes {self.min_players}-{self.max_players} players")
         return setup.check_options(options)
 
-    def result(self, state: State) -> dict[str, Any] | None:
-        """CONTRACT §3's ``result``, ``None`` before the end."""
-        return state.result
-
     def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str) -> list[str]:
         """``setup.shuffled_deck`` (one shuffle of the 101 cards, whatever the count)."""
         self.check_options(options, players)
         return setup.shuffled_deck(seed)
 
-    def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,
-                    deck: Sequence[str], actions: Sequence[Message | Mapping[str, Any]],
-                    **extra: Any) -> dict[str, Any]:
-        """``record.make_record``."""
-        from engine.keltis.record import make_record
-        return make_record(players, options, seed, deck, actions, **extra)
-
-    def replay_record(self, record: Mapping[str, Any]) -> tuple[State, list[Message]]:
-        """``record.replay_record``; raises ``RecordError``."""
-        from engine.keltis.record import replay_record
-        return replay_record(record)
-
-    def record_view(self, record: Mapping[str, Any], seat: int | None = None
-                    ) -> dict[str, Any]:
-        """``record.record_view``: the CONTRACT view of ``seat`` after the record."""
-        from engine.keltis.record import record_view
-        return record_view(record, seat)
+    def record_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``{}`` (``setup.check_options``: no options exist); ``ValueError`` for any."""
+        return setup.check_options(options)
 
     def bots(self) -> Mapping[str, Callable[..., Any]]:
         """``random``, ``greedy`` and ``mcts`` (docs/bots.md)."""
-        from engine.bots.random_bot import RandomBot
-        from engine.keltis.bots import GreedyBot, MctsBot
         return {"random": RandomBot, "greedy": GreedyBot, "mcts": MctsBot}
 
     def catalogue(self) -> dict[str, Any]:
@@ -90,22 +72,9 @@ class Keltis:
         and the deal after it. Raises ``ValueError`` for bad players, options or deck."""
         return rules.start_events(State(), setup.game_started(players, options, seed, deck))
 
-    def initial_state(self) -> State:
-        """An empty state, before ``game_started``."""
-        return State()
-
-    def evolve(self, state: State, event: Message) -> State:
-        """Apply one event in place (see ``evolve.evolve``)."""
-        return evolve(state, event)
-
-    def replay(self, events: Sequence[Message]) -> State:
-        """The state after ``events``, folded from an empty one."""
-        state = State()
-        for e in events:
-            evolve(state, e)
-        return state
-
     # Bound directly (no wrapper call: these are the hot path of self-play and search).
+    evolve = staticmethod(evolve)
+    """Apply one event in place (see ``evolve.evolve``)."""
     decide = staticmethod(rules.decide)
     """Events for ``action``; raises ``IllegalAction``; ``state`` is unchanged."""
     play = staticmethod(rules.play)
@@ -120,22 +89,6 @@ class Keltis:
 
     legal_actions = staticmethod(rules.legal_actions)
     """Exactly the actions ``decide`` accepts from ``seat`` now."""
-
-    def action_details(self, state: State, seat: int) -> None:
-        """None: the prompt's legal actions say all there is (no costs or payouts to show)."""
-        return None
-
-    def legal_form(self, state: State, seat: int) -> None:
-        """None: the prompt lists the legal actions (they are few)."""
-        return None
-
-    def expand_form(self, form: Mapping[str, Any]) -> list[Message]:
-        """Never called: this game has no compact form (``ValueError``)."""
-        raise ValueError(f"{self.name} describes its legal actions by listing them")
-
-    def is_over(self, state: State) -> bool:
-        """True once ``game_ended`` has been applied."""
-        return state.phase == "ended"
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
         """The client view of ``viewer`` (CONTRACT §3 plus display helpers)."""
@@ -157,13 +110,11 @@ class Keltis:
         """A full state consistent with ``observation`` (``observation.sample``)."""
         return obs.sample(observation, rng)
 
-    def setup_deck(self, events: Sequence[Message]) -> list[str]:
-        """The 101 cards of ``game_started`` (top first, before removal and deal), for
-        the game record."""
-        first = events[0]
-        if not isinstance(first, GameStarted):
-            raise ValueError("the first event must be game_started")
-        return list(first.deck)
-
 
 KELTIS = Keltis()
+
+
+class MctsBot(MctsSearch):
+    """``mcts`` on Keltis: the search of ``engine.keltis.bots`` on ``KELTIS``."""
+
+    game = KELTIS

@@ -5,21 +5,29 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.base import GameBase
+from engine.bots.random_bot import RandomBot
 from engine.game import Message, Viewer
 from engine.loot_island import data, legal, prompt, rules, setup, view
 from engine.loot_island.actions import ACTIONS
+from engine.loot_island.bots import GreedyBot
 from engine.loot_island.events import EVENTS, GameStarted, MapDeckReshuffled
 from engine.loot_island.evolve import evolve
+from engine.loot_island.mcts import MctsSearch
 from engine.loot_island.observation import Observation, observation, sample
 from engine.loot_island.state import State
 
 
-class LootIsland:
-    """The rules of RULES-loot-island.md behind the generic game interface."""
+class LootIsland(GameBase):
+    """The rules of RULES-loot-island.md behind the generic game interface (the members
+    every game shares: ``engine.base.GameBase``)."""
 
     name = "loot-island"
     min_players = 2
     max_players = 5
+    max_game_length = 1000
+    """Events of one game at most (random play: at most about 350, at five seats)."""
+    state_type = State
     events = EVENTS
     actions = ACTIONS
     uniform_view = False
@@ -34,7 +42,11 @@ class LootIsland:
                           "minimum": 1, "maximum": 12, "default": None},
         }}
     """CONTRACT-loot-island §1's options (``setup.check_options`` is the check)."""
-    deck_only_options: frozenset[str] = frozenset()
+    replay_only_codes: Mapping[str, str] = {
+        "bad_reshuffle": "raised only while a record with given reshuffle orders is replayed",
+        "reshuffle_unknown": "raised only while a record without a seed is replayed; a live "
+                             "table always has its seed",
+    }
     deck_field = "orders"
     """Records carry the shuffles' results as ``orders`` (CONTRACT §1): eight setup lists
     and the ``map_reshuffles``."""
@@ -44,10 +56,6 @@ class LootIsland:
         if not self.min_players <= players <= self.max_players:
             raise ValueError(f"loot-island takes {self.min_players}-{self.max_players} players")
         return setup.check_options(options)
-
-    def result(self, state: State) -> dict[str, Any] | None:
-        """CONTRACT §3's ``result``, ``None`` before the end."""
-        return state.result
 
     def setup_deck(self, events: Sequence[Message]) -> Any:
         """The record's ``orders`` (``setup_orders``): Loot Island deals eight lists, not
@@ -62,30 +70,20 @@ class LootIsland:
         self.check_options(options, players)
         return setup.shuffled_orders(seed, {})
 
-    def make_record(self, players: Sequence[str], options: Mapping[str, Any], seed: str | None,
-                    deck: Any, actions: Sequence[Message | Mapping[str, Any]],
-                    **extra: Any) -> dict[str, Any]:
-        """``record.make_record`` (``deck``: the ``orders`` of ``setup_deck``)."""
-        from engine.loot_island.record import make_record
-        return make_record(players, options, seed, deck, actions, **extra)
+    def record_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``events`` and ``min_cards`` as CONTRACT §1 writes them (defaults filled)."""
+        options = options or {}
+        return {"events": bool(options.get("events", True)),
+                "min_cards": options.get("min_cards")}
 
-    def replay_record(self, record: Mapping[str, Any]) -> tuple[State, list[Message]]:
-        """``record.replay_record``; raises ``RecordError``."""
-        from engine.loot_island.record import replay_record
-        return replay_record(record)
-
-    def record_view(self, record: Mapping[str, Any], seat: int | None = None
-                    ) -> dict[str, Any]:
-        """``record.record_view``."""
-        from engine.loot_island.record import record_view
-        return record_view(record, seat)
+    def record_deck(self, deck: Mapping[str, Any]) -> dict[str, Any]:
+        """The record's ``orders`` (``setup_deck``'s, e.g.), each list copied."""
+        return {k: [list(x) if isinstance(x, list) else x for x in v]
+                for k, v in deck.items()}
 
     def bots(self) -> Mapping[str, Callable[..., Any]]:
         """``random`` (the generic one), ``greedy`` (``engine.loot_island.greedy``) and
         ``mcts`` (``engine.loot_island.mcts``); docs/bots.md, "Loot Island"."""
-        from engine.bots.random_bot import RandomBot
-        from engine.loot_island.bots import GreedyBot
-        from engine.loot_island.mcts import MctsBot
         return {"random": RandomBot, "greedy": GreedyBot, "mcts": MctsBot}
 
     def catalogue(self) -> dict[str, Any]:
@@ -126,20 +124,8 @@ class LootIsland:
         ``ValueError`` naming the bad field (players, options, seed or orders)."""
         return rules.start_events(State(), setup.game_started(players, options, seed, orders))
 
-    def initial_state(self) -> State:
-        """An empty state, before ``game_started``."""
-        return State()
-
-    def evolve(self, state: State, event: Message) -> State:
-        """Apply one event in place (see ``evolve.evolve``)."""
-        return evolve(state, event)
-
-    def replay(self, events: Sequence[Message]) -> State:
-        """The state after ``events``, folded from an empty one."""
-        state = State()
-        for e in events:
-            evolve(state, e)
-        return state
+    evolve = staticmethod(evolve)
+    """Apply one event in place (see ``evolve.evolve``)."""
 
     def decide(self, state: State, action: Message) -> list[Message]:
         """Events for ``action``; raises ``IllegalAction``; ``state`` is unchanged."""
@@ -159,10 +145,6 @@ class LootIsland:
         (see ``legal``)."""
         return legal.legal_actions(state, seat)
 
-    def action_details(self, state: State, seat: int) -> None:
-        """None: the prompt's legal actions say all there is (no costs or payouts to show)."""
-        return None
-
     def legal_form(self, state: State, seat: int) -> dict[str, Any] | None:
         """The compact form of the preparation's discards and the action step's plays and
         islet uses (``prompt.legal_form``); ``None`` for picks and healers (listed)."""
@@ -172,16 +154,8 @@ class LootIsland:
         """The actions ``form`` describes, as ``legal_actions`` lists them (``prompt.expand``)."""
         return prompt.expand(form)
 
-    def is_over(self, state: State) -> bool:
-        """True once ``game_ended`` has been applied."""
-        return state.phase == "ended"
-
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
         """CONTRACT §3's view for ``viewer``: own hand only, no deck order."""
-        return view.view(state, viewer)
-
-    def public_view(self, state: State, viewer: Viewer = None) -> dict[str, Any]:
-        """CONTRACT §3's view of ``viewer`` (default: a spectator)."""
         return view.view(state, viewer)
 
     def project(self, event: Message, viewer: Viewer) -> dict[str, Any] | None:
@@ -210,3 +184,10 @@ class LootIsland:
 
 
 LOOT_ISLAND = LootIsland()
+
+
+class MctsBot(MctsSearch):
+    """``mcts`` on Loot Island: the search of ``engine.loot_island.mcts`` on
+    ``LOOT_ISLAND``."""
+
+    game = LOOT_ISLAND

@@ -20,7 +20,6 @@ import math
 from engine.bots.ismcts import IsMctsBot, win_shares
 from engine.loot_island.checks import modifier
 from engine.loot_island.data import HEALERS, LOOT, MINIMUM, START_MARKER
-from engine.loot_island.game import LOOT_ISLAND
 from engine.loot_island.heuristic import board_value, cube_cost, loot_value
 from engine.loot_island.rollout import playout
 from engine.loot_island.search import action_key, search_actions
@@ -82,16 +81,15 @@ def evaluate(s: State) -> list[float]:
     return estimate(s)
 
 
-class MctsBot(IsMctsBot):
+class MctsSearch(IsMctsBot):
     """Information-set MCTS on Loot Island (``engine.bots.ismcts``), searching the moves
-    of ``search.search_actions``."""
-
-    game = LOOT_ISLAND
+    of ``search.search_actions``; ``engine.loot_island.game.MctsBot`` binds it to the
+    game (``game = LOOT_ISLAND``)."""
     evaluate = staticmethod(evaluate)
     moves = staticmethod(search_actions)
     action_key = staticmethod(action_key)
     ordered = True
 
 
-__all__ = ["MctsBot", "estimate", "evaluate", "values"]
+__all__ = ["MctsSearch", "estimate", "evaluate", "values"]
 

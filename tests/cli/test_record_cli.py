@@ -12,8 +12,9 @@ import pytest
 from cli.main import main
 from engine.bots import RandomBot
 from engine.einauge import EINAUGE
-from engine.einauge.record import make_record
 from engine.selfplay import play_game
+
+make_record = EINAUGE.make_record
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,17 +17,22 @@ def spelled_out(value: object) -> bytes:
                       allow_nan=False).encode("utf-8")
 
 
+NAMES = ["Anna", "Bödvar", "Ĉiu", "Dörte", "Ēvi", "Fañch", "Gül", "Hélène"]
+"""Seat names with non-ASCII letters (the canonical form keeps them unescaped)."""
+
+
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_canonical_bytes_are_the_documented_form_for_every_public_event(name):
     game = GAMES[name]
-    checked = 0
-    for g in range(3):
+    checked = played = 0
+    for g, seats in enumerate(range(game.min_players, game.max_players + 1)):
         rng = random.Random(g)
-        events = list(game.start(["Anna", "Bödvar", "Ĉiu"], {}, f"seed-{g}"))
+        events = list(game.start(NAMES[:seats], {}, f"seed-{g}"))
         log = list(events)
         state = game.replay(list(events))
-        while not game.is_over(state) and len(log) < 400:
-            seat = game.to_move(state)[0]
+        while not game.is_over(state):
+            assert len(log) <= game.max_game_length
+            seat = rng.choice(game.to_move(state))
             legal = game.legal_actions(state, seat)
             for e in game.decide(state, legal[rng.randrange(len(legal))]):
                 state = game.evolve(state, e)
@@ -35,7 +40,8 @@ def test_canonical_bytes_are_the_documented_form_for_every_public_event(name):
         for public in public_events(game, log):
             assert canonical(public) == spelled_out(public)
             checked += 1
-    assert checked > 100
+        played += len(log)
+    assert checked == played  # every event of every seat count's whole game
     assert canonical(None) == b"null"
     with pytest.raises(ValueError):
         canonical({"x": float("nan")})

@@ -26,8 +26,9 @@ from typing import Any
 import pytest
 
 from engine.einauge.game import EINAUGE
-from engine.einauge.record import make_record, replay_record
 from engine.einauge.view import client_view, public_view
+
+make_record, replay_record = EINAUGE.make_record, EINAUGE.replay_record
 
 GOLDEN = Path(__file__).with_name("golden_engine.json")
 PLAYER_COUNTS = (2, 3, 4, 5)

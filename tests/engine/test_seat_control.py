@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from engine import seat_control as sc
-from engine.einauge.record import RecordError, replay_record
-from engine.game import IllegalAction
+from engine.einauge import EINAUGE
+from engine.game import IllegalAction, RecordError
+
+replay_record = EINAUGE.replay_record
 
 
 def test_fold_and_decode():

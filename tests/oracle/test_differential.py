@@ -27,11 +27,13 @@ import pytest
 
 from engine.bots import RandomBot
 from engine.einauge import EINAUGE
-from engine.einauge.record import RecordError, make_record, replay_record
 from engine.einauge.view import public_view
+from engine.game import RecordError
 from engine.selfplay import play_game
 from tests.oracle import einauge_oracle as oracle
 from tests.oracle.einauge_oracle import COLORS, OracleGame, OracleReject
+
+make_record, replay_record = EINAUGE.make_record, EINAUGE.replay_record
 
 ROOT = Path(__file__).resolve().parents[2]
 COLORS_BY_PLAYERS = {2: 5, 3: 6, 4: 7, 5: 8}

@@ -10,13 +10,15 @@ from typing import Any
 import pytest
 import redis
 
-from engine.einauge.record import replay_record
+from engine.einauge import EINAUGE
 from engine.einauge.view import public_view
 from server.play import roles
 from server.store import streams as store
 from server.store.lobby_index import index_keys
 from tests.conftest import RedisProcess, ServerProcess, stored_entries
 from tests.server.client import Lobby, Player, Socket
+
+replay_record = EINAUGE.replay_record
 
 
 @pytest.fixture(scope="module")

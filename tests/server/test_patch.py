@@ -38,15 +38,18 @@ def test_deleted_keys_and_first_patch() -> None:
 
 def test_patches_fold_a_whole_game_of_each_game() -> None:
     for game in GAMES.values():
-        for viewer in (None, 0, 2):
+        seats = min(game.min_players + 1, game.max_players)
+        for viewer in (None, 0, seats - 1):
             rng = random.Random(0)
             folded: dict = {}
             seen = None
-            s = game.replay(game.start(["a", "b", "c"], {}, "p"))
+            s = game.replay(game.start([f"p{i}" for i in range(seats)], {}, "p"))
             while not game.is_over(s):
                 view = game.view(s, viewer)
                 folded = jsonpatch.apply_patch(folded, diff(seen, view))
                 assert folded == view
                 seen = view
-                seat = game.to_move(s)[0]
+                seat = rng.choice(game.to_move(s))
                 game.play(s, rng.choice(game.legal_actions(s, seat)))
+            view = game.view(s, viewer)  # the final view too
+            assert jsonpatch.apply_patch(folded, diff(seen, view)) == view

@@ -28,7 +28,12 @@ from server.table.core import Outbox, TableCore, replay_deltas, viewer_keys
 from server.table.meta import Seat, TableMeta
 
 APPENDS = 80
-"""Appends played per game: enough to pass every seat-control event below."""
+"""Actions played per game at most (a game that ends sooner is played to its end)."""
+
+CONTROL_STEPS = (5, 9, 13, 17)
+"""The steps before which the seat-control events are appended, in a game of more than
+17 actions: a timeout, a handover to a bot, the player's return, a resignation. A shorter
+game gets them at the same fractions of its actions (several may share an append)."""
 
 CASES = [(name, seats, seed) for name, game in sorted(GAMES.items())
          for seats in range(game.min_players, game.max_players + 1) for seed in (1, 2)]
@@ -41,18 +46,36 @@ def meta(game: str, seats: int) -> TableMeta:
                      created_at=1.0, tokens=[""] * seats)
 
 
-def control_events(step: int, seats: int, game: Game, state: Any) -> list[Message]:
+def actions_to_the_end(game: Game, seats: int, seed: int) -> int:
+    """How many actions ``Played`` plays (its seeded choices, without a table)."""
+    rng = random.Random(seed)
+    state = game.replay(game.start([f"p{i}" for i in range(seats)], {}, f"seed{seed}"))
+    for step in range(APPENDS):
+        if game.is_over(state):
+            return step
+        seat = rng.choice(game.to_move(state))
+        game.play(state, rng.choice(game.legal_actions(state, seat)))
+    return APPENDS
+
+
+def control_schedule(actions: int) -> tuple[int, ...]:
+    """``CONTROL_STEPS`` fitted into a game of ``actions`` actions (order kept)."""
+    last = CONTROL_STEPS[-1]
+    if actions > last:
+        return CONTROL_STEPS
+    return tuple(s * max(actions - 1, 0) // last for s in CONTROL_STEPS)
+
+
+def control_events(step: int, schedule: tuple[int, ...], seats: int, game: Game,
+                   state: Any) -> list[Message]:
     """The seat-control events appended before action ``step`` (none at most steps)."""
     mover = game.to_move(state)[0]
-    if step == 5:
-        return [seat_control.SeatTimedOut(mover, 1)]
-    if step == 9:
-        return [seat_control.SeatControllerChanged(mover, "bot", "handover", "random")]
-    if step == 13:
-        return [seat_control.SeatControllerChanged(mover, "player", "returned")]
-    if step == 17:
-        return [seat_control.SeatControllerChanged(seats - 1, "bot", "resigned", "random")]
-    return []
+    made: list[Message] = [
+        seat_control.SeatTimedOut(mover, 1),
+        seat_control.SeatControllerChanged(mover, "bot", "handover", "random"),
+        seat_control.SeatControllerChanged(mover, "player", "returned"),
+        seat_control.SeatControllerChanged(seats - 1, "bot", "resigned", "random")]
+    return [e for at, e in zip(schedule, made, strict=True) if at == step]
 
 
 class Played:
@@ -66,12 +89,13 @@ class Played:
         self.entries: list[dict[str, Any]] = []
         self.ends: list[int] = []
         self.outboxes: list[Outbox] = []
+        self.schedule = control_schedule(actions_to_the_end(self.game, seats, seed))
         rng = random.Random(seed)
         self.append(list(self.game.start([f"p{i}" for i in range(seats)], {}, f"seed{seed}")))
         for step in range(APPENDS):
             if self.core.game_over():
                 break
-            control = control_events(step, seats, self.game, self.core.state)
+            control = control_events(step, self.schedule, seats, self.game, self.core.state)
             if control:
                 self.append(control)
             seat = rng.choice(self.game.to_move(self.core.state))
@@ -115,7 +139,7 @@ def test_live_deltas_fold_to_every_view_and_replay_exactly(name: str, seats: int
                                                            seed: int) -> None:
     played = Played(name, seats, seed)
     core = played.core
-    assert core.resigned_at == {seats - 1: played.ends[control_step(played, 17)]}
+    assert core.resigned_at == {seats - 1: played.ends[control_step(played)]}
     live = [out.delta for out in played.outboxes]
     events = [core.decode(e) for e in played.entries]
     heads = [e["h"] for e in played.entries]
@@ -124,13 +148,14 @@ def test_live_deltas_fold_to_every_view_and_replay_exactly(name: str, seats: int
     assert [d.dicts for d in again] == [d.dicts for d in live if d is not None]
 
 
-def control_step(played: Played, step: int) -> int:
-    """The index in ``played.ends`` of the append of the control events before ``step``
-    (the start is append 0; each control append comes right before its action's)."""
+def control_step(played: Played) -> int:
+    """The index in ``played.ends`` of the append of the control events before the
+    resignation's step (the start is append 0; each control append comes right before its
+    action's)."""
     # Appends: start, then per step an optional control append and the action's.
     index = 1
-    for s in range(step):
-        index += 2 if s in (5, 9, 13, 17) else 1
+    for s in range(played.schedule[-1]):
+        index += 2 if s in played.schedule else 1
     return index
 
 

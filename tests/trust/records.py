@@ -16,10 +16,11 @@ from typing import Any
 
 from engine.chain import heads, name_commitment, public_events
 from engine.einauge.game import EINAUGE
-from engine.einauge.record import make_record
 from engine.einauge.state import State
 from engine.game import Message
 from engine.shuffle import combine_seed, commitment
+
+make_record = EINAUGE.make_record
 
 
 def random_game(players: Sequence[str], options: dict[str, Any] | None, seed: str | None,

@@ -14,7 +14,6 @@ from engine.keltis import rules
 from engine.keltis.bots.greedy import GreedyBot
 from engine.keltis.bots.heuristic import margin, values, win_estimate
 from engine.keltis.bots.rollout import playout
-from engine.keltis.game import KELTIS
 from engine.keltis.observation import sample
 
 
@@ -33,11 +32,10 @@ PRIOR_SAMPLES = 4
 """Hidden-card samples each root action is valued on for the widening order."""
 
 
-class MctsBot(IsMctsBot):
+class MctsSearch(IsMctsBot):
     """Information-set MCTS on Keltis (``engine.bots.ismcts``), with root widening in the
-    order of a one-step lookahead (``greedy``'s margin on ``PRIOR_SAMPLES`` samples)."""
-
-    game = KELTIS
+    order of a one-step lookahead (``greedy``'s margin on ``PRIOR_SAMPLES`` samples).
+    ``engine.keltis.game.MctsBot`` binds it to the game (``game = KELTIS``)."""
     evaluate = staticmethod(evaluate)
     WIDENING = 0.25
 
@@ -57,4 +55,4 @@ class MctsBot(IsMctsBot):
         return sorted(legal, key=lambda a: -score[a])
 
 
-__all__ = ["GreedyBot", "MctsBot", "evaluate"]
+__all__ = ["GreedyBot", "MctsSearch", "evaluate"]

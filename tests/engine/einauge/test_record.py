@@ -8,10 +8,12 @@ import pytest
 
 from engine.bots import RandomBot
 from engine.einauge import EINAUGE
-from engine.einauge.record import RecordError, make_record, replay_record
 from engine.einauge.view import public_view
+from engine.game import RecordError
 from engine.selfplay import play_game
 from tests.engine.einauge.helpers import Table, filler, simple
+
+make_record, replay_record = EINAUGE.make_record, EINAUGE.replay_record
 
 
 def _played(n: int = 3, seed: str = "rec", **options: object):

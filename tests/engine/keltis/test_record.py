@@ -8,12 +8,16 @@ from typing import Any
 
 import pytest
 
+from engine.game import RecordError
 from engine.keltis import KELTIS
 from engine.keltis import events as ev
 from engine.keltis.cards import CANONICAL
-from engine.keltis.record import RecordError, make_record, record_view, replay_record
 from engine.keltis.setup import shuffled_deck
 from tests.engine.keltis.helpers import Table, deck_for, discarder
+
+make_record = KELTIS.make_record
+record_view = KELTIS.record_view
+replay_record = KELTIS.replay_record
 
 CONTRACT_ACTIONS = [
     {"seat": 0, "type": "lay", "card": "green-5a", "row": "green"},

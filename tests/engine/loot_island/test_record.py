@@ -7,11 +7,15 @@ import random
 
 import pytest
 
+from engine.game import RecordError
 from engine.loot_island import LOOT_ISLAND as G
 from engine.loot_island import actions as ac
 from engine.loot_island import events as ev
-from engine.loot_island.record import RecordError, make_record, replay_record
 from engine.selfplay import random_playout
+
+make_record = G.make_record
+replay_record = G.replay_record
+record_view = G.record_view
 
 CONTRACT_ACTIONS = [
     {"seat": 0, "type": "play", "landing": "north-1", "cards": ["map-red-2a", "map-red-3b"]},
@@ -150,7 +154,6 @@ def test_a_record_may_stop_at_any_decision_and_ignores_unknown_top_level_fields(
 
 
 def test_record_view_is_what_record_play_prints() -> None:
-    from engine.loot_island.record import record_view
     record, _ = played("record-8", 3)
     state, _ = replay_record(record)
     assert record_view(record) == G.view(state, None)
