@@ -3,8 +3,8 @@
 - ``engine/`` imports nothing of the server, the CLI, the benchmarks or the tests; the
   server nothing of the CLI, the benchmarks or the tests;
 - no import cycle among the server's modules or the engine's, and no import inside a
-  function of the server that could have been at the top (type-only imports under ``TYPE_CHECKING`` are
-  not imports at run time);
+  function of the server that could have been at the top (type-only imports under
+  ``TYPE_CHECKING`` are not imports at run time);
 - ``server/`` keeps at most a dozen modules at its top, the rest in one subpackage per
   concept, and no module of the server or the engine is longer than 600 lines.
 """
