@@ -22,7 +22,7 @@ COPY server/ server/
 COPY cli/ cli/
 RUN pip install --no-cache-dir --no-deps --no-build-isolation . && pip check
 COPY --from=client /src/client-web/dist client-web/dist
-RUN useradd --create-home cardtable && mkdir -p var/redis && chown -R cardtable /app/var
+RUN useradd --create-home cardtable && mkdir -p var/redis /keys && chown -R cardtable /app/var /keys
 USER cardtable
 ENV CARDTABLE_HOST=0.0.0.0 CARDTABLE_PORT=8000 CARDTABLE_STATIC_DIR=/app/client-web/dist
 EXPOSE 8000
