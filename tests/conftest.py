@@ -30,6 +30,7 @@ from server.store.embedded import EmbeddedRedis, free_port
 from server.store.sealing import SeedSeal
 from server.store.streams import events_key, unpack
 from tests.cluster import LocalCluster
+from tests.server import client
 
 # No per-example time limit for Hypothesis (its default is 200 ms): these machines are
 # shared and noisy, and speed targets live in bench/, not in tests.
@@ -213,3 +214,16 @@ def cluster(tmp_path: Path) -> Iterator[LocalCluster]:
     c = LocalCluster(tmp_path / "cluster").start()
     yield c
     c.stop()
+
+
+@pytest.fixture(autouse=True)
+def players_declared() -> Iterator[None]:
+    """Fail a test whose protocol players (tests/server/client.py ``Player``) met an
+    error or a dropped socket it did not declare: the player plays on through both, so
+    without this a server that refused moves or dropped sockets would pass."""
+    client.PLAYERS.clear()
+    yield
+    surprises = [f"player of {p.table_id}: {s}" for p in client.PLAYERS for s in p.surprises()]
+    client.PLAYERS.clear()
+    if surprises:
+        pytest.fail("undeclared by the test:\n" + "\n".join(surprises[:20]), pytrace=False)

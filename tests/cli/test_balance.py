@@ -224,8 +224,10 @@ async def test_clients_of_a_killed_process_continue_through_the_balancer(
         tokens = [(await lobby.join(tid, f"P{i}"))["token"] for i in range(2)]
         spectators.append(Spectator(tid, via, random.Random(t)))
         for seat, token in enumerate(tokens):
+            # The killed process drops its sockets; they come back through the balancer.
             players.append((tid, seat, Player(lambda: balanced.ws_url, tid, token,
-                                              seed=10 * t + seat, delay=0.05)))
+                                              seed=10 * t + seat, delay=0.05,
+                                              allow_drops=True)))
         await lobby.start(tid, table["owner_token"])
     watching = [asyncio.create_task(s.run(timeout=180)) for s in spectators]
     running = [asyncio.create_task(p.run(timeout=180)) for _, _, p in players]

@@ -9,7 +9,7 @@ import contextlib
 import copy
 import json
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 import httpx
@@ -317,13 +317,27 @@ def assert_same_history(per_event: list[dict[str, Any]], live: list[dict[str, An
     assert not live or live[-1]["seq"] == per_event[-1]["seq"]
 
 
+PLAYERS: list[Player] = []
+"""Every ``Player`` made during the running test (tests/conftest.py checks them at its end)."""
+
+
 class Player:
     """Plays one seat with random legal actions until the game ends, reconnecting with
     its last seq whenever the socket drops (``base()`` gives the current ws URL base).
-    Records every delta it applied, every ack, and every error code."""
+    Records every delta it applied, every ack, every error code and every dropped socket.
+
+    A test declares what it provokes: ``allow_errors`` (error codes the server may answer,
+    e.g. ``unavailable`` while Redis fails over) and ``allow_drops`` (sockets the server may
+    drop: a killed process). Anything else is a surprise (``surprises``), and the test
+    fails at its end when a player had one (tests/conftest.py ``players_declared``)."""
 
     def __init__(self, base: Any, table_id: str, token: str, seed: int,
-                 delay: float = 0.0) -> None:
+                 delay: float = 0.0, allow_errors: Collection[str] = (),
+                 allow_drops: bool = False) -> None:
+        PLAYERS.append(self)
+        self.allow_errors = frozenset(allow_errors)
+        self.allow_drops = allow_drops
+        self.drops: list[str] = []
         self.base = base
         self.delay = delay
         self.table_id = table_id
@@ -349,11 +363,20 @@ class Player:
                     await ws.send(pack({"t": "hello", "token": self.token,
                                         "last_seq": self.seq}))
                     await self._session(ws)
-            except (ConnectionClosed, OSError, InvalidHandshake, TimeoutError):
-                pass
+                    if not self.done:
+                        self.drops.append(f"closed {ws.close_code} {ws.close_reason!r}")
+            except (ConnectionClosed, OSError, InvalidHandshake, TimeoutError) as e:
+                self.drops.append(repr(e))
             if not self.done:
                 self.reconnects += 1
                 await asyncio.sleep(0.1)
+
+    def surprises(self) -> list[str]:
+        """What went wrong that the test did not declare: error codes, dropped sockets."""
+        out = [f"error {code}" for code in self.errors if code not in self.allow_errors]
+        if not self.allow_drops:
+            out += [f"socket dropped: {why}" for why in self.drops]
+        return out
 
     async def _session(self, ws: Any) -> None:
         pending: str | None = None

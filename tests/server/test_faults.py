@@ -32,14 +32,16 @@ def stack(tmp_path_factory):
     r.stop()
 
 
-async def start_players(server: ServerProcess, seats: int = 3) -> tuple[str, list[Player]]:
+async def start_players(server: ServerProcess, seats: int = 3,
+                        **declared: Any) -> tuple[str, list[Player]]:
+    """``declared``: what the test provokes (``Player``'s ``allow_errors``, ``allow_drops``)."""
     lobby = Lobby(server.url)
     table = await lobby.create(seats)
     tid = table["id"]
     tokens = [(await lobby.join(tid, f"P{i}"))["token"] for i in range(seats)]
     await lobby.start(tid)  # the owner (host) starts
     await lobby.close()
-    players = [Player(lambda: server.ws_url, tid, t, seed=i, delay=0.01)
+    players = [Player(lambda: server.ws_url, tid, t, seed=i, delay=0.01, **declared)
                for i, t in enumerate(tokens)]
     return tid, players
 
@@ -119,7 +121,8 @@ async def test_one_redis_round_trip_per_accepted_action(stack):
 
 async def test_kill_9_of_the_server_mid_game_loses_no_acknowledged_action(stack):
     own_redis, server = stack
-    tid, players = await start_players(server)
+    # The killed process drops every socket; the players reconnect to the new one.
+    tid, players = await start_players(server, allow_drops=True)
     tasks = [asyncio.create_task(p.run(timeout=90)) for p in players]
     await wait_seq(players, 25)
     server.kill()
@@ -131,7 +134,8 @@ async def test_kill_9_of_the_server_mid_game_loses_no_acknowledged_action(stack)
 
 async def test_redis_restart_mid_game_loses_no_acknowledged_action(stack):
     own_redis, server = stack
-    tid, players = await start_players(server)
+    # An action sent while Redis restarts is answered unavailable (and resent).
+    tid, players = await start_players(server, allow_errors={"unavailable"})
     tasks = [asyncio.create_task(p.run(timeout=90)) for p in players]
     await wait_seq(players, 25)
     await asyncio.to_thread(own_redis.restart)
