@@ -253,10 +253,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if proxy is not None:
             _stop(proxy)
+        for proc in procs.values():  # all at once, then wait for each
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
         for proc in procs.values():
-            proc.send_signal(signal.SIGTERM)
-        for proc in procs.values():
-            _stop(proc)
+            _stop(proc, signalled=True)
         if embedded is not None:
             embedded.stop()
         shutil.rmtree(folder, ignore_errors=True)
@@ -285,8 +286,11 @@ def _serve(port: int, redis_url: str, trust: str) -> subprocess.Popen[bytes]:
     return proc
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
+def _stop(proc: subprocess.Popen[bytes], signalled: bool = False) -> None:
+    """SIGTERM (unless ``signalled`` already: a second one cuts a process's graceful
+    shutdown short, or lands in its last steps, past uvicorn's handler, as a traceback),
+    then wait; SIGKILL after 15 s."""
+    if not signalled and proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(15)

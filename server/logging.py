@@ -28,5 +28,9 @@ def configure(level: str = "info", json_lines: bool = False) -> None:
 
 
 def get_logger(name: str, **bound: Any) -> Any:
-    """A logger with ``component=name`` and ``bound`` fields (e.g. ``table=…``)."""
-    return structlog.get_logger().bind(component=name, **bound)
+    """A logger with ``component=name`` and ``bound`` fields (e.g. ``table=…``).
+
+    Lazy: it takes the configuration when it first logs. A module logger is made at import,
+    and ``einauge serve`` imports some modules (server/supervise.py) before ``configure``:
+    bound at once, theirs kept structlog's defaults and wrote to stdout, past the log."""
+    return structlog.get_logger(component=name, **bound)

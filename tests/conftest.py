@@ -8,11 +8,17 @@ collide); with ``pytest --redis=cluster`` it is a node of a Redis Cluster of 3 m
 limits raised for tests. ``ServerProcess`` and ``RedisProcess`` let a test run its own (to
 kill or restart them); ``own_redis`` is a test's own Redis (a cluster of its own with
 ``--redis=cluster``).
+
+Every ``ServerProcess`` is watched (tests/watch.py): after each test, a traceback or an
+error line its log got during the test, or an exit nobody asked for, fails that test with
+the log's tail, unless the test declares it (``@pytest.mark.server_errors``). So are the
+browser's pages (tests/client/conftest.py, ``@pytest.mark.page_errors``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -29,6 +35,7 @@ from hypothesis import settings
 from server.store.embedded import EmbeddedRedis, free_port
 from server.store.sealing import SeedSeal
 from server.store.streams import events_key, unpack
+from tests import watch
 from tests.cluster import LocalCluster
 from tests.server import client
 
@@ -57,6 +64,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    for marker in watch.MARKERS:
+        config.addinivalue_line("markers", marker)
     if config.getoption("--redis") == "cluster":
         # Every server of the run acknowledges only what a replica holds, as a deployment
         # with replicas does (docs/protocol.md §3, "Cluster").
@@ -108,6 +117,7 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.log_file: Any = None
+        self.watcher = watch.ServerWatch(self)
 
     def open_log(self) -> Any:
         """The file the server's stderr goes to (a file: a full pipe would block it)."""
@@ -124,8 +134,10 @@ class ServerProcess:
     def start(self, timeout: float = 60.0) -> ServerProcess:
         """Start and wait until ``/healthz`` answers 200."""
         with self.open_log() as log:  # the child keeps its own descriptor
+            self.watcher.started(Path(log.name))
             self.proc = subprocess.Popen(self.command(), cwd=ROOT, env=self.env,
                                          stdout=subprocess.DEVNULL, stderr=log)
+        watch.watch(self.watcher)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -142,6 +154,7 @@ class ServerProcess:
     def kill(self) -> None:
         """SIGKILL: a crash, no goodbye to anyone."""
         if self.proc is not None:
+            self.watcher.ending(self.proc)
             self.proc.kill()
             self.proc.wait()
             self.proc = None
@@ -151,17 +164,45 @@ class ServerProcess:
         proc, self.proc = self.proc, None
         if proc is None:
             return None
+        self.watcher.ending(proc)
         proc.send_signal(signal.SIGTERM)
         try:
             code = proc.wait(15)
         except subprocess.TimeoutExpired:
             proc.kill()
             code = proc.wait()
+            self.watcher.stopped(proc, code, killed_after_timeout=True)
+        else:
+            self.watcher.stopped(proc, code, killed_after_timeout=False)
         return code
 
     def read_log(self) -> str:
         """What the server wrote to stderr so far."""
         return Path(self.log_file.name).read_text(errors="replace")
+
+
+def _declared(item: pytest.Item, name: str) -> list[re.Pattern[str]]:
+    return [re.compile(p) for m in item.iter_markers(name) for p in m.args]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After the test's teardown (and that of the fixtures it was the last user of): what
+    the watched servers and pages did since the last test fails this one."""
+    try:
+        result = yield
+    except BaseException as e:
+        for problem in _problems(item):  # the teardown's own error stays the one raised
+            e.add_note(problem)
+        raise
+    problems = _problems(item)
+    if problems:
+        pytest.fail("\n\n".join(problems), pytrace=False)
+    return result
+
+
+def _problems(item: pytest.Item) -> list[str]:
+    return watch.check(_declared(item, watch.SERVER_MARKER), _declared(item, watch.PAGE_MARKER))
 
 
 @pytest.fixture(scope="session")

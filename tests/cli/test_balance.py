@@ -38,6 +38,7 @@ from server.play import roles
 from server.store import streams as st
 from server.store.client import connect_sync
 from server.store.embedded import free_port
+from tests import watch
 from tests.conftest import ROOT, TEST_ENV, RedisProcess
 from tests.server.client import Lobby, Member, Player, Socket, events_of, unique
 from tests.trust.chaos import Spectator, check_against_record, verify_record
@@ -45,8 +46,13 @@ from tests.trust.chaos import Spectator, check_against_record, verify_record
 PROCESSES = 3
 TABLES = 3
 
-pytestmark = pytest.mark.skipif(find_haproxy() is None,
-                                reason="haproxy is not installed (scripts/setup.sh installs it)")
+
+@pytest.fixture(autouse=True, scope="module")
+def _haproxy() -> None:
+    """haproxy is part of the set-up (scripts/setup.sh installs it): missing, these tests
+    fail rather than pass unseen as skips."""
+    if find_haproxy() is None:
+        pytest.fail("haproxy is not installed: run scripts/setup.sh", pytrace=False)
 
 
 def free_run(n: int) -> int:
@@ -144,6 +150,7 @@ class Balanced:
         self.processes = processes
         self.first = free_run(processes)
         self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         environ = {**os.environ, **TEST_ENV, **(env or {})}
@@ -153,6 +160,11 @@ class Balanced:
                 [sys.executable, "-m", "cli", "balance", "-n", str(processes),
                  "--port", str(self.port), "--first-port", str(self.first),
                  "--redis-url", redis_url], cwd=ROOT, env=environ, stdout=out, stderr=out)
+        # Watched as a ServerProcess is (tests/watch.py): the balancer's log holds its
+        # processes' logs too.
+        self.watcher = watch.ServerWatch(self)
+        self.watcher.started(log)
+        watch.watch(self.watcher)
 
     def pids(self) -> dict[int, int]:
         """Backend port → pid of the process serving it now."""
@@ -166,7 +178,8 @@ class Balanced:
         urls = [self.url] + [f"http://127.0.0.1:{self.first + i}"
                              for i in range(self.processes)]
         while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log.read_text()[-3000:]
+            assert self.proc is not None and self.proc.poll() is None, \
+                self.log.read_text()[-3000:]
             try:
                 if all(httpx.get(u + "/healthz", timeout=1).status_code == 200 for u in urls):
                     return
@@ -177,13 +190,17 @@ class Balanced:
                            + self.log.read_text()[-3000:])
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        self.watcher.ending(proc)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(30)
+                self.watcher.stopped(proc, proc.wait(30), killed_after_timeout=False)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                proc.kill()
+                self.watcher.stopped(proc, proc.wait(), killed_after_timeout=True)
         for pid in self.pids().values():  # nothing left behind, even after a failure
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)

@@ -8,7 +8,9 @@ The browser is the Debian ``chromium`` (never ``playwright install``). Screensho
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -18,7 +20,9 @@ import httpx
 import jsonpatch
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
+from tests import watch
 from tests.conftest import ROOT, ServerProcess
 
 CLIENT = ROOT / "client-web"
@@ -27,6 +31,22 @@ SHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 # CI machines may be busy (2 cores, other suites): waits are generous, never timed checks.
 expect.set_options(timeout=15_000)
+
+
+def failed_load(status: int, path: str) -> str:
+    """The pattern (for ``@pytest.mark.page_errors``) of Chromium's console error for an
+    answer of ``status`` to a request of ``path`` (a regular expression: the path and its
+    query, on the test's server)."""
+    return (r"^console\.error: Failed to load resource: the server responded with a status "
+            rf"of {status} \([^)]*\) \(at https?://127\.0\.0\.1:\d+{path}:\d+\)$")
+
+
+TABLE_ID = r"[\w-]+"
+# Browser errors every page may show, whatever the test: the client asks ``GET /api/me``
+# on each page load to learn whether the browser has a session, and a visitor without one
+# gets ``401 no_session`` (docs/protocol.md, "Accounts"), which Chromium logs as a failed
+# resource load.
+EXPECTED_PAGE_ERRORS = [re.compile(failed_load(401, "/api/me"))]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 
@@ -71,11 +91,31 @@ def browser() -> Iterator[Browser]:
     Package scope, not session: Playwright's sync API keeps an event loop running in the
     main thread until it stops, and the asyncio tests that run after this package need
     that thread free.
+
+    Every page of every context made on it is watched (tests/watch.py): an uncaught
+    exception or a console error fails the test during which it came, unless the test
+    declares it (``@pytest.mark.page_errors``).
     """
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        pages = watch.PageWatch(always_ok=EXPECTED_PAGE_ERRORS)
+        pages.attach_browser(b)
+        watch.watch(pages)
         yield b
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def _deliver_page_events(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Before the test's pages are checked, a round trip to the browser: Playwright hands
+    events over only while a call waits, and an error just before the test's end would
+    otherwise count for the next test (or for none)."""
+    yield
+    if "browser" in request.fixturenames:
+        b: Browser = request.getfixturevalue("browser")
+        for ctx in b.contexts:
+            with contextlib.suppress(PlaywrightError):  # closed meanwhile: its events came
+                ctx.cookies()
 
 
 @pytest.fixture
@@ -157,13 +197,23 @@ def seated_page(browser: Browser, web: ServerProcess, tid: str, seat: dict,
     that holds ``seat`` of table ``tid``; with ``game``, once its board is that game's."""
     ctx = browser.new_context(**{"viewport": {"width": 1366, "height": 900},
                                  "locale": "en-US", **ctx_kw})  # type: ignore[arg-type]
-    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', "
-                        f"{json.dumps(json.dumps(seat))});")
+    seed_storage(ctx, {f"cardtable.seat.{tid}": json.dumps(seat)})
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     if game is not None:
         expect(page.get_by_test_id("board")).to_have_attribute("data-game", game)
     return ctx, page
+
+
+def seed_storage(ctx: BrowserContext, items: dict[str, str], keep: bool = False) -> None:
+    """Put ``items`` into the localStorage of every page of ``ctx`` before its scripts run
+    (with ``keep``, only keys the page does not hold yet). Only on http(s) documents: a new
+    page's first document, ``about:blank``, has no storage, and touching it there throws."""
+    test = "localStorage.getItem(k) === null" if keep else "true"
+    ctx.add_init_script(
+        "if (location.protocol.startsWith('http')) "
+        f"for (const [k, v] of Object.entries({json.dumps(items)})) "
+        f"if ({test}) localStorage.setItem(k, v);")
 
 
 def fold(deltas: list[dict], upto: int) -> dict:

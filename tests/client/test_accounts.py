@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.client.conftest import api, shot
+from tests.client.conftest import api, failed_load, shot
 from tests.client.test_game import ACT, wait_my_turn_or_end
 from tests.conftest import ServerProcess
 from tests.server.client import unique
@@ -149,6 +150,8 @@ def test_a_guest_keeps_its_seat_when_it_signs_up(browser: Browser, web: ServerPr
     fresh.context.close()
 
 
+# The wrong password's login is refused (401 bad_login): what the test shows the user.
+@pytest.mark.page_errors(failed_load(401, "/api/account/login"))
 def test_a_wrong_password_is_told_and_logs_nobody_in(browser: Browser, web: ServerProcess) -> None:
     page = new_page(browser)
     name = unique("pw")
@@ -200,6 +203,10 @@ def test_the_turn_is_told_by_a_browser_notification(browser: Browser, web: Serve
     ctx.close()
 
 
+# A wrong current password (401 bad_login) and a login with the old password after the
+# change (401 bad_login) are refused on purpose.
+@pytest.mark.page_errors(failed_load(401, "/api/me/password"),
+                         failed_load(401, "/api/account/login"))
 def test_a_password_change_logs_the_other_browser_out(browser: Browser, web: ServerProcess) -> None:
     page = new_page(browser)
     name = unique("chg")

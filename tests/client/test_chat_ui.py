@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.client.conftest import api, shot
+from tests.client.conftest import api, seed_storage, shot
 from tests.conftest import ServerProcess
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -34,8 +34,7 @@ def open_as(browser: Browser, web: ServerProcess, table_id: str, locale: str,
     stored = {"cardtable.name": json.dumps(name)}
     if seat is not None:
         stored[f"cardtable.seat.{table_id}"] = json.dumps(seat)
-    ctx.add_init_script(f"for (const [k, v] of Object.entries({json.dumps(stored)})) "
-                        "if (localStorage.getItem(k) === null) localStorage.setItem(k, v);")
+    seed_storage(ctx, stored, keep=True)
     page = ctx.new_page()
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(f"{web.url}/table/{table_id}")

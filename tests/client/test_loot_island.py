@@ -14,12 +14,21 @@ import re
 from typing import Any
 
 import msgpack
+import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from engine.loot_island import LOOT_ISLAND
 from engine.loot_island.actions import ACTIONS
-from tests.client.conftest import api, assert_header_one_line, fold, shot
+from tests.client.conftest import (
+    TABLE_ID,
+    api,
+    assert_header_one_line,
+    failed_load,
+    fold,
+    seed_storage,
+    shot,
+)
 from tests.conftest import ServerProcess
 
 ON = ":not([disabled])"
@@ -421,7 +430,7 @@ def test_loot_island_on_a_phone(browser: Browser, web: ServerProcess) -> None:
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
                               is_mobile=True, has_touch=True)
     seat = json.dumps({**anna, "name": "Anna"})
-    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(seat)});")
+    seed_storage(ctx, {f"cardtable.seat.{tid}": seat})
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("island")).to_be_visible()
@@ -515,6 +524,8 @@ AUTOPLAY = """() => { window.__auto = setInterval(() => {
 }, 30); }"""
 
 
+# A value out of the options' range is refused by the server (400 bad_message) on purpose.
+@pytest.mark.page_errors(failed_load(400, rf"/api/tables/{TABLE_ID}/options"))
 def test_loot_island_options_labels_and_the_score_table_in_both_languages(
         browser: Browser, web: ServerProcess) -> None:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")

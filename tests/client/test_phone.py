@@ -9,7 +9,7 @@ import json
 
 from playwright.sync_api import Browser, expect
 
-from tests.client.conftest import api, assert_header_one_line, shot
+from tests.client.conftest import api, assert_header_one_line, seed_storage, shot
 from tests.client.test_loot_island import STICKING_OUT
 from tests.client.test_result_ui import AUTOPLAY
 from tests.conftest import ServerProcess
@@ -44,7 +44,7 @@ def test_on_a_phone_the_cards_read_and_the_result_comes_into_view_once(
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
                               is_mobile=True, has_touch=True)
     seat = json.dumps({**anna, "name": "Anna"})
-    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(seat)});")
+    seed_storage(ctx, {f"cardtable.seat.{tid}": seat})
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("board")).to_be_visible()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.client.conftest import api, shot
+from tests.client.conftest import api, seed_storage, shot
 from tests.conftest import ROOT, ServerProcess
 from tests.server.client import ClockFile
 
@@ -232,7 +232,7 @@ def test_resign_goes_as_soon_as_the_game_has_ended(browser: Browser, web: Server
     api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     seat = json.dumps({**anna, "name": "Anna"})
-    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(seat)});")
+    seed_storage(ctx, {f"cardtable.seat.{tid}": seat})
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("resign")).to_be_visible()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.client.conftest import api, shot
+from tests.client.conftest import api, seed_storage, shot
 from tests.conftest import ServerProcess
 
 VIEW = "() => window.__cardtable.view()"
@@ -46,7 +46,7 @@ def ended(browser: Browser, web: ServerProcess) -> Iterator[Ended]:
         headers={"Authorization": f"Bearer {table['owner_token']}"})
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     seat = json.dumps({**anna, "name": "Anna"})
-    ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(seat)});")
+    seed_storage(ctx, {f"cardtable.seat.{tid}": seat})
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("board")).to_be_visible()
@@ -157,7 +157,7 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
     for seat, name in zip(seats, ("Anna", "Ben"), strict=True):
         ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
         saved = json.dumps({**seat, "name": name})
-        ctx.add_init_script(f"localStorage.setItem('cardtable.seat.{tid}', {json.dumps(saved)});")
+        seed_storage(ctx, {f"cardtable.seat.{tid}": saved})
         page = ctx.new_page()
         page.goto(f"{web.url}/table/{tid}")
         expect(page.get_by_test_id("board")).to_be_visible()

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import secrets
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.client.conftest import api, shot
+from tests.client.conftest import TABLE_ID, api, failed_load, shot
 from tests.conftest import ServerProcess
 
 
+# The table does not exist: its summary and its deltas are 404, which the page tells.
+@pytest.mark.page_errors(failed_load(404, rf"/api/tables/{TABLE_ID}"),
+                         failed_load(404, rf"/api/tables/{TABLE_ID}/deltas\?from=0"))
 def test_an_unknown_table_says_so_in_english_and_german(page: Page, web: ServerProcess) -> None:
     page.goto(f"{web.url}/table/{secrets.token_urlsafe(9)}")
     box = page.get_by_test_id("not-found")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.client.conftest import api
+from tests.client.conftest import api, failed_load
 from tests.conftest import ServerProcess
 
 GAMES = ["einauge", "keltis", "loot-island"]
@@ -106,6 +106,8 @@ def test_the_lobbys_game_choice_picks_its_how_to_and_rules(page: Page, web: Serv
     assert_rules_page(page, "loot-island")
 
 
+# An unknown game's rules page is served with 404 (no soft 404), which the test asserts.
+@pytest.mark.page_errors(failed_load(404, "/rules/no-such-game"))
 def test_rules_keeps_einauges_page_and_an_unknown_game_has_none(page: Page, web: ServerProcess
                                                                 ) -> None:
     page.goto(web.url + "/rules")

@@ -1,6 +1,6 @@
 """An independent test oracle for Einauge, written from the specification alone.
 
-Source: /work/shared/RULES-einauge.md (the rules) and /work/shared/CONTRACT-einauge.md
+Source: shared/RULES-einauge.md (the rules) and shared/CONTRACT-einauge.md
 (section 1 records, section 2 shuffle, section 3 public view). It shares no code with
 ``engine/``: differential tests replay the same records through both and compare.
 

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import time
 
+import pytest
 import redis
 
 from tests.conftest import ROOT, ServerProcess
@@ -24,6 +25,9 @@ def redis_pid(sock: str) -> int:
         r.close()
 
 
+# The test kills the embedded redis-server: the supervisor logs that at error level (an
+# operator must see it) as it restarts it.
+@pytest.mark.server_errors(r"\[error +\] embedded redis-server exited; restarting it code=-9 ")
 async def test_a_killed_embedded_redis_is_restarted_and_a_second_service_refused(tmp_path):
     data = tmp_path / "data"
     sock = str(data / "redis.sock")

@@ -1,14 +1,22 @@
 """An independent scorer, written from RULES "End of the game" 4-5 and the loot table
 (read from the RULES text itself, not from the engine's data file), for comparing with the
-engine's ``result``."""
+engine's ``result``.
+
+The specification is in the shared folder beside the repository (``<root>/../shared``: CI
+clones the repository next to a copy of it); without it the tests that need it fail
+(``require_rules``), they are not skipped.
+"""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
-RULES = Path("/work/shared/RULES-loot-island.md")
+import pytest
+
+from tests.conftest import ROOT
+
+RULES = ROOT.parent / "shared" / "RULES-loot-island.md"
 HEALER_TABLE = {"healer-01": (1, 6), "healer-02": (1, 8), "healer-03": (1, 10),
                 "healer-04": (1, 12), "healer-05": (2, 0), "healer-06": (2, 3),
                 "healer-07": (2, 4), "healer-08": (2, 5), "healer-09": (2, 6),
@@ -18,7 +26,7 @@ HEALER_TABLE = {"healer-01": (1, 6), "healer-02": (1, 8), "healer-03": (1, 10),
 
 def _loot_table() -> dict[str, dict[str, Any]]:
     cards: dict[str, dict[str, Any]] = {}
-    if not RULES.exists():  # the specification lives outside the repository
+    if not RULES.exists():  # require_rules fails the tests that need it
         return cards
     text = RULES.read_text(encoding="utf-8")
     for line in text.splitlines():
@@ -35,6 +43,15 @@ def _loot_table() -> dict[str, dict[str, Any]]:
 
 
 LOOT = _loot_table()
+
+
+def require_rules() -> None:
+    """Fail (not skip) when the specification is missing or its loot table was not read."""
+    if not RULES.exists():
+        pytest.fail(f"the Loot Island specification is missing: {RULES} (the shared folder "
+                    "beside the repository)", pytrace=False)
+    if not LOOT:
+        pytest.fail(f"no loot table found in {RULES}", pytrace=False)
 
 
 def score(loots: list[list[str]], cubes: list[int], healers: list[str | None],

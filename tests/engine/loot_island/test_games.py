@@ -14,7 +14,7 @@ from engine.loot_island.data import MAP_IDS
 from engine.selfplay import random_playout
 from tests.engine.loot_island.helpers import check_cards
 from tests.engine.loot_island.oracle import LOOT as ORACLE_LOOT
-from tests.engine.loot_island.oracle import score
+from tests.engine.loot_island.oracle import require_rules, score
 
 
 def _game(seed: str, n: int, options: dict | None = None) -> tuple[object, list, list]:
@@ -25,11 +25,11 @@ def _game(seed: str, n: int, options: dict | None = None) -> tuple[object, list,
     return state, actions, events
 
 
-@pytest.mark.skipif(not ORACLE_LOOT, reason="the specification is not on this machine")
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 @pytest.mark.parametrize("k", range(4))
 def test_random_games_end_with_scores_equal_to_an_independent_recomputation(n: int,
                                                                            k: int) -> None:
+    require_rules()
     options = {"events": k != 3}
     state, actions, events = _game(f"games-{n}-{k}", n, options)
     assert G.is_over(state)
