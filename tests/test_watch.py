@@ -97,7 +97,7 @@ def test_an_exit_nobody_asked_for_is_told_once(redis_url: str) -> None:
         s.proc.wait(30)
         (problem,) = s.watcher.check([], [])
         assert f"server {s.url} exited with code -9 while nobody stopped it" in problem
-        assert "--- tail of its log" in problem and "einauge serve:" in problem
+        assert "--- tail of its log" in problem and "cardtable serve:" in problem
         assert s.watcher.check([], []) == []  # told once
     finally:
         s.kill()

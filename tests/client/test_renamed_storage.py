@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.client.conftest import api, bot_table
+from tests.client.conftest import api, bot_table, failed_load
 from tests.conftest import ServerProcess
 
 STORAGE = ("() => Object.fromEntries(Object.keys(localStorage)"
            ".map((k) => [k, localStorage.getItem(k)]))")
 
 
+# The bare /healthz document has no icon link: the browser asks for /favicon.ico (none).
+@pytest.mark.page_errors(failed_load(404, "/favicon.ico"))
 def test_a_seat_saved_under_the_former_keys_is_moved_and_still_held(
         browser: Browser, web: ServerProcess) -> None:
     tid, seat = bot_table(web, "einauge", bots=1, kind="random", name="Old Anna")
