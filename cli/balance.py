@@ -278,10 +278,12 @@ def _maxconn() -> int:
 
 def _serve(port: int, redis_url: str, trust: str) -> subprocess.Popen[bytes]:
     """One ``cardtable serve`` on loopback, trusting ``X-Forwarded-For`` from ``trust``
-    (``process_trust``) only."""
+    (``process_trust``) only. The Redis URL goes in its environment, not on its command
+    line, where ``ps`` would show a password in it to every user of the machine."""
     proc = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--host", "127.0.0.1",
-                             "--port", str(port), "--redis-url", redis_url],
-                            env={**os.environ, "CARDTABLE_TRUSTED_PROXIES": trust})
+                             "--port", str(port)],
+                            env={**os.environ, "REDIS_URL": redis_url,
+                                 "CARDTABLE_TRUSTED_PROXIES": trust})
     print(f"cardtable balance: serve {port} pid {proc.pid}", file=sys.stderr, flush=True)
     return proc
 

@@ -146,6 +146,7 @@ class Balanced:
 
     def __init__(self, redis_url: str, log: Path, processes: int = PROCESSES,
                  env: dict[str, str] | None = None) -> None:
+        self.redis_url = redis_url
         self.port = free_port()
         self.processes = processes
         self.first = free_run(processes)
@@ -380,6 +381,16 @@ async def test_failed_logins_lock_out_only_their_own_address(limited: Balanced) 
     await other.log_in(name)
     for m in (owner, guesser, other):
         await m.close()
+
+
+def test_no_process_has_the_redis_url_on_its_command_line(limited: Balanced) -> None:
+    pids = limited.pids()
+    assert len(pids) == 2, pids
+    for pid in pids.values():
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert b"serve" in argv and limited.redis_url.encode() not in b" ".join(argv), argv
+        assert b"REDIS_URL=" + limited.redis_url.encode() in environ  # where it is instead
 
 
 @pytest.mark.timeout(120)
