@@ -8,7 +8,7 @@
     .venv/bin/python -m bench.bot_loop_lag --nice -10       # shielded from other work
     .venv/bin/python -m bench.bot_loop_lag --json /tmp/lag.json
 
-Starts a private Redis and ``cardtable serve`` (``bench.load.SpawnedService``, not pinned to
+Starts a private Redis and ``cardtable serve`` (``bench.load.spawn.SpawnedService``, not pinned to
 a core, so the search workers may use every core), creates ``--tables`` tables whose
 ``--players`` seats all hold ``--kind`` bots (``mcts`` at ``--level``, 3 by default: about
 150 iterations, 100-400 ms a move), starts them with one spectator socket each (so every
@@ -54,15 +54,9 @@ if __name__ == "__main__":  # run as a file: make `bench` importable
 import httpx
 from websockets.asyncio.client import connect
 
-from bench.load import (
-    SpawnedService,
-    exit_on_sigterm,
-    machine,
-    pack,
-    prioritized,
-    unpack,
-    ws_url,
-)
+from bench.load.frames import pack, unpack, ws_url
+from bench.load.host import exit_on_sigterm, machine, prioritized
+from bench.load.spawn import SpawnedService
 
 LAG = "cardtable_event_loop_lag_seconds"
 BUSY = "cardtable_event_loop_busy_seconds"

@@ -43,21 +43,12 @@ import redis
 import uvloop
 from websockets.asyncio.client import connect
 
-from bench.load import (
-    LoadConfig,
-    SpawnedService,
-    Stats,
-    TableRun,
-    exit_on_sigterm,
-    machine,
-    pack,
-    pin_self,
-    prioritized,
-    raise_nofile,
-    summarize_ns,
-    unpack,
-    ws_url,
-)
+from bench.load.config import LoadConfig
+from bench.load.frames import pack, unpack, ws_url
+from bench.load.host import exit_on_sigterm, machine, pin_self, prioritized, raise_nofile
+from bench.load.spawn import SpawnedService
+from bench.load.table import TableRun
+from bench.load.tracking import Stats, summarize_ns
 from engine import get_game
 from engine.chain import genesis, link
 from server.store import streams as store

@@ -39,19 +39,11 @@ import psutil
 import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench.load import (
-    SpawnedService,
-    exit_on_sigterm,
-    find_server_pid,
-    machine,
-    pack,
-    pin_self,
-    prioritized,
-    raise_nofile,
-    summarize_ns,
-    unpack,
-    ws_url,
-)
+from bench.load.frames import pack, unpack, ws_url
+from bench.load.host import exit_on_sigterm, machine, pin_self, prioritized, raise_nofile
+from bench.load.probe import find_server_pid
+from bench.load.spawn import SpawnedService
+from bench.load.tracking import summarize_ns
 
 
 class Spectator:

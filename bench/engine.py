@@ -1,12 +1,19 @@
 """Engine benchmark: complete random games, actions and replayed events per second, one core.
 
-Run from the repository root: ``.venv/bin/python -m bench.engine [--games N] [--json FILE]``
-(see bench/README.md). For each player count 2-5 it plays ``--games`` complete games:
-setup by ``Einauge.start`` (the SHA-256 shuffle of CONTRACT section 2), then every seat
-picks uniformly among its legal actions (``engine.selfplay.random_playout``, the same
-choice a ``RandomBot`` makes) until final scoring. It then replays the stored event logs
-of those games in memory: the fold of ``evolve`` over the event objects, and the same fold
-from the wire dicts (``EVENTS.decode`` + ``evolve``, what a cold server start does).
+Run from the repository root: ``.venv/bin/python -m bench.engine [--game NAME] [--games N]
+[--players N ...] [--json FILE] [--profile]`` (see bench/README.md). ``--game`` is a game of
+the registry (``engine.GAMES``: einauge, keltis, loot-island; default the first, einauge).
+For each player count from the game's ``min_players`` to its ``max_players`` (or those of
+``--players``) it plays ``--games`` complete games: setup by the game's ``start`` (the
+SHA-256 shuffles of its CONTRACT section 2), then every seat picks uniformly among its legal
+actions (``engine.selfplay.random_playout``, the same choice a ``RandomBot`` makes) until
+final scoring. It then replays the stored event logs of those games in memory: the fold of
+``evolve`` over the event objects, and the same fold from the wire dicts (``EVENTS.decode``
++ ``evolve``, what a cold server start does).
+
+Per game (``SPECS``): Einauge's figures are checked against the goals of issue 2; Keltis's
+also time ``observation`` + ``sample`` (a bot's determinization) and the per-viewer
+``project`` and ``view`` a server computes for each event.
 
 Timing: the CPU time of this process (``time.process_time``), best of ``--repeat`` runs, so
 that other load on the machine disturbs the figures as little as possible; wall-clock
@@ -26,17 +33,22 @@ import pstats
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: import the project, not this file
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from engine import GAMES, Game
 from engine.einauge.events import EVENTS
 from engine.einauge.evolve import evolve
 from engine.einauge.game import EINAUGE
 from engine.einauge.state import State
+from engine.keltis import KELTIS
+from engine.keltis.evolve import evolve as keltis_evolve
+from engine.keltis.state import State as KeltisState
 from engine.selfplay import random_playout
 
 GOALS = {"games_per_s_4p": 5000, "games_per_s_4p_stretch": 10000, "replay_events_per_s": 1_000_000}
@@ -165,13 +177,126 @@ def replay_figures(logs: list[list[Any]], repeat: int, new_state: Callable[[], A
             "wire_events_per_s": events / wcpu, "wire_events_per_s_wall": events / wwall}
 
 
-def run(games: int, repeat: int, players: list[int]) -> dict[str, Any]:
-    """All figures as a dict (the ``--json`` layout)."""
-    out: dict[str, Any] = {"machine": machine(), "games_per_count": games, "repeat": repeat,
-                           "timing": "CPU time of one process, best of repeat", "games": {},
-                           "goals": GOALS}
-    out["games"], all_logs = game_figures(EINAUGE, players, games, repeat)
-    out["replay"] = replay_figures(all_logs, repeat)
+# --------------------------------------------------------------------------- per game
+
+
+def einauge_lines(r: dict[str, Any]) -> list[str]:
+    """Einauge's figures against the goals of issue 2."""
+    lines = []
+    rp = r["replay"]
+    if "4" in r["games"]:
+        g4 = r["games"]["4"]["games_per_s"]
+        lines.append(f"goal 4-player games/s >= {GOALS['games_per_s_4p']:,}: "
+                     f"{'met' if g4 >= GOALS['games_per_s_4p'] else 'MISSED'} ({g4:,.0f})")
+    ok = rp["events_per_s"] >= GOALS["replay_events_per_s"]
+    lines.append(f"goal replay events/s >= {GOALS['replay_events_per_s']:,}: "
+                 f"{'met' if ok else 'MISSED'} ({rp['events_per_s']:,.0f})")
+    return lines
+
+
+def samples(logs: list[list[Any]], per_game: int = 20) -> int:
+    """Keltis: ``observation`` + ``sample`` at ``per_game`` points of each game; returns
+    the count."""
+    rng = random.Random(0)
+    count = 0
+    for events in logs:
+        state = KeltisState()
+        marks = set(range(0, len(events), max(1, len(events) // per_game)))
+        for i, e in enumerate(events):
+            keltis_evolve(state, e)
+            if i in marks and state.step in ("play", "draw", "final"):
+                KELTIS.sample(KELTIS.observation(state, state.current_seat), rng)
+                count += 1
+    return count
+
+
+def server_work(logs: list[list[Any]]) -> int:
+    """Keltis: per event, what a server computes for every seat and one spectator: the
+    projection and the client view. Returns the number of (event, viewer) pairs."""
+    count = 0
+    for events in logs:
+        n = len(events[0].players)
+        viewers = [None, *range(n)]
+        state = KeltisState()
+        for e in events:
+            keltis_evolve(state, e)
+            for v in viewers:
+                KELTIS.project(e, v)
+                KELTIS.view(state, v)
+            count += len(viewers)
+    return count
+
+
+def keltis_figures(logs: list[list[Any]], repeat: int) -> dict[str, Any]:
+    """Keltis's ``bots`` and ``server`` figures (their parts of the ``--json`` layout)."""
+    scpu, _, n_samples = _best(lambda: samples(logs), repeat)
+    few = logs[: max(1, len(logs) // 10)]
+    vcpu, _, pairs = _best(lambda: server_work(few), repeat)
+    return {"bots": {"samples": n_samples, "observe_and_sample_us": scpu / n_samples * 1e6},
+            "server": {"pairs": pairs, "project_and_view_us": vcpu / pairs * 1e6}}
+
+
+def keltis_lines(r: dict[str, Any]) -> list[str]:
+    """The lines of Keltis's ``bots`` and ``server`` figures."""
+    b, s = r["bots"], r["server"]
+    return [f"observation + sample: {b['observe_and_sample_us']:.0f} us "
+            f"({b['samples']:,} samples)",
+            f"project + client view per (event, viewer): "
+            f"{s['project_and_view_us']:.1f} us ({s['pairs']:,} pairs)"]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a game's benchmark adds to the common figures, and its defaults."""
+
+    title: str
+    """The game's name in the report's first line."""
+    games: int = 1000
+    """Games per player count unless ``--games`` says otherwise."""
+    profile_players: int = 4
+    """Players of the games ``--profile`` profiles."""
+    profile_games: Callable[[int], int] = field(default=lambda games: min(games, 500))
+    """How many games ``--profile`` profiles, from ``--games``."""
+    profile_lines: int = 18
+    goals: dict[str, Any] | None = None
+    """Goals written to the JSON (``goals``)."""
+    extra_figures: Callable[[list[list[Any]], int], dict[str, Any]] | None = None
+    """More figures from every event log played and ``--repeat``, merged into the result."""
+    extra_lines: Callable[[dict[str, Any]], list[str]] | None = None
+    """More report lines from the result."""
+
+
+SPECS: dict[str, Spec] = {
+    "einauge": Spec("Einauge", goals=GOALS, extra_lines=einauge_lines),
+    "keltis": Spec("Keltis", profile_players=3, profile_games=lambda games: min(games, 300),
+                   extra_figures=keltis_figures, extra_lines=keltis_lines),
+    "loot-island": Spec("Loot Island", games=50,
+                        profile_games=lambda games: max(1, games // 2), profile_lines=15),
+}
+"""Per game of the registry; a game without an entry gets the common figures only."""
+
+
+def spec_of(game: Game) -> Spec:
+    """The game's ``Spec`` (the default one, titled with the game's title, when none)."""
+    return SPECS.get(game.name) or Spec(game.title)
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run(games: int, repeat: int, players: list[int], game: Game = EINAUGE) -> dict[str, Any]:
+    """All figures of ``game`` as a dict (the ``--json`` layout)."""
+    spec = spec_of(game)
+    out: dict[str, Any] = {"game": game.name, "machine": machine(), "games_per_count": games,
+                           "repeat": repeat, "timing": "CPU time of one process, best of repeat",
+                           "games": {}}
+    if spec.goals is not None:
+        out["goals"] = spec.goals
+    out["games"], all_logs = game_figures(game, players, games, repeat)
+    new_state = getattr(game, "state_type", game.initial_state)
+    out["replay"] = replay_figures(all_logs, repeat, new_state, game.evolve, game.events)
+    if spec.extra_figures is not None:
+        out.update(spec.extra_figures(all_logs, repeat))
     return out
 
 
@@ -182,13 +307,14 @@ def table_head(title: str, r: dict[str, Any]) -> list[str]:
              f"CPU: {m['cpu']} ({m['cores']} cores), Python {m['python']} "
              f"({m['implementation']}), load at start {m['loadavg_at_start']}",
              f"{r['games_per_count']} games per player count, {r['timing']}", "",
-             "players  games/s  (wall)  actions/s  events/s  actions/game  us/game  setup us",
+             "players  games/s  (wall)  actions/s  events/s  actions/game  events/game  "
+             "us/game  setup us",
              ]
     for n, g in r["games"].items():
         lines.append(f"{n:>7}  {g['games_per_s']:>7,.0f}  {g['games_per_s_wall']:>6,.0f}  "
                      f"{g['actions_per_s']:>9,.0f}  {g['events_per_s']:>8,.0f}  "
-                     f"{g['actions_per_game']:>12.1f}  {g['us_per_game']:>7.0f}  "
-                     f"{g['setup_us_per_game']:>8.0f}")
+                     f"{g['actions_per_game']:>12.1f}  {g['events_per_game']:>11.1f}  "
+                     f"{g['us_per_game']:>7.0f}  {g['setup_us_per_game']:>8.0f}")
     rp = r["replay"]
     lines += ["", f"replay in memory ({rp['games']} games, {rp['events']:,} events): "
               f"{rp['events_per_s']:,.0f} events/s (wall {rp['events_per_s_wall']:,.0f}); "
@@ -196,10 +322,24 @@ def table_head(title: str, r: dict[str, Any]) -> list[str]:
     return lines
 
 
-def player_counts(p: argparse.ArgumentParser, text: str, allowed: range) -> list[int]:
-    """The comma-separated ``--players`` counts; ``p.error`` unless all are in ``allowed``."""
+def table(r: dict[str, Any], game: Game = EINAUGE) -> str:
+    """The figures of ``game`` as a plain-text table."""
+    spec = spec_of(game)
+    lines = table_head(spec.title, r)
+    if spec.extra_lines is not None:
+        lines += spec.extra_lines(r)
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def player_counts(p: argparse.ArgumentParser, texts: Sequence[str], allowed: range
+                  ) -> list[int]:
+    """The ``--players`` counts (``2,3,4`` or ``2 3 4``); ``p.error`` unless all are in
+    ``allowed``."""
     try:
-        players = [int(x) for x in text.split(",")]
+        players = [int(x) for text in texts for x in text.split(",") if x]
     except ValueError:
         players = []
     if not players or not set(players) <= set(allowed):
@@ -207,38 +347,36 @@ def player_counts(p: argparse.ArgumentParser, text: str, allowed: range) -> list
     return players
 
 
-def table(r: dict[str, Any]) -> str:
-    """The figures as a plain-text table."""
-    lines = table_head("Einauge", r)
-    rp = r["replay"]
-    if "4" in r["games"]:
-        g4 = r["games"]["4"]["games_per_s"]
-        lines.append(f"goal 4-player games/s >= {GOALS['games_per_s_4p']:,}: "
-                     f"{'met' if g4 >= GOALS['games_per_s_4p'] else 'MISSED'} ({g4:,.0f})")
-    ok = rp["events_per_s"] >= GOALS["replay_events_per_s"]
-    lines.append(f"goal replay events/s >= {GOALS['replay_events_per_s']:,}: "
-                 f"{'met' if ok else 'MISSED'} ({rp['events_per_s']:,.0f})")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command line: print the table; ``--json FILE`` also writes the figures."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--games", type=int, default=1000, help="games per player count (1000)")
+    p.add_argument("--game", choices=list(GAMES), default=next(iter(GAMES)),
+                   help=f"the game (default {next(iter(GAMES))})")
+    p.add_argument("--games", type=int,
+                   help="games per player count (default 1000; loot-island 50)")
     p.add_argument("--repeat", type=int, default=3, help="runs per figure, best kept (3)")
-    p.add_argument("--players", default="2,3,4,5", help="player counts (2,3,4,5)")
+    p.add_argument("--players", nargs="+", metavar="N",
+                   help="player counts, as 2,3,4 or 2 3 4 (default: the game's "
+                        "min_players to max_players)")
     p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     p.add_argument("--profile", action="store_true",
-                   help="also print a cProfile of 4-player games (where the time goes)")
+                   help="also print a cProfile of the game's profiled player count "
+                        "(4; keltis 3): where the time goes")
     args = p.parse_args(argv)
-    if args.games < 1 or args.repeat < 1:
+    game = GAMES[args.game]
+    spec = spec_of(game)
+    games = spec.games if args.games is None else args.games
+    if games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
-    players = player_counts(p, args.players, range(2, 6))
-    result = run(args.games, args.repeat, players)
-    print(table(result))
+    allowed = range(game.min_players, game.max_players + 1)
+    players = list(allowed) if args.players is None else player_counts(p, args.players, allowed)
+    result = run(games, args.repeat, players, game)
+    print(table(result, game))
     if args.profile:
-        result["profile_4p"] = profile_top(4, min(args.games, 500))
-        print("\n" + result["profile_4p"])
+        n = spec.profile_players
+        key = f"profile_{n}p"
+        result[key] = profile_top(n, spec.profile_games(games), spec.profile_lines, game)
+        print("\n" + result[key])
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -27,7 +27,8 @@ if __package__ in (None, ""):
 
 from playwright.sync_api import sync_playwright
 
-from bench.load import REPO, SpawnedService, machine
+from bench.load.host import machine
+from bench.load.spawn import REPO, SpawnedService
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]

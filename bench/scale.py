@@ -1,4 +1,4 @@
-"""Horizontal scale on a Redis Cluster: bench/load.py through HAProxy against 1, 2 and 3
+"""Horizontal scale on a Redis Cluster: bench/load/ through HAProxy against 1, 2 and 3
 server processes (``cardtable balance``), on a private 3+3 cluster (tests/cluster.py), with
 ``CARDTABLE_REDIS_WAIT=1`` as a deployment with replicas runs.
 
@@ -33,7 +33,9 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.load import BENCH_ENV, LoadConfig, free_ports, run_load
+from bench.load.config import LoadConfig
+from bench.load.run import run_load
+from bench.load.spawn import BENCH_ENV, free_ports
 from server.store.client import connect_sync
 from tests.cluster import LocalCluster
 

@@ -2,11 +2,12 @@
 
 - ``engine/`` imports nothing of the server, the CLI, the benchmarks or the tests; the
   server nothing of the CLI, the benchmarks or the tests;
-- no import cycle among the server's modules or the engine's, and no import inside a
-  function of the server that could have been at the top (type-only imports under
-  ``TYPE_CHECKING`` are not imports at run time);
+- no import cycle among the server's modules, the engine's or the benchmarks', and no
+  import inside a function of the server that could have been at the top (type-only
+  imports under ``TYPE_CHECKING`` are not imports at run time);
 - ``server/`` keeps at most a dozen modules at its top, the rest in one subpackage per
-  concept, and no module of the server or the engine is longer than 600 lines.
+  concept, and no module of the server, the engine or the benchmarks is longer than 600
+  lines.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def test_the_server_imports_at_the_top_of_its_modules() -> None:
     assert local == []
 
 
-@pytest.mark.parametrize("package", ["server", "engine"])
+@pytest.mark.parametrize("package", ["server", "engine", "bench"])
 def test_no_import_cycle_among_the_modules(package: str) -> None:
     # (The engine still imports inside two functions where a module-level import would
     # close a cycle: engine/bots/registry.py and engine/loot_island/observation.py.)
@@ -118,7 +119,7 @@ def test_the_server_is_grouped_by_concept() -> None:
     assert packages == ["accounts", "bots", "fanout", "http", "play", "store", "table", "ws"]
 
 
-@pytest.mark.parametrize("package", ["server", "engine"])
+@pytest.mark.parametrize("package", ["server", "engine", "bench"])
 def test_every_module_reads_in_one_sitting(package: str) -> None:
     long = {module_name(p): n for p in sources(package)
             if (n := len(p.read_text().splitlines())) > MAX_LINES}

@@ -1,5 +1,5 @@
 // Load generator for the peers of issue 18 (boardgame.io, Colyseus), driving them the way
-// bench/load.py drives Einauge: every table is created through the system's own lobby or
+// bench/load/ drives Einauge: every table is created through the system's own lobby or
 // matchmaker, 4 players and --spectators spectators connect with the system's own client
 // library, the seat to move picks a random face-up card (at once with --rate 0, else
 // --rate moves/s per table, each interval jittered by ±50%), and a finished game is

@@ -18,7 +18,7 @@ A B C again for every further round):
 - ``idle``: ``--connections`` idle spectator sockets on one table: server RSS growth per
   connection (after ``--idle-warmup`` uncounted ones).
 
-This service runs through bench/load.py (``SpawnedService``: its own Redis on core 1 with
+This service runs through bench/load/ (``SpawnedService``: its own Redis on core 1 with
 the generator; ``run_load``) and bench/connections.py (``run_connections``). The peers run
 bench/peers/bgio_server.cjs and colyseus_server.cjs (in memory, one Node process each)
 driven by bench/peers/load.cjs; their npm packages are installed here by ``npm ci`` from
@@ -47,16 +47,10 @@ if __name__ == "__main__":  # run as a file: make `bench` importable
 import uvloop
 
 from bench.connections import run_connections
-from bench.load import (
-    LoadConfig,
-    SpawnedService,
-    free_port,
-    machine,
-    pin_self,
-    raise_nofile,
-    run_load,
-    wait_port,
-)
+from bench.load.config import LoadConfig
+from bench.load.host import machine, pin_self, raise_nofile
+from bench.load.run import run_load
+from bench.load.spawn import SpawnedService, free_port, wait_port
 
 HERE = Path(__file__).resolve().parent
 SYSTEMS = ("einauge", "bgio", "colyseus")
@@ -166,7 +160,7 @@ def run_peer(system: str, scenario: str, sizes: Sizes) -> dict[str, Any]:
 
 
 def run_einauge(scenario: str, sizes: Sizes) -> dict[str, Any]:
-    """One scenario against a fresh ``cardtable serve`` (and Redis) through bench/load.py or
+    """One scenario against a fresh ``cardtable serve`` (and Redis) through bench/load/ or
     bench/connections.py; the result of ``run_load`` / ``run_connections``."""
     with SpawnedService(server_core=SERVER_CORE, redis_core=GENERATOR_CORE) as service:
         if scenario == "idle":

@@ -8,18 +8,10 @@ from array import array
 
 import pytest
 
-from bench.load import (
-    DeliveryClock,
-    LoadConfig,
-    SeqTracker,
-    Stats,
-    commandstats_delta,
-    format_report,
-    parse_monitor_line,
-    percentile,
-    redis_figures,
-    summarize_ns,
-)
+from bench.load.config import LoadConfig
+from bench.load.redis_monitor import commandstats_delta, parse_monitor_line, redis_figures
+from bench.load.run import format_report
+from bench.load.tracking import DeliveryClock, SeqTracker, Stats, percentile, summarize_ns
 
 
 def test_percentile_nearest_rank() -> None:

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench.load import LoadConfig, run_load
+from bench.load.config import LoadConfig
+from bench.load.run import run_load
 from server.config import Settings
 from tests.cluster import LocalCluster
 from tests.conftest import RedisProcess, ServerProcess
