@@ -223,6 +223,13 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        policies = await svc.store.eviction_policies()
+        if policies != {"noeviction"}:
+            # Any other policy deletes keys under memory pressure: running games, accounts.
+            raise RuntimeError(
+                f"Redis's maxmemory-policy is {', '.join(sorted(policies))}: under memory "
+                "pressure it would delete games and accounts; set maxmemory-policy "
+                "noeviction (docs/operations.md, \"Redis\")")
         await svc.tables.start()
         svc.attendance.start()
         svc.deadlines.start()

@@ -170,6 +170,13 @@ class Store:
         return bool(await self.redis.ping())
 
     @bounded
+    async def eviction_policies(self) -> set[str]:
+        """The ``maxmemory-policy`` of the Redis, or of every node of a cluster."""
+        info = await self.redis.info("memory")
+        nodes = [info] if "maxmemory_policy" in info else list(info.values())
+        return {str(node["maxmemory_policy"]) for node in nodes}
+
+    @bounded
     async def create(self, table_id: str, fields: dict[str, str], ttl: int) -> None:
         """Store a new table's meta expiring after ``ttl`` s (one script: a meta never
         exists without its expiry). The caller lists it (``lobby.put``)."""

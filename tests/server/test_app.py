@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
+import redis
+
 from server.app import create_app
 from server.config import Settings
 
@@ -64,3 +67,21 @@ def test_healthz_reports_an_unreachable_redis(redis_url):
         app.state.svc.store.redis.connection_pool.reset()
         r = client.get("/healthz")
         assert r.status_code == 503 and r.json() == {"ok": False, "redis": "unavailable"}
+
+
+def test_the_service_refuses_a_redis_that_may_evict_keys(own_redis, tmp_path):
+    """Redis deleting keys under memory pressure would delete games and accounts: the
+    service does not start on one whose maxmemory-policy is not noeviction."""
+    r = redis.Redis.from_url(own_redis.url)
+    try:
+        r.config_set("maxmemory-policy", "allkeys-lru")
+        app = create_app(Settings(redis_url=own_redis.url, seed_keys=str(tmp_path / "k")))
+        refused = r"maxmemory-policy is allkeys-lru: .* set maxmemory-policy noeviction"
+        with pytest.raises(RuntimeError, match=refused), TestClient(app):
+            pass
+        r.config_set("maxmemory-policy", "noeviction")  # the control: the same app starts
+        app = create_app(Settings(redis_url=own_redis.url, seed_keys=str(tmp_path / "k")))
+        with TestClient(app) as client:
+            assert client.get("/healthz").json() == {"ok": True, "redis": "ok"}
+    finally:
+        r.close()
