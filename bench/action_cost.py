@@ -271,7 +271,8 @@ def _run_callgrind(args: argparse.Namespace) -> dict[str, Any]:
                    stderr=subprocess.DEVNULL)
     result = json.loads(report.read_text())
     text = out.read_text(errors="replace")
-    found = re.search(r"^(?:summary|totals):\s+(\d+)", text, re.M)
+    # ``totals``: the costs collected (only while the instrumentation was on).
+    found = re.search(r"^totals:\s+(\d+)", text, re.M)
     instructions = int(found.group(1)) if found else 0
     accepted = result["callgrind"]["accepted"]
     result["callgrind"]["instructions_per_action"] = round(instructions / max(accepted, 1))
