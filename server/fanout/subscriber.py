@@ -52,8 +52,11 @@ class Subscriber:
     caller resyncs its tables). ``client``: ``redis.asyncio.Redis`` or ``RedisCluster``."""
 
     def __init__(self, client: aioredis.Redis | RedisCluster, handler: Handler,
-                 on_reconnect: Callable[[], Awaitable[None]]) -> None:
+                 on_reconnect: Callable[[], Awaitable[None]], own_echo: bytes = b"") -> None:
         self.client = client
+        self.own_echo = own_echo
+        """Messages holding these bytes right after their map header are this process's own
+        appends (``Store.own_echo``): dropped unread."""
         self.cluster = isinstance(client, RedisCluster)
         self.handler = handler
         self.on_reconnect = on_reconnect
@@ -128,8 +131,11 @@ class Subscriber:
                     self._asked[ch] = self._asked.get(ch, 0) + 1
 
     def _deliver(self, msg: dict[str, Any]) -> None:
+        raw = msg["data"]
+        if self.own_echo and raw.startswith(self.own_echo, 1):
+            return
         try:
-            data = store.unpack(msg["data"])
+            data = store.unpack(raw)
             self.handler(data["table"], data)
         except Exception:
             log.exception("bad published message")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -147,6 +148,13 @@ class Store:
         self.cluster = isinstance(client, RedisCluster)
         self.wait_replicas = wait_replicas
         self.wait_ms = wait_ms
+        self.origin = secrets.token_hex(8)
+        """This store's name in the appends it publishes (``own_echo``)."""
+        self.own_echo = pack({"by": self.origin})[1:]
+        """What a published append of this store holds after its map header: the
+        subscriber of the same process drops those unread (``Subscriber``), since the
+        appender applies its own entries (and syncs when it does not know whether they
+        were stored). Appends that change the meta are not marked: their notice matters."""
         # node name ('' on one Redis) -> (replicas connected, until when that is believed)
         self._degraded: dict[str, tuple[int, float]] = {}
         self._append = client.register_script(APPEND_LUA)
@@ -332,16 +340,18 @@ class Store:
         ``prev`` (hex): the chain head the entries were built on; the append is ``stale``
         unless the stored head is still that one too (so a process whose cache holds
         another stream with the same seq, after Redis lost writes, never appends to it).
-        Publishes ``{"table", "from", "prev", "entries", "meta"}`` on the table channel
-        when stored. With ``wait_replicas``, the script and a ``WAIT`` go in one pipeline
-        on one connection, and the entries are published only once replicated (a second
-        round trip), so no process shows an event a failover could still lose. Raises
+        Publishes ``{"by"?, "table", "from", "prev", "entries", "meta"}`` on the table
+        channel when stored (``by``: ``origin``, when the meta is not changed). With
+        ``wait_replicas``, the script and a ``WAIT`` go in one pipeline on one connection,
+        and the entries are published only once replicated (a second round trip), so no
+        process shows an event a failover could still lose. Raises
         ``redis.RedisError`` when Redis fails and ``NotReplicated`` when too few replicas
         confirmed (either way nothing is acknowledged; a retry with the same ``act_key``
         is safe).
         """
-        payload = pack({"table": table_id, "from": expected_seq + 1, "prev": prev,
-                        "entries": entries, "meta": meta_changed})
+        body = {"table": table_id, "from": expected_seq + 1, "prev": prev, "entries": entries,
+                "meta": meta_changed}
+        payload = pack(body if meta_changed else {"by": self.origin, **body})
         waiting = self.wait_replicas > 0
         args: list[Any] = [expected_seq, expected_version, act_key, head,
                            b"" if waiting else payload, len(entries), prev]

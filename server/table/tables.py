@@ -63,7 +63,7 @@ class Tables:
         self.ending = Ending(self)
         self.bots = BotSeats(self)
         self.subscriber = Subscriber(store.redis, self.streams.published,
-                                     self.streams.resync_all)
+                                     self.streams.resync_all, store.own_echo)
 
     # ---- ``TableEvents`` of every live table (server/table/live.py) ----------------------
 

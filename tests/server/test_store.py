@@ -57,8 +57,11 @@ async def test_append_checks_seq_and_action_id_and_publishes(store):
     assert (ok.status, ok.seq) == ("ok", 3)
     msg = await next_published(pubsub)
     published = st.unpack(msg["data"])
-    assert published == {"table": meta.id, "from": 1, "prev": meta.head, "entries": entries,
-                         "meta": False}
+    assert published == {"by": store.origin, "table": meta.id, "from": 1, "prev": meta.head,
+                         "entries": entries, "meta": False}
+    # Marked as this store's: its own subscriber drops it unread (the bytes after the map
+    # header), another process's reads it.
+    assert msg["data"].startswith(store.own_echo, 1)
     assert await store.load_entries(meta.id) == entries
     assert await store.load_entries(meta.id, 2) == entries[2:]
     fields = await store.load_meta(meta.id)
@@ -264,3 +267,41 @@ async def test_wait_acknowledges_only_what_a_replica_holds(redis_url, redis_mode
     finally:
         await pubsub.aclose()
         await s.close()
+
+
+async def test_the_subscriber_skips_its_own_appends_only(store, redis_url):
+    """A process applies its own appends itself: their echo on the channel is dropped
+    unread. Another store's appends, and an append that changes the meta (its notice
+    makes the table sync), are delivered."""
+    from server.fanout.subscriber import Subscriber
+
+    other = Store.from_url(redis_url)
+    meta = new_meta()
+    await store.create(meta.id, meta.to_fields(), ttl=60)
+    got: list[dict] = []
+
+    async def nothing() -> None:
+        pass
+
+    sub = Subscriber(store.redis, lambda _t, msg: got.append(msg), nothing, store.own_echo)
+    await sub.start()
+    try:
+        await sub.follow(meta.id)
+        entries = [{"e": {"type": "x", "n": i}, "h": f"{i:064x}"} for i in range(4)]
+        assert (await store.append(meta.id, 0, entries[:1], "1" * 64, "0:a",
+                                   prev=meta.head)).status == "ok"
+        assert (await other.append(meta.id, 1, entries[1:2], "2" * 64, "0:b",
+                                   prev="1" * 64)).status == "ok"
+        assert (await store.append(meta.id, 2, entries[2:3], "3" * 64, "0:c", prev="2" * 64,
+                                   meta_changed=True)).status == "ok"
+        assert (await store.append(meta.id, 3, entries[3:], "4" * 64, "0:d",
+                                   prev="3" * 64)).status == "ok"
+        deadline = time.monotonic() + 5
+        while len(got) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        assert [(m["from"], m.get("by"), m["meta"]) for m in got] == [
+            (2, other.origin, False), (3, None, True)]
+    finally:
+        await sub.stop()
+        await other.close()
