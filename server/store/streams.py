@@ -24,6 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import metrics
 from server.store import client as redis_client
+from server.store.lane import Lane
 from server.store.lobby_index import LobbyIndex
 from server.store.scripts import (
     APPEND_LUA,
@@ -142,8 +143,11 @@ class Store:
     ``NotReplicated``. ``lobby``: the lobby lists (server/store/lobby_index.py)."""
 
     def __init__(self, client: redis_client.Client, timeout: float = CALL_TIMEOUT,
-                 wait_replicas: int = 0, wait_ms: int = 1000) -> None:
+                 wait_replicas: int = 0, wait_ms: int = 1000, lane: Lane | None = None) -> None:
         self.redis = client
+        self.lane = lane
+        """One held connection for the appends (server/store/lane.py), on one Redis
+        without ``wait_replicas``; ``None``: they take the pooled client."""
         self.timeout = timeout
         self.cluster = isinstance(client, RedisCluster)
         self.wait_replicas = wait_replicas
@@ -176,11 +180,15 @@ class Store:
         """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``; a cluster node
         is detected: server/store/client.py) whose calls each fail within ``timeout``
         seconds (``bounded``)."""
-        return cls(redis_client.connect(url, timeout=timeout), timeout, wait_replicas,
-                   wait_ms)
+        client = redis_client.connect(url, timeout=timeout)
+        lane = (Lane(url, min(timeout, 2.0)) if Lane.supports(url) and wait_replicas <= 0
+                and not isinstance(client, RedisCluster) else None)
+        return cls(client, timeout, wait_replicas, wait_ms, lane)
 
     async def close(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool (and the appends' connection)."""
+        if self.lane is not None:
+            await self.lane.close()
         await self.redis.aclose()
 
     @bounded
@@ -361,6 +369,14 @@ class Store:
         keys = [meta_key(table_id), events_key(table_id), acts_key(table_id), channel(table_id)]
         if waiting:
             status, seq = await self._waited(self._append, keys, args)
+        elif self.lane is not None:
+            # One round trip on the held connection, bounded by this call's one timeout.
+            try:
+                status, seq = await self.lane.call("EVALSHA", self._append.sha, len(keys),
+                                                   *keys, *args)
+            except NoScriptError:  # a restarted Redis: EVAL caches the script again
+                status, seq = await self.lane.call("EVAL", APPEND_LUA, len(keys), *keys,
+                                                   *args)
         else:
             status, seq = await self._append(keys=keys, args=args)
         result = AppendResult(status.decode() if isinstance(status, bytes) else status,

@@ -1,0 +1,110 @@
+"""The appends' held Redis connection (server/store/lane.py) against a real Redis: replies
+in order for concurrent callers, errors as redis-py raises them, a caller that gives up
+leaves the connection in step, and a restarted Redis is reconnected to."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+import pytest
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+
+from server.store import streams as st
+from server.store.lane import Lane
+from server.store.streams import Store
+from tests.server.test_store import new_meta
+
+
+@pytest.fixture
+def single(redis_mode):
+    if redis_mode == "cluster":
+        pytest.skip("a lane is for one Redis; a cluster keeps the pooled client")
+
+
+async def test_concurrent_callers_each_get_their_own_reply(single, redis_url):
+    lane = Lane(redis_url)
+    key = f"lane:{secrets.token_hex(4)}"
+    try:
+        replies = await asyncio.gather(*(lane.call("ECHO", f"m{i}") for i in range(300)),
+                                       *(lane.call("INCR", key) for _ in range(50)))
+        assert replies[:300] == [f"m{i}".encode() for i in range(300)]
+        assert sorted(replies[300:]) == list(range(1, 51))
+    finally:
+        await lane.close()
+
+
+async def test_error_replies_are_redis_py_errors_and_the_lane_goes_on(single, redis_url):
+    lane = Lane(redis_url)
+    try:
+        with pytest.raises(NoScriptError):
+            await lane.call("EVALSHA", "0" * 40, 0)
+        with pytest.raises(ResponseError):
+            await lane.call("NOSUCHCOMMAND")
+        assert await lane.call("PING") == b"PONG"
+    finally:
+        await lane.close()
+
+
+async def test_a_caller_that_gives_up_leaves_the_connection_in_step(single, redis_url):
+    lane = Lane(redis_url)
+    key = f"lane:{secrets.token_hex(4)}"
+    try:
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.1):
+                await lane.call("BLPOP", key, 0.5)  # answered (nil) after 0.5 s
+        # Sent behind the abandoned one: each reply still reaches its own caller.
+        assert await lane.call("ECHO", "after") == b"after"
+        assert await lane.call("SET", key, "v") == b"OK"
+        assert await lane.call("GET", key) == b"v"
+    finally:
+        await lane.close()
+
+
+async def test_the_url_database_is_selected(single, redis_url):
+    base = redis_url.rsplit("/", 1)[0] if redis_url.count("/") > 2 else redis_url
+    url = f"{base}/3"
+    lane = Lane(url)
+    key = f"lane:{secrets.token_hex(4)}"
+    try:
+        assert await lane.call("SET", key, "in3") == b"OK"
+        assert redis.Redis.from_url(url).get(key) == b"in3"
+        assert redis.Redis.from_url(f"{base}/0").get(key) is None
+    finally:
+        await lane.close()
+
+
+async def test_a_restarted_redis_is_reconnected_to(single, own_redis):
+    url = own_redis.url
+    lane = Lane(url)
+    try:
+        assert await lane.call("PING") == b"PONG"
+        await asyncio.to_thread(own_redis.restart)
+        assert await lane.call("PING") == b"PONG"  # the lost connection, then a fresh one
+        await asyncio.to_thread(own_redis.stop)
+        with pytest.raises(RedisConnectionError):
+            await lane.call("PING")
+    finally:
+        await lane.close()
+
+
+async def test_the_store_appends_on_its_lane_and_reloads_a_flushed_script(single, redis_url):
+    store = Store.from_url(redis_url)
+    assert store.lane is not None
+    meta = new_meta()
+    try:
+        await store.create(meta.id, meta.to_fields(), ttl=60)
+        entries = [{"e": {"type": "x", "n": i}, "h": f"{i:064x}"} for i in range(2)]
+        ok = await store.append(meta.id, 0, entries[:1], "1" * 64, "0:a", prev=meta.head)
+        assert (ok.status, ok.seq) == ("ok", 1)
+        await store.redis.script_flush()  # as after a restart without the script cache
+        ok = await store.append(meta.id, 1, entries[1:], "2" * 64, "0:b", prev="1" * 64)
+        assert (ok.status, ok.seq) == ("ok", 2)
+        dup = await store.append(meta.id, 2, entries[1:], "3" * 64, "0:b", prev="2" * 64)
+        assert (dup.status, dup.seq) == ("dup", 2)
+        assert await store.load_entries(meta.id) == entries
+        assert st.unpack(await store.redis.lindex(st.events_key(meta.id), 1)) == entries[1]
+    finally:
+        await store.close()
