@@ -71,7 +71,8 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
     from bench.load import LoadConfig, Stats, TableRun
     from engine import get_game
 
-    cfg = LoadConfig(url=url, tables=tables, players=4, spectators=spectators, rate=0)
+    cfg = LoadConfig(url=url, tables=tables, players=4, spectators=spectators, rate=0,
+                     ack_timeout=120)
     stats = Stats()
     rng = random.Random(seed)
     loop = asyncio.get_running_loop()
@@ -266,7 +267,9 @@ def _run_callgrind(args: argparse.Namespace) -> dict[str, Any]:
            "--tables", str(args.tables), "--actions", str(args.actions),
            "--seed", str(args.seed), "--spectators", str(args.spectators),
            "--json", str(report)]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    # Some 50 times slower under valgrind: no Redis call or ack may time out meanwhile.
+    env = {**os.environ, "PYTHONHASHSEED": "0", "EINAUGE_REDIS_TIMEOUT": "120",
+           "EINAUGE_HELLO_TIMEOUT": "120"}
     subprocess.run([*_pin(args.server_core), *cmd], check=True, cwd=ROOT, env=env,
                    stderr=subprocess.DEVNULL)
     result = json.loads(report.read_text())
