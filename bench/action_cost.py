@@ -109,7 +109,8 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
                     await run.finish(1.0)
                 runs = [TableRun(cfg, stats, http, random.Random(rng.random()))
                         for _ in range(tables)]
-                await asyncio.gather(*(r.setup() for r in runs))
+                for r in runs:  # one after the other: each table gets its seeded game
+                    await r.setup()
                 # Every seat to move has its prompt before the play is measured.
                 await asyncio.sleep(0.5)
                 print("ready", flush=True)
@@ -140,6 +141,7 @@ async def _serve(args: argparse.Namespace) -> dict[str, Any]:
     from server.logging import configure
     from server.store.embedded import EmbeddedRedis, free_port
 
+    _seeded_games(args.seed)
     tmp = Path(tempfile.mkdtemp(prefix="einauge-cost-"))
     redis = EmbeddedRedis(tmp / "redis", port=free_port())
     redis_url = redis.start()
@@ -247,6 +249,31 @@ def _areas(raw: dict[Any, Any], accepted: int) -> dict[str, float]:
         out[area] = out.get(area, 0) + v[1]
     ranked = sorted(out.items(), key=lambda kv: -kv[1])
     return {k: round(v / max(accepted, 1), 1) for k, v in ranked}
+
+
+def _seeded_games(seed: int) -> None:
+    """Every run deals the same games: the server seeds and the seats' seed contributions
+    of new tables come from ``seed`` (in the order the tables are made) instead of
+    ``secrets``. With the client's
+    seeded choices the actions are then the same in every run, and so is their cost."""
+    from server.table import lobby
+
+    rng = random.Random(seed)
+    real = lobby.secrets
+
+    class Seeded:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        @staticmethod
+        def token_bytes(n: int | None = None) -> bytes:
+            return rng.randbytes(n or 32)
+
+        @staticmethod
+        def token_hex(n: int | None = None) -> str:  # the seats' seed contributions
+            return rng.randbytes(n or 32).hex()
+
+    lobby.secrets = Seeded()  # type: ignore[assignment]
 
 
 def _pin(core: int | None) -> list[str]:
