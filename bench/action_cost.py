@@ -65,7 +65,8 @@ PROBE_ENV = {
 
 
 async def _client(url: str, tables: int, actions: int, seed: int, spectators: int) -> None:
-    """Read commands on stdin (``setup``, ``play``, ``quit``); answer on stdout."""
+    """Read commands on stdin (``setup N``: fresh tables for phase N, ``play``, ``quit``);
+    answer on stdout."""
     import httpx
 
     from bench.load import LoadConfig, Stats, TableRun
@@ -74,7 +75,6 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
     cfg = LoadConfig(url=url, tables=tables, players=4, spectators=spectators, rate=0,
                      ack_timeout=120)
     stats = Stats()
-    rng = random.Random(seed)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -104,7 +104,8 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
             line = (await reader.readline()).decode().strip()
             if line in ("", "quit"):
                 break
-            if line == "setup":
+            if line.startswith("setup "):
+                rng = random.Random(f"{seed}:{line.split()[1]}")
                 for run in runs:
                     await run.finish(1.0)
                 runs = [TableRun(cfg, stats, http, random.Random(rng.random()))
@@ -141,7 +142,7 @@ async def _serve(args: argparse.Namespace) -> dict[str, Any]:
     from server.logging import configure
     from server.store.embedded import EmbeddedRedis, free_port
 
-    _seeded_games(args.seed)
+    games = _seeded_games(args.seed)
     tmp = Path(tempfile.mkdtemp(prefix="einauge-cost-"))
     redis = EmbeddedRedis(tmp / "redis", port=free_port())
     redis_url = redis.start()
@@ -178,9 +179,12 @@ async def _serve(args: argparse.Namespace) -> dict[str, Any]:
         await client.stdin.drain()
         return (await client.stdout.readline()).decode().strip()
 
-    async def phase(before: Any = None, after: Any = None) -> tuple[int, dict[str, int], float,
-                                                                     float]:
-        if await ask("setup") != "ready":
+    async def phase(number: int, before: Any = None, after: Any = None
+                    ) -> tuple[int, dict[str, int], float, float]:
+        """Fresh tables with the games of phase ``number`` (the same in every run, whatever
+        other phases run), then their play, measured."""
+        games.seed(f"{args.seed}:{number}")
+        if await ask(f"setup {number}") != "ready":
             raise RuntimeError("the client's set-up failed")
         load = os.getloadavg()[0]
         cpu = time.process_time()
@@ -196,19 +200,22 @@ async def _serve(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"tables": args.tables, "actions_per_table": args.actions,
                               "spectators_per_table": args.spectators, "seed": args.seed}
     try:
-        await phase()  # warm-up
-        accepted, errors, cpu, load = await phase()
+        await phase(0)  # warm-up
+        accepted, errors, cpu, load = await phase(1)
         result["cpu"] = {"accepted": accepted, "errors": errors, "load_avg_1m": load,
                          "cpu_us_per_action": round(cpu / max(accepted, 1) * 1e6, 1)}
+        if args.syscalls:
+            result["syscalls"] = await _syscalls(phase, tmp)
         if args.inner_callgrind:
             pid = os.getpid()
-            accepted, errors, _, load = await phase(lambda: _callgrind(pid, True),
+            # The games of the cProfile phase.
+            accepted, errors, _, load = await phase(2, lambda: _callgrind(pid, True),
                                                     lambda: _callgrind(pid, False))
             result["callgrind"] = {"accepted": accepted, "errors": errors,
                                    "load_avg_1m": load}
         else:
             prof = cProfile.Profile()
-            accepted, errors, _, load = await phase(prof.enable, prof.disable)
+            accepted, errors, _, load = await phase(2, prof.enable, prof.disable)
             stats = pstats.Stats(prof)
             calls = sum(v[1] for v in stats.stats.values())  # type: ignore[attr-defined]
             top = sorted(stats.stats.items(), key=lambda kv: -kv[1][1])[:args.top]  # type: ignore[attr-defined]
@@ -251,7 +258,7 @@ def _areas(raw: dict[Any, Any], accepted: int) -> dict[str, float]:
     return {k: round(v / max(accepted, 1), 1) for k, v in ranked}
 
 
-def _seeded_games(seed: int) -> None:
+def _seeded_games(seed: int) -> random.Random:
     """Every run deals the same games: the server seeds and the seats' seed contributions
     of new tables come from ``seed`` (in the order the tables are made) instead of
     ``secrets``. With the client's
@@ -274,6 +281,38 @@ def _seeded_games(seed: int) -> None:
             return rng.randbytes(n or 32).hex()
 
     lobby.secrets = Seeded()  # type: ignore[assignment]
+    return rng
+
+
+async def _syscalls(phase: Any, tmp: Path) -> dict[str, Any]:
+    """System calls of the server's process per accepted action over one phase
+    (``strace -c``, attached for the play only: counts, not times, are the figure)."""
+    import signal
+
+    out = tmp / "strace.txt"
+    tracer: subprocess.Popen[bytes] | None = None
+
+    def attach() -> None:
+        nonlocal tracer
+        tracer = subprocess.Popen(["strace", "-f", "-c", "-o", str(out), "-p",
+                                   str(os.getpid())], stderr=subprocess.DEVNULL)
+        time.sleep(1.0)  # attached before the play starts
+
+    def detach() -> None:
+        assert tracer is not None
+        tracer.send_signal(signal.SIGINT)
+        tracer.wait()
+
+    accepted, errors, _, load = await phase(3, attach, detach)
+    calls: dict[str, int] = {}
+    for line in out.read_text().splitlines():
+        parts = line.split()
+        if len(parts) >= 5 and parts[0][0].isdigit() and parts[-1] != "total":
+            calls[parts[-1]] = int(parts[3])
+    per = {k: round(v / max(accepted, 1), 2) for k, v in sorted(calls.items(),
+                                                                key=lambda kv: -kv[1])}
+    return {"accepted": accepted, "errors": errors, "load_avg_1m": load,
+            "per_action": round(sum(calls.values()) / max(accepted, 1), 2), "by_call": per}
 
 
 def _pin(core: int | None) -> list[str]:
@@ -323,6 +362,10 @@ def _print(r: dict[str, Any]) -> None:
         print("  by area: " + ", ".join(f"{k} {v}" for k, v in p["by_area"].items()))
         for t in p["top"]:
             print(f"  {t['calls_per_action']:8.2f}  {t['function']}")
+    if "syscalls" in r:
+        s = r["syscalls"]
+        print(f"system calls per action (strace -c): {s['per_action']} over {s['accepted']} "
+              f"actions: " + ", ".join(f"{k} {v}" for k, v in s["by_call"].items()))
     if "callgrind" in r:
         g = r["callgrind"]
         print(f"instructions per action (callgrind): {g['instructions_per_action']:,} over "
@@ -339,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--server-core", type=int, default=1)
     p.add_argument("--client-core", type=int, default=0)
     p.add_argument("--callgrind", action="store_true", help="instructions per action")
+    p.add_argument("--syscalls", action="store_true",
+                   help="also system calls per action (strace -c)")
     p.add_argument("--dump", help="write the cProfile stats to this file")
     p.add_argument("--json", help="write the figures to this file")
     p.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
