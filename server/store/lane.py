@@ -49,13 +49,57 @@ def _reply_error(message: str) -> Exception:
     return error
 
 
+def new_parser() -> Any:
+    """A hiredis reply reader raising error replies as redis-py's exceptions."""
+    return hiredis.Reader(protocolError=InvalidResponse, replyError=_reply_error)
+
+
+async def _read_one(reader: asyncio.StreamReader, parser: Any) -> Any:
+    while True:
+        reply = parser.gets()
+        if reply is not False:
+            return reply
+        data = await reader.read(READ_CHUNK)
+        if not data:
+            raise ConnectionResetError("Redis closed the connection")
+        parser.feed(data)
+
+
+async def open_raw(params: dict[str, Any], timeout: float
+                   ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, Any]:
+    """A connection to the Redis of ``params`` (``redis.asyncio.connection.parse_url``),
+    authenticated and on the URL's database, with a reply parser (``new_parser``);
+    within ``timeout`` seconds (else ``TimeoutError``). Raises ``OSError`` when it
+    cannot connect and ``redis.ConnectionError`` when AUTH or SELECT is refused."""
+    async with asyncio.timeout(timeout):
+        if "path" in params:
+            reader, writer = await asyncio.open_unix_connection(params["path"])
+        else:
+            reader, writer = await asyncio.open_connection(
+                params.get("host", "localhost"), int(params.get("port", 6379)))
+        parser = new_parser()
+        hello: list[tuple[Any, ...]] = []
+        if params.get("password"):
+            hello.append(("AUTH", *((params["username"],) if params.get("username") else ()),
+                          params["password"]))
+        if int(params.get("db") or 0):
+            hello.append(("SELECT", int(params["db"])))
+        for cmd in hello:  # before anything else is written
+            writer.write(hiredis.pack_command(cmd))
+            reply = await _read_one(reader, parser)
+            if isinstance(reply, Exception):
+                writer.close()
+                raise RedisConnectionError(f"{cmd[0]} refused: {reply}")
+    return reader, writer, parser
+
+
 class Lane:
     """Commands on one held connection to the Redis at ``url`` (see the module
     docstring). ``connect_timeout``: seconds a connect may take."""
 
     def __init__(self, url: str, connect_timeout: float = 2.0) -> None:
         self.url = url
-        self.params = parse_url(url)
+        self.params: dict[str, Any] = dict(parse_url(url))
         self.connect_timeout = connect_timeout
         self._writer: asyncio.StreamWriter | None = None
         self._waiting: deque[asyncio.Future[Any]] = deque()
@@ -104,26 +148,7 @@ class Lane:
         async with self._connecting:
             if self._writer is not None and not self._writer.is_closing():
                 return self._writer, self._waiting  # another caller connected meanwhile
-            p = self.params
-            async with asyncio.timeout(self.connect_timeout):
-                if "path" in p:
-                    reader, writer = await asyncio.open_unix_connection(p["path"])
-                else:
-                    reader, writer = await asyncio.open_connection(
-                        p.get("host", "localhost"), int(p.get("port", 6379)))
-                parser = hiredis.Reader(protocolError=InvalidResponse, replyError=_reply_error)
-                hello: list[tuple[Any, ...]] = []
-                if p.get("password"):
-                    hello.append(("AUTH", *((p["username"],) if p.get("username") else ()),
-                                  p["password"]))
-                if int(p.get("db") or 0):
-                    hello.append(("SELECT", int(p["db"])))
-                for cmd in hello:  # before any caller's command can be written
-                    writer.write(hiredis.pack_command(cmd))
-                    reply = await self._read_one(reader, parser)
-                    if isinstance(reply, Exception):
-                        writer.close()
-                        raise RedisConnectionError(f"{cmd[0]} refused: {reply}")
+            reader, writer, parser = await open_raw(self.params, self.connect_timeout)
             waiting: deque[asyncio.Future[Any]] = deque()
             self._writer, self._waiting = writer, waiting
             task = asyncio.get_running_loop().create_task(
@@ -131,17 +156,6 @@ class Lane:
             self._readers.add(task)
             task.add_done_callback(self._readers.discard)
             return writer, waiting
-
-    @staticmethod
-    async def _read_one(reader: asyncio.StreamReader, parser: Any) -> Any:
-        while True:
-            reply = parser.gets()
-            if reply is not False:
-                return reply
-            data = await reader.read(READ_CHUNK)
-            if not data:
-                raise ConnectionResetError("Redis closed the connection")
-            parser.feed(data)
 
     async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                     parser: Any, waiting: deque[asyncio.Future[Any]]) -> None:

@@ -108,3 +108,51 @@ async def test_the_store_appends_on_its_lane_and_reloads_a_flushed_script(single
         assert st.unpack(await store.redis.lindex(st.events_key(meta.id), 1)) == entries[1]
     finally:
         await store.close()
+
+
+async def test_the_subscribers_own_reader_follows_and_survives_a_restart(single, own_redis):
+    """server/fanout/subscriber.py reads one Redis's subscription itself: followed and
+    unfollowed channels, and after a restart of Redis it subscribes everything again and
+    awaits ``on_reconnect`` (the tables resync from the event lists)."""
+    from server.fanout.subscriber import Subscriber
+
+    store = Store.from_url(own_redis.url)
+    assert store.lane is not None
+    got: list[tuple[str, int]] = []
+    reconnected = asyncio.Event()
+
+    async def on_reconnect() -> None:
+        reconnected.set()
+
+    sub = Subscriber(store.redis, lambda t, msg: got.append((t, msg["n"])), on_reconnect,
+                     b"", store.lane.params)
+    publisher = redis.Redis.from_url(own_redis.url)
+
+    async def published(expected: list[tuple[str, int]]) -> None:
+        for _ in range(250):
+            if got == expected:
+                return
+            await asyncio.sleep(0.02)
+        assert got == expected
+
+    try:
+        await sub.start()
+        await sub.follow("a")
+        await sub.follow("b")
+        await asyncio.sleep(0.1)  # the SSUBSCRIBEs are written, not awaited
+        publisher.spublish(st.channel("a"), st.pack({"table": "a", "n": 1}))
+        publisher.spublish(st.channel("b"), st.pack({"table": "b", "n": 2}))
+        await published([("a", 1), ("b", 2)])
+        await sub.unfollow("b")
+        await asyncio.sleep(0.1)
+        publisher.spublish(st.channel("b"), st.pack({"table": "b", "n": 3}))
+        publisher.spublish(st.channel("a"), st.pack({"table": "a", "n": 4}))
+        await published([("a", 1), ("b", 2), ("a", 4)])
+        await asyncio.to_thread(own_redis.restart)
+        await asyncio.wait_for(reconnected.wait(), 10)
+        publisher = redis.Redis.from_url(own_redis.url)
+        publisher.spublish(st.channel("a"), st.pack({"table": "a", "n": 5}))
+        await published([("a", 1), ("b", 2), ("a", 4), ("a", 5)])
+    finally:
+        await sub.stop()
+        await store.close()
