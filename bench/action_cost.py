@@ -135,10 +135,9 @@ def _callgrind(pid: int, on: bool) -> None:
 async def _serve(args: argparse.Namespace) -> dict[str, Any]:
     import uvicorn
 
-    from cli.serve import _tune_gc
+    from cli.serve import _tune_gc, uvicorn_config
     from server import config
     from server.app import create_app
-    from server.http.header_deadline import HeaderDeadline
     from server.logging import configure
     from server.store.embedded import EmbeddedRedis, free_port
 
@@ -155,10 +154,7 @@ async def _serve(args: argparse.Namespace) -> dict[str, Any]:
     configure(settings.log_level, settings.log_json)
     app = create_app(settings, None)
     _tune_gc()
-    cfg = uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio",
-                         ws_max_size=settings.max_frame, ws_per_message_deflate=False,
-                         log_level="warning", lifespan="on", access_log=False,
-                         http=HeaderDeadline)
+    cfg = uvicorn_config(app, settings)  # as einauge serve runs it
     server = uvicorn.Server(cfg)
     serving = asyncio.get_running_loop().create_task(server.serve())
     while not server.started:
