@@ -128,8 +128,15 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
 
 
 def _callgrind(pid: int, on: bool) -> None:
-    subprocess.run(["callgrind_control", "-i", "on" if on else "off", str(pid)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """Switch callgrind's instrumentation of this process on or off (a few tries: the
+    request goes through valgrind's gdbserver, which now and then misses one)."""
+    for attempt in range(5):
+        done = subprocess.run(["callgrind_control", "-i", "on" if on else "off", str(pid)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if done.returncode == 0:
+            return
+        time.sleep(0.5 * (attempt + 1))
+    raise RuntimeError("callgrind_control did not reach the server's process")
 
 
 async def _serve(args: argparse.Namespace) -> dict[str, Any]:
@@ -332,8 +339,11 @@ def _run_callgrind(args: argparse.Namespace) -> dict[str, Any]:
     # Some 50 times slower under valgrind: no Redis call or ack may time out meanwhile.
     env = {**os.environ, "PYTHONHASHSEED": "0", "EINAUGE_REDIS_TIMEOUT": "120",
            "EINAUGE_HELLO_TIMEOUT": "120"}
-    subprocess.run([*_pin(args.server_core), *cmd], check=True, cwd=ROOT, env=env,
-                   stderr=subprocess.DEVNULL)
+    log = out.with_suffix(".log")  # valgrind's and the inner probe's messages
+    with log.open("wb") as err:
+        done = subprocess.run([*_pin(args.server_core), *cmd], cwd=ROOT, env=env, stderr=err)
+    if done.returncode != 0:
+        raise SystemExit(f"the probe under callgrind failed; see {log}")
     result = json.loads(report.read_text())
     text = out.read_text(errors="replace")
     # ``totals``: the costs collected (only while the instrumentation was on).
