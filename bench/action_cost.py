@@ -64,7 +64,8 @@ PROBE_ENV = {
 # --------------------------------------------------------------------------- the client
 
 
-async def _client(url: str, tables: int, actions: int, seed: int, spectators: int) -> None:
+async def _client(url: str, tables: int, actions: int, seed: int, spectators: int,
+                  clocked: bool = False) -> None:
     """Read commands on stdin (``setup N``: fresh tables for phase N, ``play``, ``quit``);
     answer on stdout."""
     import httpx
@@ -110,6 +111,9 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
                     await run.finish(1.0)
                 runs = [TableRun(cfg, stats, http, random.Random(rng.random()))
                         for _ in range(tables)]
+                if clocked:
+                    for r in runs:
+                        r._post = _with_clock(r._post)  # type: ignore[method-assign]
                 for r in runs:  # one after the other: each table gets its seeded game
                     await r.setup()
                 # Every seat to move has its prompt before the play is measured.
@@ -122,6 +126,18 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
                 print(f"done {sum(done)} {json.dumps(stats.errors)}", flush=True)
         for run in runs:
             await run.finish(1.0)
+
+
+def _with_clock(post: Any) -> Any:
+    """``TableRun._post`` creating its table with a live clock (60 s a move)."""
+
+    async def clocked_post(path: str, body: dict[str, Any] | None = None,
+                           token: str | None = None) -> dict[str, Any]:
+        if path == "/api/tables" and body is not None:
+            body = {**body, "time_control": {"kind": "live", "preset": "slow"}}
+        return dict(await post(path, body, token))
+
+    return clocked_post
 
 
 # --------------------------------------------------------------------------- the server
@@ -172,7 +188,7 @@ async def _serve(args: argparse.Namespace) -> dict[str, Any]:
         *_pin(args.client_core), sys.executable, "-m", "bench.action_cost", "--client",
         "--url", f"http://127.0.0.1:{port}", "--tables", str(args.tables),
         "--actions", str(args.actions), "--seed", str(args.seed),
-        "--spectators", str(args.spectators),
+        "--spectators", str(args.spectators), *(["--clocked"] if args.clocked else []),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
     assert client.stdin is not None and client.stdout is not None
 
@@ -201,6 +217,7 @@ async def _serve(args: argparse.Namespace) -> dict[str, Any]:
         return int(accepted), json.loads(errors), cpu, load
 
     result: dict[str, Any] = {"tables": args.tables, "actions_per_table": args.actions,
+                              "clocked": args.clocked,
                               "spectators_per_table": args.spectators, "seed": args.seed}
     try:
         await phase(0)  # warm-up
@@ -335,7 +352,7 @@ def _run_callgrind(args: argparse.Namespace) -> dict[str, Any]:
            sys.executable, "-m", "bench.action_cost", "--inner-callgrind",
            "--tables", str(args.tables), "--actions", str(args.actions),
            "--seed", str(args.seed), "--spectators", str(args.spectators),
-           "--json", str(report)]
+           *(["--clocked"] if args.clocked else []), "--json", str(report)]
     # Some 50 times slower under valgrind: no Redis call or ack may time out meanwhile.
     env = {**os.environ, "PYTHONHASHSEED": "0", "EINAUGE_REDIS_TIMEOUT": "120",
            "EINAUGE_HELLO_TIMEOUT": "120"}
@@ -384,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--actions", type=int, default=25, help="accepted actions per table")
     p.add_argument("--spectators", type=int, default=0, help="spectators per table")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--clocked", action="store_true",
+                   help="tables with a live clock (60 s a move): each action moves it")
     p.add_argument("--top", type=int, default=25, help="functions listed by calls")
     p.add_argument("--server-core", type=int, default=1)
     p.add_argument("--client-core", type=int, default=0)
@@ -399,7 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     import uvloop
 
     if args.client:
-        uvloop.run(_client(args.url, args.tables, args.actions, args.seed, args.spectators))
+        uvloop.run(_client(args.url, args.tables, args.actions, args.seed, args.spectators,
+                           args.clocked))
         return 0
     result = _run_callgrind(args) if args.callgrind else uvloop.run(_serve(args))
     if args.json:
