@@ -140,6 +140,47 @@ class Lane:
                 await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
         raise AssertionError("unreachable")  # pragma: no cover
 
+    async def pipeline(self, *commands: tuple[Any, ...]) -> list[Any]:
+        """Send ``commands`` in one write and return their replies in order (one round
+        trip); the first error reply is raised once every reply has arrived (the
+        commands after it still ran). A lost connection raises ``redis.ConnectionError``
+        (after ``RETRIES`` attempts of the whole pipeline)."""
+        packed = b"".join(hiredis.pack_command(c) for c in commands)
+        for attempt in range(RETRIES):
+            writer, waiting = self._writer, self._waiting
+            if writer is None or writer.is_closing():
+                try:
+                    writer, waiting = await self._connect()
+                except (OSError, TimeoutError) as e:
+                    if attempt == RETRIES - 1:
+                        raise RedisConnectionError(f"cannot connect to Redis: {e}") from None
+                    await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
+                    continue
+            loop = asyncio.get_running_loop()
+            futures = [loop.create_future() for _ in commands]
+            waiting.extend(futures)
+            writer.write(packed)
+            replies: list[Any] = []
+            error: Exception | None = None
+            try:
+                for fut in futures:
+                    try:
+                        replies.append(await fut)
+                    except RedisConnectionError:
+                        raise
+                    except Exception as e:  # an error reply: the others still arrive
+                        error = error or e
+                        replies.append(e)
+            except RedisConnectionError:
+                if attempt == RETRIES - 1:
+                    raise
+                await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
+                continue
+            if error is not None:
+                raise error
+            return replies
+        raise AssertionError("unreachable")  # pragma: no cover
+
     async def _connect(self) -> tuple[asyncio.StreamWriter, deque[asyncio.Future[Any]]]:
         if self.closed:
             raise RedisConnectionError("the lane is closed")

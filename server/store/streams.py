@@ -468,7 +468,10 @@ class Store:
     @bounded
     async def act_seq(self, table_id: str, act_key: str) -> int | None:
         """The seq stored for an action id, if that action was applied."""
-        raw = await self.redis.hget(acts_key(table_id), act_key)
+        if self.lane is not None:
+            raw = await self.lane.call("HGET", acts_key(table_id), act_key)
+        else:
+            raw = await self.redis.hget(acts_key(table_id), act_key)
         return None if raw is None else int(raw)
 
     @bounded
@@ -524,7 +527,10 @@ class Store:
     async def lower_deadline(self, table_id: str, at_ms: int) -> None:
         """Make the table's score in the deadline index at most ``at_ms`` (``ZADD LT``):
         the index only ever wakes a process early, never late."""
-        await self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True)
+        if self.lane is not None:  # on every action of a clocked table: no pool
+            await self.lane.call("ZADD", DEADLINES, "LT", at_ms, table_id)
+        else:
+            await self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True)
 
     @bounded
     async def set_deadline(self, table_id: str, at_ms: int | None) -> None:
@@ -539,6 +545,18 @@ class Store:
         """Tables whose score in the deadline index is at most ``now_ms``."""
         raw = await self.redis.zrangebyscore(DEADLINES, "-inf", now_ms, start=0, num=limit)
         return [r.decode() for r in raw]
+
+    @bounded
+    async def settle_deadline(self, table_id: str, at_ms: int | None) -> int | None:
+        """``set_deadline``, then ``stored_seq``: one round trip on the lane (the table's
+        clock settles after every clocked action), two without."""
+        if self.lane is None:
+            await self.set_deadline(table_id, at_ms)
+            return await self.stored_seq(table_id)
+        change = (("ZREM", DEADLINES, table_id) if at_ms is None
+                  else ("ZADD", DEADLINES, at_ms, table_id))
+        _, raw = await self.lane.pipeline(change, ("HGET", meta_key(table_id), "seq"))
+        return None if raw is None else int(raw)
 
     @bounded
     async def stored_seq(self, table_id: str) -> int | None:

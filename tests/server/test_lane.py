@@ -156,3 +156,43 @@ async def test_the_subscribers_own_reader_follows_and_survives_a_restart(single,
     finally:
         await sub.stop()
         await store.close()
+
+
+async def test_a_pipeline_is_one_write_and_its_replies_come_in_order(single, redis_url):
+    lane = Lane(redis_url)
+    key = f"lane:{secrets.token_hex(4)}"
+    try:
+        assert await lane.pipeline(("SET", key, "1"), ("INCR", key), ("GET", key)) == [
+            b"OK", 2, b"2"]
+        # An error reply is raised once all replies are in; the commands after it ran.
+        with pytest.raises(ResponseError):
+            await lane.pipeline(("INCR", key), ("HGET", key, "f"), ("INCR", key))
+        assert await lane.call("GET", key) == b"4"
+        # Interleaved with single calls of other callers.
+        got = await asyncio.gather(lane.pipeline(("ECHO", "a"), ("ECHO", "b")),
+                                   lane.call("ECHO", "c"),
+                                   lane.pipeline(("ECHO", "d"),))
+        assert got == [[b"a", b"b"], b"c", [b"d"]]
+    finally:
+        await lane.close()
+
+
+async def test_the_deadline_index_on_the_lane(single, redis_url):
+    """``lower_deadline`` (every clocked action) and ``settle_deadline`` (set or drop the
+    score, then read the stored seq: one round trip) go on the lane."""
+    store = Store.from_url(redis_url)
+    meta = new_meta()
+    try:
+        await store.create(meta.id, meta.to_fields(), ttl=60)
+        await store.set_deadline(meta.id, 5_000)
+        await store.lower_deadline(meta.id, 9_000)  # never raised
+        assert await store.redis.zscore(st.DEADLINES, meta.id) == 5_000
+        await store.lower_deadline(meta.id, 3_000)
+        assert await store.redis.zscore(st.DEADLINES, meta.id) == 3_000
+        assert await store.settle_deadline(meta.id, 7_000) == await store.stored_seq(meta.id)
+        assert await store.redis.zscore(st.DEADLINES, meta.id) == 7_000
+        assert await store.settle_deadline("gone-" + meta.id, None) is None
+        assert await store.settle_deadline(meta.id, None) is not None
+        assert await store.redis.zscore(st.DEADLINES, meta.id) is None
+    finally:
+        await store.close()
