@@ -29,9 +29,10 @@ from urllib.parse import urlsplit
 
 import hiredis
 from redis._parsers.base import BaseParser
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import InvalidResponse
+from redis.exceptions import InvalidResponse, NoScriptError
 
 from server.logging import get_logger
 
@@ -114,6 +115,14 @@ class Lane:
         """True for one Redis at ``redis://`` or ``unix://`` (no TLS)."""
         return urlsplit(url).scheme in ("redis", "unix")
 
+    @classmethod
+    def serving(cls, url: str, client: Any, wait_replicas: int, timeout: float) -> Lane | None:
+        """A lane for a ``Store`` on ``url`` whose pooled client is ``client``: for one
+        Redis (not a ``RedisCluster``) without replica waits, at a URL it ``supports``."""
+        if not cls.supports(url) or wait_replicas > 0 or isinstance(client, RedisCluster):
+            return None
+        return cls(url, min(timeout, 2.0))
+
     async def call(self, *args: Any) -> Any:
         """Send one command (its arguments as for redis-py) and return its reply; an error
         reply is raised as redis-py raises it, a lost connection as
@@ -139,6 +148,14 @@ class Lane:
                     raise
                 await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def script(self, sha: str, source: str, keys: list[Any], args: list[Any]) -> Any:
+        """``EVALSHA`` of the script ``source`` (SHA-1 ``sha``); ``EVAL`` when Redis does
+        not have it cached (a restarted Redis), which caches it again."""
+        try:
+            return await self.call("EVALSHA", sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await self.call("EVAL", source, len(keys), *keys, *args)
 
     async def pipeline(self, *commands: tuple[Any, ...]) -> list[Any]:
         """Send ``commands`` in one write and return their replies in order (one round

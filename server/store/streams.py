@@ -145,20 +145,16 @@ class Store:
     def __init__(self, client: redis_client.Client, timeout: float = CALL_TIMEOUT,
                  wait_replicas: int = 0, wait_ms: int = 1000, lane: Lane | None = None) -> None:
         self.redis = client
-        self.lane = lane
-        """One held connection for the appends (server/store/lane.py), on one Redis
-        without ``wait_replicas``; ``None``: they take the pooled client."""
+        self.lane = lane  # the hot commands' held connection (server/store/lane.py), if any
         self.timeout = timeout
         self.cluster = isinstance(client, RedisCluster)
         self.wait_replicas = wait_replicas
         self.wait_ms = wait_ms
-        self.origin = secrets.token_hex(8)
-        """This store's name in the appends it publishes (``own_echo``)."""
+        self.origin = secrets.token_hex(8)  # this store's name in the appends it publishes
         self.own_echo = pack({"by": self.origin})[1:]
-        """What a published append of this store holds after its map header: the
-        subscriber of the same process drops those unread (``Subscriber``), since the
-        appender applies its own entries (and syncs when it does not know whether they
-        were stored). Appends that change the meta are not marked: their notice matters."""
+        """The bytes after the map header of this store's published appends (not those
+        that change the meta): its process's ``Subscriber`` drops them unread, since the
+        appender applies its own entries (and syncs when unsure they were stored)."""
         # node name ('' on one Redis) -> (replicas connected, until when that is believed)
         self._degraded: dict[str, tuple[int, float]] = {}
         self._append = client.register_script(APPEND_LUA)
@@ -181,8 +177,7 @@ class Store:
         is detected: server/store/client.py) whose calls each fail within ``timeout``
         seconds (``bounded``)."""
         client = redis_client.connect(url, timeout=timeout)
-        lane = (Lane(url, min(timeout, 2.0)) if Lane.supports(url) and wait_replicas <= 0
-                and not isinstance(client, RedisCluster) else None)
+        lane = Lane.serving(url, client, wait_replicas, timeout)
         return cls(client, timeout, wait_replicas, wait_ms, lane)
 
     async def close(self) -> None:
@@ -369,14 +364,8 @@ class Store:
         keys = [meta_key(table_id), events_key(table_id), acts_key(table_id), channel(table_id)]
         if waiting:
             status, seq = await self._waited(self._append, keys, args)
-        elif self.lane is not None:
-            # One round trip on the held connection, bounded by this call's one timeout.
-            try:
-                status, seq = await self.lane.call("EVALSHA", self._append.sha, len(keys),
-                                                   *keys, *args)
-            except NoScriptError:  # a restarted Redis: EVAL caches the script again
-                status, seq = await self.lane.call("EVAL", APPEND_LUA, len(keys), *keys,
-                                                   *args)
+        elif self.lane is not None:  # one round trip, bounded by this call's one timeout
+            status, seq = await self.lane.script(self._append.sha, APPEND_LUA, keys, args)
         else:
             status, seq = await self._append(keys=keys, args=args)
         result = AppendResult(status.decode() if isinstance(status, bytes) else status,
@@ -468,10 +457,8 @@ class Store:
     @bounded
     async def act_seq(self, table_id: str, act_key: str) -> int | None:
         """The seq stored for an action id, if that action was applied."""
-        if self.lane is not None:
-            raw = await self.lane.call("HGET", acts_key(table_id), act_key)
-        else:
-            raw = await self.redis.hget(acts_key(table_id), act_key)
+        raw = (await self.lane.call("HGET", acts_key(table_id), act_key) if self.lane
+               else await self.redis.hget(acts_key(table_id), act_key))
         return None if raw is None else int(raw)
 
     @bounded
@@ -483,7 +470,6 @@ class Store:
             pipe.hgetall(meta_key(t))
         rows = await pipe.execute()
         return [expand(r) for r in rows]
-
 
     @bounded
     async def hit(self, key: str, window: int) -> int:
@@ -527,10 +513,8 @@ class Store:
     async def lower_deadline(self, table_id: str, at_ms: int) -> None:
         """Make the table's score in the deadline index at most ``at_ms`` (``ZADD LT``):
         the index only ever wakes a process early, never late."""
-        if self.lane is not None:  # on every action of a clocked table: no pool
-            await self.lane.call("ZADD", DEADLINES, "LT", at_ms, table_id)
-        else:
-            await self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True)
+        await (self.lane.call("ZADD", DEADLINES, "LT", at_ms, table_id) if self.lane  # no pool
+               else self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True))
 
     @bounded
     async def set_deadline(self, table_id: str, at_ms: int | None) -> None:
@@ -548,8 +532,7 @@ class Store:
 
     @bounded
     async def settle_deadline(self, table_id: str, at_ms: int | None) -> int | None:
-        """``set_deadline``, then ``stored_seq``: one round trip on the lane (the table's
-        clock settles after every clocked action), two without."""
+        """``set_deadline``, then ``stored_seq``: one round trip on the lane, two without."""
         if self.lane is None:
             await self.set_deadline(table_id, at_ms)
             return await self.stored_seq(table_id)
@@ -583,7 +566,6 @@ class Store:
         pipe.hgetall(key)
         raw = (await pipe.execute())[-1]
         return {k.decode(): v.decode() for k, v in raw.items()}
-
 
     @bounded
     async def presence_many(self, claims: list[tuple[str, dict[str, str], list[str]]],
