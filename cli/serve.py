@@ -29,8 +29,6 @@ def run(args: argparse.Namespace) -> int:
     """Start Redis if needed, then the server; returns the exit code."""
     import warnings
 
-    import uvicorn
-
     from server import config
 
     # The websockets library runs under uvicorn's "websockets-sansio" protocol (its sans-I/O
@@ -74,21 +72,11 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     try:
         from server.app import create_app
-        from server.http.header_deadline import HeaderDeadline
 
         app = create_app(settings, supervisor)
         _raise_open_files()
         _tune_gc()
-        cfg = uvicorn.Config(app, host=settings.host, port=settings.port, ws="websockets-sansio",
-                             ws_max_size=settings.max_frame, ws_per_message_deflate=False,
-                             backlog=settings.backlog, log_level=settings.log_level, loop="auto",
-                             lifespan="on", timeout_graceful_shutdown=5, access_log=False,
-                             http=HeaderDeadline,  # a deadline for request headers
-                             # Forwarded headers name the client only when a listed proxy
-                             # sent them: otherwise anyone could pick the address the
-                             # per-address limits count (uvicorn trusts loopback by default).
-                             proxy_headers=bool(settings.trusted_proxies),
-                             forwarded_allow_ips=list(settings.trusted_proxies))
+        cfg = uvicorn_config(app, settings)
         server = GracefulServer(cfg)
         print(f"cardtable serve: http://{_shown_host(settings.host)}:{settings.port}",
               file=sys.stderr)
@@ -114,6 +102,25 @@ def run(args: argparse.Namespace) -> int:
             supervisor.stop()
         if lock is not None:
             lock.release()
+
+
+def uvicorn_config(app: Any, settings: Any) -> Any:
+    """The uvicorn configuration the service runs ``app`` with (also bench/action_cost.py's,
+    so that it measures the same server)."""
+    import uvicorn
+
+    from server.http.header_deadline import HeaderDeadline
+
+    return uvicorn.Config(app, host=settings.host, port=settings.port, ws="websockets-sansio",
+                          ws_max_size=settings.max_frame, ws_per_message_deflate=False,
+                          backlog=settings.backlog, log_level=settings.log_level, loop="auto",
+                          lifespan="on", timeout_graceful_shutdown=5, access_log=False,
+                          http=HeaderDeadline,  # a deadline for request headers
+                          # Forwarded headers name the client only when a listed proxy sent
+                          # them: otherwise anyone could pick the address the per-address
+                          # limits count (uvicorn trusts loopback by default).
+                          proxy_headers=bool(settings.trusted_proxies),
+                          forwarded_allow_ips=list(settings.trusted_proxies))
 
 
 def _tune_gc() -> None:

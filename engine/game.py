@@ -81,6 +81,8 @@ class RecordError(ValueError):
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _OPTIONAL: dict[type, frozenset[str]] = {}
+_WIRE: dict[type, tuple[tuple[str, bool], ...]] = {}
+"""Per message class: each field's name and whether it is left out while ``None``."""
 
 
 def _field_names(cls: type) -> tuple[str, ...]:
@@ -105,10 +107,14 @@ class Message:
     def to_dict(self) -> dict[str, Any]:
         """The wire form: ``{"type": …, **fields}``."""
         cls = type(self)
+        spec = _WIRE.get(cls)
+        if spec is None:
+            _field_names(cls)
+            spec = _WIRE[cls] = tuple((n, n in _OPTIONAL[cls]) for n in _FIELDS[cls])
         d: dict[str, Any] = {"type": self.type}
-        for name in _field_names(cls):
+        for name, optional in spec:
             value = getattr(self, name)
-            if value is not None or name not in _OPTIONAL[cls]:
+            if value is not None or not optional:
                 d[name] = value
         return d
 

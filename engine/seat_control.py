@@ -59,6 +59,10 @@ TYPES = frozenset(CODEC.classes)
 
 def is_control(event: Mapping[str, Any] | Message) -> bool:
     """True for a seat-control event (a wire dict or a message)."""
+    if isinstance(event, Message):  # the common cases first: no ABC check
+        return event.type in TYPES
+    if type(event) is dict:
+        return event.get("type") in TYPES
     kind = event.get("type") if isinstance(event, Mapping) else getattr(event, "type", None)
     return kind in TYPES
 

@@ -18,7 +18,7 @@ def color_bonus(rows: int) -> int:
 
 def chests(player: Player) -> dict[str, int]:
     """Treasure chests per color row, in canonical color order (rows without chests: 0)."""
-    return {color: sum(CARDS[c].chests for c in player.rows[color])
+    return {color: sum([CARDS[c].chests for c in player.rows[color]])
             for color in COLORS if color in player.rows}
 
 

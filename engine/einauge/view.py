@@ -10,7 +10,7 @@ import copy
 from typing import Any
 
 from engine.einauge import events as ev
-from engine.einauge.cards import CARDS, COLORS, SHIPS
+from engine.einauge.cards import CARDS, COLORS, FIGHT_COST, SHIPS
 from engine.einauge.evolve import DISPLAY_SIZE
 from engine.einauge.scoring import chests
 from engine.einauge.state import State
@@ -53,8 +53,10 @@ def client_view(s: State, viewer: Viewer) -> dict[str, Any]:
     v = public_view(s)
     v["options"] = dict(s.options)
     v["colors"] = list(s.colors)
-    v["islands_in_deck"] = sum(1 for c in s.deck[s.deck_pos:] if CARDS[c].color)
-    v["fight_costs"] = {c: CARDS[c].fight_cost for c in (*s.pirate_table, *s.display)}
+    # Lists, not generators, and the cost table: no call per card (the view is built for
+    # every viewer class after every action).
+    v["islands_in_deck"] = len([c for c in s.deck[s.deck_pos:] if CARDS[c].color])
+    v["fight_costs"] = {c: FIGHT_COST[c] for c in (*s.pirate_table, *s.display)}
     for entry, p in zip(v["players"], s.players, strict=True):
         entry["chests"] = chests(p)
         entry["turns"] = p.turns

@@ -227,9 +227,11 @@ class Room:
         self.spectators: dict[Connection, None] = {}
         self.pending: deque[tuple[str, Any, float]] = deque()
         self.task: asyncio.Task[None] | None = None
+        self.size = 0
+        """Sockets in the room (kept by ``add`` and ``remove``)."""
 
     def __len__(self) -> int:
-        return len(self.spectators) + sum(len(s) for s in self.players.values())
+        return self.size
 
     def connections(self) -> Iterable[Connection]:
         """Every local socket, players first."""
@@ -240,9 +242,15 @@ class Room:
     def add(self, conn: Connection) -> None:
         """Start delivering to ``conn`` (its ``seq`` must be the seq its welcome showed)."""
         if conn.seat is None:
+            if conn in self.spectators:
+                return
             self.spectators[conn] = None
         else:
-            self.players.setdefault(conn.seat, set()).add(conn)
+            conns = self.players.setdefault(conn.seat, set())
+            if conn in conns:
+                return
+            conns.add(conn)
+        self.size += 1
         metrics.SOCKETS.inc()
 
     def remove(self, conn: Connection) -> None:
@@ -256,6 +264,7 @@ class Room:
             if not conns:
                 self.players.pop(conn.seat, None)
         if found:
+            self.size -= 1
             metrics.SOCKETS.dec()
 
     def seat_connections(self, seat: int) -> set[Connection]:
@@ -268,7 +277,7 @@ class Room:
         ``clock`` or ``presence``) after everything published before it: at once when
         nothing waits and the room is one chunk (a table of players and a few spectators:
         no task per action), else by the room's broadcaster task."""
-        size = len(self)
+        size = self.size
         if not size:
             return
         since = time.perf_counter()
@@ -348,10 +357,14 @@ class Room:
                 return  # nothing new, or not the delta after the socket's seq
             got = joined.get((key, conn.binary, start))
             if got is None:
-                prepared = [p for d in batch[start:]
-                            if (p := d.prepared(key, conn.binary)) is not None]
-                got = joined[(key, conn.binary, start)] = (
-                    [p[0] for p in prepared], b"".join(p[1] for p in prepared))
+                if start == len(batch) - 1:  # one delta (nearly always): no joins
+                    one = batch[start].prepared(key, conn.binary)
+                    got = ([one[0]], one[1]) if one is not None else ([], b"")
+                else:
+                    prepared = [p for d in batch[start:]
+                                if (p := d.prepared(key, conn.binary)) is not None]
+                    got = ([p[0] for p in prepared], b"".join(p[1] for p in prepared))
+                joined[(key, conn.binary, start)] = got
             payloads, wire = got
             if payloads:
                 if conn.push_many(payloads, wire):

@@ -1,6 +1,11 @@
 """The process's sharded pub/sub: one ``SSUBSCRIBE`` per followed table channel.
 
-On one Redis, one pub/sub connection carries every channel; on a Redis Cluster, redis-py's
+On one Redis, one pub/sub connection carries every channel: given the Redis's address
+(``raw``: the store's lane's, server/store/lane.py) this module reads it itself
+(``SSUBSCRIBE`` written as the tables are followed, each ``smessage`` parsed by hiredis
+and handed over), without redis-py's PubSub (its message dispatch, locks and read
+timeouts cost some 35 Python calls per message); without one, through redis-py. On a
+Redis Cluster, redis-py's
 ``ClusterPubSub`` keeps one connection per node that owns a followed channel's slot, and
 this module runs one reader task per such node (``get_sharded_message(target_node=…)``
 with a short timeout), so a quiet node never delays a busy one. Channels are subscribed
@@ -24,6 +29,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisClusterException, RedisError
@@ -31,6 +37,7 @@ from redis.exceptions import RedisClusterException, RedisError
 from server import metrics
 from server.logging import get_logger
 from server.store import streams as store
+from server.store.lane import READ_CHUNK, open_raw
 
 log = get_logger("subscriber")
 
@@ -52,8 +59,15 @@ class Subscriber:
     caller resyncs its tables). ``client``: ``redis.asyncio.Redis`` or ``RedisCluster``."""
 
     def __init__(self, client: aioredis.Redis | RedisCluster, handler: Handler,
-                 on_reconnect: Callable[[], Awaitable[None]]) -> None:
+                 on_reconnect: Callable[[], Awaitable[None]], own_echo: bytes = b"",
+                 raw: dict[str, Any] | None = None) -> None:
         self.client = client
+        self.raw = None if isinstance(client, RedisCluster) else raw
+        """The one Redis's address (``parse_url``) to read the subscription from directly."""
+        self._raw_writer: asyncio.StreamWriter | None = None
+        self.own_echo = own_echo
+        """Messages holding these bytes right after their map header are this process's own
+        appends (``Store.own_echo``): dropped unread."""
         self.cluster = isinstance(client, RedisCluster)
         self.handler = handler
         self.on_reconnect = on_reconnect
@@ -77,7 +91,8 @@ class Subscriber:
             self.pubsub = self.client.pubsub()
             self.ready.set()
             return
-        self.readers[SINGLE] = asyncio.get_running_loop().create_task(self._run_single())
+        run = self._run_raw() if self.raw is not None else self._run_single()
+        self.readers[SINGLE] = asyncio.get_running_loop().create_task(run)
         await asyncio.wait_for(self.ready.wait(), 10)
 
     async def stop(self) -> None:
@@ -101,6 +116,11 @@ class Subscriber:
         if ch in self.channels:
             return
         self.channels.add(ch)
+        if self.raw is not None:
+            writer = self._raw_writer
+            if writer is not None and not writer.is_closing():
+                writer.write(hiredis.pack_command(("SSUBSCRIBE", ch)))
+            return  # else the reader subscribes it once connected
         if self.pubsub is None:
             return  # the single reader subscribes it once connected
         try:
@@ -119,6 +139,11 @@ class Subscriber:
         if ch not in self.channels:
             return
         self.channels.discard(ch)
+        if self.raw is not None:
+            writer = self._raw_writer
+            if writer is not None and not writer.is_closing():
+                writer.write(hiredis.pack_command(("SUNSUBSCRIBE", ch)))
+            return
         if self.pubsub is not None:
             with contextlib.suppress(*ERRORS):
                 await self.pubsub.sunsubscribe(ch)
@@ -128,13 +153,59 @@ class Subscriber:
                     self._asked[ch] = self._asked.get(ch, 0) + 1
 
     def _deliver(self, msg: dict[str, Any]) -> None:
+        self._deliver_data(msg["data"])
+
+    def _deliver_data(self, raw: bytes) -> None:
+        if self.own_echo and raw.startswith(self.own_echo, 1):
+            return
         try:
-            data = store.unpack(msg["data"])
+            data = store.unpack(raw)
             self.handler(data["table"], data)
         except Exception:
             log.exception("bad published message")
 
     # ---- one Redis -----------------------------------------------------------------------
+
+    async def _run_raw(self) -> None:
+        """Read the subscription from one connection of our own; after a lost one, connect
+        again (every 0.2 s), subscribe everything again and await ``on_reconnect``."""
+        assert self.raw is not None
+        first = True
+        while not self.closing:
+            writer: asyncio.StreamWriter | None = None
+            try:
+                reader, writer, parser = await open_raw(self.raw, 2.0)
+                # A private channel keeps the connection subscribed while no table is.
+                subscribe = [f"einauge:{{proc}}:{id(self)}", *self.channels]
+                writer.write(b"".join(hiredis.pack_command(("SSUBSCRIBE", ch))
+                                      for ch in subscribe))
+                self._raw_writer = writer
+                if not first:
+                    log.warning("subscription reconnected")
+                    await self.on_reconnect()
+                first = False
+                self.ready.set()
+                deliver = self._deliver_data
+                while True:
+                    data = await reader.read(READ_CHUNK)
+                    if not data:
+                        raise ConnectionResetError("Redis closed the subscription")
+                    parser.feed(data)
+                    while (msg := parser.gets()) is not False:
+                        if type(msg) is list and len(msg) == 3 and msg[0] == b"smessage":
+                            deliver(msg[2])
+                        elif isinstance(msg, Exception):
+                            log.warning("subscription error reply", error=str(msg))
+            except asyncio.CancelledError:
+                raise
+            except ERRORS as e:
+                metrics.REDIS_ERRORS.inc()
+                log.warning("subscription lost", error=str(e))
+                await asyncio.sleep(0.2)
+            finally:
+                self._raw_writer = None
+                if writer is not None:
+                    writer.close()
 
     async def _connect_single(self) -> None:
         self.pubsub = self.client.pubsub()

@@ -23,6 +23,7 @@ from server import metrics
 from server.fanout.room import Connection
 from server.logging import get_logger
 from server.play import presence
+from server.store.presence import PresenceHashes
 from server.table.live import LiveTable
 from server.table.tables import Tables
 
@@ -37,6 +38,7 @@ class Attendance:
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
         self.settings = tables.settings
+        self.hashes = PresenceHashes(tables.store.redis, tables.store.timeout)
         self.process = secrets.token_hex(6)
         self.pending: dict[str, list[Connection]] = {}
         """Per table with a change not written yet: the newcomers to tell."""
@@ -96,7 +98,7 @@ class Attendance:
 
     async def read(self, table: LiveTable) -> dict[str, str]:
         """The table's presence hash now (for a claim). Raises ``RedisError``."""
-        return await self.tables.store.presence(table.id, {}, [], KEEP, False)
+        return await self.hashes.write(table.id, {}, [], KEEP, False)
 
     async def online(self, table: LiveTable, seat: int) -> bool:
         """True while ``seat`` of ``table`` has a socket on some process (a live claim in
@@ -110,7 +112,7 @@ class Attendance:
         now = self.tables.now()
         put, drop = self._claims(table, now)
         try:
-            fields = await self.tables.store.presence(table.id, put, drop, KEEP, notify)
+            fields = await self.hashes.write(table.id, put, drop, KEEP, notify)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("presence failed", table=table.id, error=str(e))
@@ -161,7 +163,7 @@ class Attendance:
             return
         claims = [(t.id, *self._claims(t, now)) for t in tables]
         try:
-            all_fields = await self.tables.store.presence_many(claims, KEEP)
+            all_fields = await self.hashes.write_many(claims, KEEP)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("presence failed", tables=len(tables), error=str(e))

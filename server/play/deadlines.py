@@ -104,8 +104,7 @@ class Deadlines:
                 # A bot's turn has no deadline, but if the process running the bot dies,
                 # another one must load the table (which starts its bots): wake one then.
                 at = self.tables.now() + BOT_WAKE_MS
-            await self.store.deadlines.set(table.id, at)
-            stored = await self.store.stored_seq(table.id)
+            stored = await self.store.settle_deadline(table.id, at)
             if stored is None:
                 await self.store.deadlines.set(table.id, None)
                 return

@@ -7,6 +7,7 @@ this sorted set only says when to look (server/play/deadlines.py scans it).
 from __future__ import annotations
 
 from server.store.client import Client, bounded
+from server.store.lane import Lane
 
 DEADLINES = "tables:deadlines"
 """Sorted set: table id → a time (ms) no later than its next move deadline (an index: the
@@ -17,15 +18,17 @@ class DeadlineIndex:
     """The deadline index of one Redis (``Store.deadlines``); every call within
     ``timeout`` seconds (``bounded``)."""
 
-    def __init__(self, client: Client, timeout: float) -> None:
+    def __init__(self, client: Client, timeout: float, lane: Lane | None = None) -> None:
         self.redis = client
         self.timeout = timeout
+        self.lane = lane  # the hot commands' held connection (server/store/lane.py), if any
 
     @bounded
     async def lower(self, table_id: str, at_ms: int) -> None:
         """Make the table's score in the deadline index at most ``at_ms`` (``ZADD LT``):
         the index only ever wakes a process early, never late."""
-        await self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True)
+        await (self.lane.call("ZADD", DEADLINES, "LT", at_ms, table_id) if self.lane  # no pool
+               else self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True))
 
     @bounded
     async def set(self, table_id: str, at_ms: int | None) -> None:

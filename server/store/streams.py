@@ -9,6 +9,7 @@ Only this module knows key names; everything else calls these functions.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,8 @@ from redis.exceptions import NoScriptError, RedisError
 from server import metrics
 from server.store import client as redis_client
 from server.store.client import bounded
-from server.store.deadlines import DeadlineIndex
+from server.store.deadlines import DEADLINES, DeadlineIndex
+from server.store.lane import Lane
 from server.store.lobby_index import LobbyIndex
 from server.store.scripts import (
     APPEND_LUA,
@@ -125,16 +127,23 @@ class Store:
     ``NotReplicated``. ``lobby``: the lobby lists (server/store/lobby_index.py)."""
 
     def __init__(self, client: redis_client.Client, timeout: float = CALL_TIMEOUT,
-                 wait_replicas: int = 0, wait_ms: int = 1000,
+                 wait_replicas: int = 0, wait_ms: int = 1000, lane: Lane | None = None,
                  seal: SeedSeal | None = None) -> None:
         self.redis = client
+        self.lane = lane  # the hot commands' held connection (server/store/lane.py), if any
         self.seal = seal
         """Seals the server seed of every meta this store writes and opens it in every
-        meta it reads (server/store/sealing.py); ``None``: fields as they are."""
+        meta it reads, and the events and actions of every entry it appends or loads
+        (server/store/sealing.py); ``None``: as they are."""
         self.timeout = timeout
         self.cluster = isinstance(client, RedisCluster)
         self.wait_replicas = wait_replicas
         self.wait_ms = wait_ms
+        self.origin = secrets.token_hex(8)  # this store's name in the appends it publishes
+        self.own_echo = pack({"by": self.origin})[1:]
+        """The bytes after the map header of this store's published appends (not those
+        that change the meta): its process's ``Subscriber`` drops them unread, since the
+        appender applies its own entries (and syncs when unsure they were stored)."""
         # node name ('' on one Redis) -> (replicas connected, until when that is believed)
         self._degraded: dict[str, tuple[int, float]] = {}
         self._append = client.register_script(APPEND_LUA)
@@ -149,7 +158,7 @@ class Store:
         self._lease = client.register_script(BOT_LEASE_LUA)
         self._release = client.register_script(BOT_RELEASE_LUA)
         self.lobby = LobbyIndex(client)
-        self.deadlines = DeadlineIndex(client, timeout)
+        self.deadlines = DeadlineIndex(client, timeout, lane)
 
     @classmethod
     def from_url(cls, url: str, timeout: float = CALL_TIMEOUT, wait_replicas: int = 0,
@@ -157,11 +166,14 @@ class Store:
         """A store on ``url`` (``redis://``, ``rediss://`` or ``unix://``; a cluster node
         is detected: server/store/client.py) whose calls each fail within ``timeout``
         seconds (``bounded``)."""
-        return cls(redis_client.connect(url, timeout=timeout), timeout, wait_replicas,
-                   wait_ms, seal)
+        client = redis_client.connect(url, timeout=timeout)
+        lane = Lane.serving(url, client, wait_replicas, timeout)
+        return cls(client, timeout, wait_replicas, wait_ms, lane, seal)
 
     async def close(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool (and the appends' connection)."""
+        if self.lane is not None:
+            await self.lane.close()
         await self.redis.aclose()
 
     @bounded
@@ -341,18 +353,20 @@ class Store:
         ``prev`` (hex): the chain head the entries were built on; the append is ``stale``
         unless the stored head is still that one too (so a process whose cache holds
         another stream with the same seq, after Redis lost writes, never appends to it).
-        Publishes ``{"table", "from", "prev", "entries", "meta"}`` on the table channel
-        when stored. With ``wait_replicas``, the script and a ``WAIT`` go in one pipeline
-        on one connection, and the entries are published only once replicated (a second
-        round trip), so no process shows an event a failover could still lose. Raises
+        Publishes ``{"by"?, "table", "from", "prev", "entries", "meta"}`` on the table
+        channel when stored (``by``: ``origin``, when the meta is not changed). With
+        ``wait_replicas``, the script and a ``WAIT`` go in one pipeline on one connection,
+        and the entries are published only once replicated (a second round trip), so no
+        process shows an event a failover could still lose. Raises
         ``redis.RedisError`` when Redis fails and ``NotReplicated`` when too few replicas
         confirmed (either way nothing is acknowledged; a retry with the same ``act_key``
         is safe).
         """
         if self.seal is not None:
             entries = [self.seal.seal_entry(e, table_id) for e in entries]
-        payload = pack({"table": table_id, "from": expected_seq + 1, "prev": prev,
-                        "entries": entries, "meta": meta_changed})
+        body = {"table": table_id, "from": expected_seq + 1, "prev": prev, "entries": entries,
+                "meta": meta_changed}
+        payload = pack(body if meta_changed else {"by": self.origin, **body})
         waiting = self.wait_replicas > 0
         args: list[Any] = [expected_seq, expected_version, act_key, head,
                            b"" if waiting else payload, len(entries), prev]
@@ -362,6 +376,8 @@ class Store:
         keys = [meta_key(table_id), events_key(table_id), acts_key(table_id), channel(table_id)]
         if waiting:
             status, seq = await self._waited(self._append, keys, args)
+        elif self.lane is not None:  # one round trip, bounded by this call's one timeout
+            status, seq = await self.lane.script(self._append.sha, APPEND_LUA, keys, args)
         else:
             status, seq = await self._append(keys=keys, args=args)
         result = AppendResult(status.decode() if isinstance(status, bytes) else status,
@@ -453,7 +469,8 @@ class Store:
     @bounded
     async def act_seq(self, table_id: str, act_key: str) -> int | None:
         """The seq stored for an action id, if that action was applied."""
-        raw = await self.redis.hget(acts_key(table_id), act_key)
+        raw = (await self.lane.call("HGET", acts_key(table_id), act_key) if self.lane
+               else await self.redis.hget(acts_key(table_id), act_key))
         return None if raw is None else int(raw)
 
     @bounded
@@ -483,7 +500,6 @@ class Store:
             return entries
         seal = self.seal
         return [seal.open_entry(e, table_id) for e in entries]
-
 
     @bounded
     async def hit(self, key: str, window: int) -> int:
@@ -521,56 +537,19 @@ class Store:
         raw = await self.redis.srandmember(BOT_TABLES, limit)
         return [r.decode() for r in raw or ()]
 
-    # ---- presence (server/play/attendance.py) ----------------------------------------
+    @bounded
+    async def settle_deadline(self, table_id: str, at_ms: int | None) -> int | None:
+        """``deadlines.set``, then ``stored_seq``: one round trip on the lane, two without."""
+        if self.lane is None:
+            await self.deadlines.set(table_id, at_ms)
+            return await self.stored_seq(table_id)
+        change = (("ZREM", DEADLINES, table_id) if at_ms is None
+                  else ("ZADD", DEADLINES, at_ms, table_id))
+        _, raw = await self.lane.pipeline(change, ("HGET", meta_key(table_id), "seq"))
+        return None if raw is None else int(raw)
 
     @bounded
     async def stored_seq(self, table_id: str) -> int | None:
         """The table's stored seq (``None``: no table)."""
         raw = await self.redis.hget(meta_key(table_id), "seq")
         return None if raw is None else int(raw)
-
-    @bounded
-    async def presence(self, table_id: str, set_fields: dict[str, str], drop: list[str],
-                       ttl: int, notify: bool) -> dict[str, str]:
-        """Write this process's presence fields (and drop others of its own), keep the
-        hash for ``ttl`` s, optionally publish a presence notice on the table channel, and
-        return the whole hash (one round trip)."""
-        key = presence_key(table_id)
-        pipe = self.redis.pipeline(transaction=False)
-        if set_fields:
-            pipe.hset(key, mapping=set_fields)
-        if drop:
-            pipe.hdel(key, *drop)
-        pipe.expire(key, ttl)
-        if notify:
-            pipe.spublish(channel(table_id), pack({"table": table_id, "from": 0,
-                                                   "entries": [], "presence": True}))
-        pipe.hgetall(key)
-        raw = (await pipe.execute())[-1]
-        return {k.decode(): v.decode() for k, v in raw.items()}
-
-    @bounded
-    async def presence_many(self, claims: list[tuple[str, dict[str, str], list[str]]],
-                            ttl: int) -> list[dict[str, str]]:
-        """``presence`` (without a notice) for many tables in one pipeline: per ``(table
-        id, fields to set, fields to drop)``, the table's whole hash afterwards."""
-        pipe = self.redis.pipeline(transaction=False)
-        for table_id, set_fields, drop in claims:
-            key = presence_key(table_id)
-            if set_fields:
-                pipe.hset(key, mapping=set_fields)
-            if drop:
-                pipe.hdel(key, *drop)
-            pipe.expire(key, ttl)
-            pipe.hgetall(key)
-        replies = await pipe.execute()
-        out, at = [], 0
-        for _, set_fields, drop in claims:
-            at += bool(set_fields) + bool(drop) + 2
-            out.append({k.decode(): v.decode() for k, v in replies[at - 1].items()})
-        return out
-
-
-def presence_key(table_id: str) -> str:
-    """The table's presence hash (server/play/presence.py)."""
-    return f"t:{{{table_id}}}:presence"

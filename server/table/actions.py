@@ -114,6 +114,10 @@ class Actions:
             except RedisError as e:
                 metrics.REDIS_ERRORS.inc()
                 table.suspect = True
+                # The append may have been stored unseen, and this process skips the echo
+                # of its own appends (``Store.own_echo``): look, so the table's sockets
+                # get it without waiting for the next action.
+                self.tables.spawn(self.tables.streams.safe_sync(table))
                 raise Unavailable(str(e)) from None
 
     def timeout_events(self, table: LiveTable, seat: int) -> list[Message]:

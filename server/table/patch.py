@@ -68,7 +68,7 @@ def diff(before: Any, after: Any) -> list[dict[str, Any]]:
 
 
 def _diff(before: Any, after: Any, path: str, depth: int, ops: list[dict[str, Any]]) -> None:
-    if _is_map(before) and _is_map(after):
+    if (type(before) is dict and type(after) is dict) or (_is_map(before) and _is_map(after)):
         if before.keys() != after.keys():
             ops.extend({"op": "remove", "path": f"{path}/{escape(k)}"}
                        for k in before if k not in after)
@@ -76,7 +76,8 @@ def _diff(before: Any, after: Any, path: str, depth: int, ops: list[dict[str, An
             if k not in before:
                 ops.append({"op": "add", "path": f"{path}/{escape(k)}", "value": value})
             elif before[k] != value:  # most keys are unchanged: no path built for them
-                _changed(before[k], value, f"{path}/{escape(k)}", depth, ops)
+                key = k if "~" not in k and "/" not in k else escape(k)
+                _changed(before[k], value, f"{path}/{key}", depth, ops)
     elif isinstance(before, list) and isinstance(after, list):
         if len(before) == len(after) and not _scalars(before, after):
             for i, (old, new) in enumerate(zip(before, after, strict=True)):
@@ -136,7 +137,8 @@ def _edits(before: list[Any], after: list[Any], path: str) -> list[dict[str, Any
 def _changed(old: Any, new: Any, path: str, depth: int, ops: list[dict[str, Any]]) -> None:
     lists = isinstance(old, list) and isinstance(new, list)
     if ((lists and (depth > 1 or _scalars(old, new)))
-            or (depth > 1 and _is_map(old) and _is_map(new))):
+            or (depth > 1 and ((type(old) is dict and type(new) is dict)
+                               or (_is_map(old) and _is_map(new))))):
         _diff(old, new, path, depth - 1, ops)
     else:
         ops.append({"op": "replace", "path": path, "value": new})

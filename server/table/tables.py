@@ -63,7 +63,8 @@ class Tables:
         self.ending = Ending(self)
         self.bots = BotSeats(self)
         self.subscriber = Subscriber(store.redis, self.streams.published,
-                                     self.streams.resync_all)
+                                     self.streams.resync_all, store.own_echo,
+                                     store.lane.params if store.lane is not None else None)
 
     # ---- ``TableEvents`` of every live table (server/table/live.py) ----------------------
 

@@ -38,6 +38,7 @@ from server.play import roles
 from server.store import streams as st
 from server.store.client import connect_sync
 from server.store.embedded import free_port
+from server.store.presence import presence_key
 from tests import watch
 from tests.conftest import ROOT, TEST_ENV, RedisProcess
 from tests.server.client import Lobby, Member, Player, Socket, events_of, unique
@@ -219,7 +220,7 @@ def balanced(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
 
 def processes_of(r, table_id: str) -> set[str]:
     """The processes that vouch for a socket of the table (its presence hash's claims)."""
-    fields = [f.decode() for f in r.hgetall(st.presence_key(table_id))]
+    fields = [f.decode() for f in r.hgetall(presence_key(table_id))]
     return {f.rsplit(":", 1)[1] for f in fields if f.startswith(("on:", "spec:"))}
 
 
@@ -258,10 +259,10 @@ async def test_clients_of_a_killed_process_continue_through_the_balancer(
     try:
         for s in spectators:
             deadline = time.monotonic() + 10
-            while len(r.hgetall(st.presence_key(s.table_id))) < 5:  # on:0, on:1, spec, seen×2
-                assert time.monotonic() < deadline, r.hgetall(st.presence_key(s.table_id))
+            while len(r.hgetall(presence_key(s.table_id))) < 5:  # on:0, on:1, spec, seen×2
+                assert time.monotonic() < deadline, r.hgetall(presence_key(s.table_id))
                 await asyncio.sleep(0.05)
-            assert len(processes_of(r, s.table_id)) == 1, r.hgetall(st.presence_key(s.table_id))
+            assert len(processes_of(r, s.table_id)) == 1, r.hgetall(presence_key(s.table_id))
     finally:
         r.close()
 

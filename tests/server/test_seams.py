@@ -109,3 +109,18 @@ def test_redis_cluster_client_has_what_the_store_and_subscriber_use():
     source = inspect.getsource(PipelineStrategy._execute)
     assert "target_nodes" in source and "execute_pipeline" in source, redis.__version__
     assert "acquire_connection" in inspect.getsource(ClusterNode.execute_pipeline)
+
+
+def test_redis_py_error_parsing_and_url_parsing_that_the_lane_uses():
+    """server/store/lane.py turns error replies into redis-py's exceptions with
+    ``BaseParser.parse_error`` (what redis-py's own hiredis parser passes to
+    ``hiredis.Reader``) and reads the URL with ``redis.asyncio.connection.parse_url``."""
+    from redis._parsers.base import BaseParser
+    from redis.asyncio.connection import parse_url
+    from redis.exceptions import NoScriptError, ResponseError
+
+    assert isinstance(BaseParser.parse_error("NOSCRIPT No matching script."), NoScriptError)
+    assert type(BaseParser.parse_error("ERR unknown command")) is ResponseError
+    assert parse_url("redis://:pw@h:7000/2") == {"host": "h", "port": 7000, "db": 2,
+                                                  "password": "pw"}
+    assert parse_url("unix:///tmp/r.sock?db=1")["path"] == "/tmp/r.sock"

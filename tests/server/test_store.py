@@ -12,6 +12,7 @@ import pytest
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store import streams as st
+from server.store.presence import PresenceHashes
 from server.store.streams import Store
 from server.table.meta import Seat, TableMeta, token_hash
 
@@ -57,8 +58,11 @@ async def test_append_checks_seq_and_action_id_and_publishes(store):
     assert (ok.status, ok.seq) == ("ok", 3)
     msg = await next_published(pubsub)
     published = st.unpack(msg["data"])
-    assert published == {"table": meta.id, "from": 1, "prev": meta.head, "entries": entries,
-                         "meta": False}
+    assert published == {"by": store.origin, "table": meta.id, "from": 1, "prev": meta.head,
+                         "entries": entries, "meta": False}
+    # Marked as this store's: its own subscriber drops it unread (the bytes after the map
+    # header), another process's reads it.
+    assert msg["data"].startswith(store.own_echo, 1)
     assert await store.load_entries(meta.id) == entries
     assert await store.load_entries(meta.id, 2) == entries[2:]
     fields = await store.load_meta(meta.id)
@@ -195,11 +199,12 @@ async def test_rate_counter(store):
 
 
 async def test_presence_of_many_tables_in_one_call(store):
-    await store.presence("pa", {"on:0:p1": "5", "spec:p1": "2 5"}, [], 60, False)
-    got = await store.presence_many([("pa", {"on:1:p1": "7"}, ["spec:p1"]),
+    hashes = PresenceHashes(store.redis, store.timeout)
+    await hashes.write("pa", {"on:0:p1": "5", "spec:p1": "2 5"}, [], 60, False)
+    got = await hashes.write_many([("pa", {"on:1:p1": "7"}, ["spec:p1"]),
                                      ("pb", {"seen:0": "3"}, []), ("pc", {}, [])], 60)
     assert got == [{"on:0:p1": "5", "on:1:p1": "7"}, {"seen:0": "3"}, {}]
-    assert await store.presence("pa", {}, [], 60, False) == got[0]
+    assert await hashes.write("pa", {}, [], 60, False) == got[0]
 
 
 def test_meta_round_trip_keeps_secrets_out_of_the_summary():
@@ -264,3 +269,47 @@ async def test_wait_acknowledges_only_what_a_replica_holds(redis_url, redis_mode
     finally:
         await pubsub.aclose()
         await s.close()
+
+
+@pytest.mark.parametrize("reader", ["raw", "redis-py"])
+async def test_the_subscriber_skips_its_own_appends_only(store, redis_url, reader):
+    """A process applies its own appends itself: their echo on the channel is dropped
+    unread. Another store's appends, and an append that changes the meta (its notice
+    makes the table sync), are delivered; by the subscriber's own reader of one Redis
+    (``raw``) and by redis-py's PubSub (a cluster's, or without the address)."""
+    from server.fanout.subscriber import Subscriber
+
+    other = Store.from_url(redis_url)
+    meta = new_meta()
+    await store.create(meta.id, meta.to_fields(), ttl=60)
+    got: list[dict] = []
+
+    async def nothing() -> None:
+        pass
+
+    raw = store.lane.params if reader == "raw" and store.lane is not None else None
+    if reader == "raw" and raw is None:
+        pytest.skip("no lane (a cluster): the subscriber reads through redis-py")
+    sub = Subscriber(store.redis, lambda _t, msg: got.append(msg), nothing, store.own_echo,
+                     raw)
+    await sub.start()
+    try:
+        await sub.follow(meta.id)
+        entries = [{"e": {"type": "x", "n": i}, "h": f"{i:064x}"} for i in range(4)]
+        assert (await store.append(meta.id, 0, entries[:1], "1" * 64, "0:a",
+                                   prev=meta.head)).status == "ok"
+        assert (await other.append(meta.id, 1, entries[1:2], "2" * 64, "0:b",
+                                   prev="1" * 64)).status == "ok"
+        assert (await store.append(meta.id, 2, entries[2:3], "3" * 64, "0:c", prev="2" * 64,
+                                   meta_changed=True)).status == "ok"
+        assert (await store.append(meta.id, 3, entries[3:], "4" * 64, "0:d",
+                                   prev="3" * 64)).status == "ok"
+        deadline = time.monotonic() + 5
+        while len(got) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        assert [(m["from"], m.get("by"), m["meta"]) for m in got] == [
+            (2, other.origin, False), (3, None, True)]
+    finally:
+        await sub.stop()
+        await other.close()
