@@ -22,9 +22,10 @@ import pytest
 
 from engine.game import IllegalAction
 from server.config import Settings
+from server.store.sealing import SeedSeal
 from server.store.streams import Store
 from server.table.tables import Tables
-from tests.conftest import ServerProcess
+from tests.conftest import SEED_KEYS, ServerProcess
 from tests.server.client import Lobby
 
 
@@ -44,7 +45,7 @@ async def test_an_action_decided_after_a_resignation_it_had_not_seen_is_refused(
     tid = table["id"]
     tokens = [(await lobby.join(tid, f"P{s}"))["token"] for s in range(3)]
     await lobby.start(tid)
-    store = Store.from_url(redis_url)
+    store = Store.from_url(redis_url, seal=SeedSeal.at(SEED_KEYS))
     tables = Tables(Settings(redis_url=redis_url), store)
     try:
         stale = await tables.get(tid)  # loaded, not followed: it hears of nothing

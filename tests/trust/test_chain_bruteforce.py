@@ -33,9 +33,11 @@ from engine.chain import genesis, heads, link, public_events
 from engine.einauge.cards import CARDS
 from engine.einauge.game import EINAUGE
 from engine.game import Message
+from server.store.sealing import SeedSeal
 from server.store.streams import Store
 from server.table.core import replay_deltas
 from server.ws import protocol
+from tests.conftest import SEED_KEYS
 from tests.trust.wire import Client, Lobby, crashes, secrets_of, unpack
 
 # Per game: players, and how few island cards may be face down before it stops (a refill
@@ -54,7 +56,7 @@ def same(a: Any, b: Any) -> bool:
 
 async def stored_events(redis_url: str, table_id: str) -> list[Message]:
     """The table's full events, secrets included, straight from Redis (test only)."""
-    store = Store.from_url(redis_url)
+    store = Store.from_url(redis_url, seal=SeedSeal.at(SEED_KEYS))
     try:
         return [EINAUGE.events.decode(e["e"]) for e in await store.load_entries(table_id)]
     finally:
