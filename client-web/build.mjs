@@ -1,4 +1,5 @@
-// Builds the client into dist/: app.js (bundled ES module), app.css and index.html.
+// Builds the client into dist/: app.js (bundled ES module), style.css (the shell's styles),
+// app.css (the styles the game modules import: games/<game>/style.css) and index.html.
 // `node build.mjs --watch` rebuilds on change (for development).
 import { build, context } from "esbuild";
 import { copyFile, mkdir, rm } from "node:fs/promises";

@@ -10,7 +10,7 @@ const names = (s) => s.seats.map((x) => seatName(x.name, x.seat, x) || `#${x.sea
 export function resultText(s) {
   if (!s.winners) return "";
   const n = names(s);
-  // An eliminated player has no total (Loot Island): a dash, not "null".
+  // An eliminated player has no total (a game that eliminates): a dash, not "null".
   const scores = s.scores ? s.scores.map((x) => x ?? "–").join(" : ") : "";
   return t("winner_scores", { names: listWords(s.winners.map((i) => n[i])), scores });
 }

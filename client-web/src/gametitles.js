@@ -18,7 +18,7 @@ export function loadGameTitles() {
   return loading;
 }
 
-/** The title of game `name` ("Keltis: Das Kartenspiel"), or `name` until the titles load. */
+/** The title of game `name` (the server's `title`), or `name` until the titles load. */
 export function gameTitle(name) {
   return (titles && titles[name]) || name;
 }

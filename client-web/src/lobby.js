@@ -3,10 +3,11 @@ import { currentAccount } from "./account.js";
 import { api } from "./api.js";
 import { resultText } from "./gamerows.js";
 import { h, mount } from "./dom.js";
-import { currentLang, onLangChange, t } from "./i18n.js";
+import { currentLang, listWords, onLangChange, t } from "./i18n.js";
+import { gameTitle } from "./gametitles.js";
 import { timeControlText } from "./clock.js";
 import { seatName } from "./names.js";
-import { gameModule, hasGameModule } from "./games/index.js";
+import { gameModule, gameNames, hasGameModule } from "./games/index.js";
 import { rulesHref, setRulesGame } from "./rulesnav.js";
 import { kebab, optionFields, optionsText, readOptions } from "./options.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
@@ -28,6 +29,9 @@ const askedControl = (value) => {
   const tc = Object.fromEntries(TIME_CONTROLS)[value] || { kind: "none" };
   return tc.kind === "live" ? { kind: "live", preset: tc.preset } : tc.kind === "async" ? { kind: "async", days: tc.days } : { kind: "none" };
 };
+
+/** The hero's line: the registered games by their titles (the server's names for people). */
+const tagline = () => t("tagline", { games: listWords(gameNames().map(gameTitle)) });
 
 /** Mount the lobby into `root`; `go(path)` navigates inside the app. Returns a cleanup. */
 export function lobbyPage(root, go) {
@@ -157,7 +161,7 @@ export function lobbyPage(root, go) {
   function renderAll() { renderForm(); renderList(); renderHowTo(); }
 
   mount(root, h("div", { class: "lobby" },
-    h("section", { class: "hero" }, h("h1", {}, t("title")), h("p", {}, t("tagline"))),
+    h("section", { class: "hero" }, h("h1", {}, t("title")), h("p", {}, tagline())),
     h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, form, howTo))));
   renderAll();
   api.games().then((d) => {
@@ -172,7 +176,7 @@ export function lobbyPage(root, go) {
   const timer = setInterval(refresh, REFRESH_MS);
   const offLang = onLangChange(() => {
     const hero = root.querySelector(".hero");
-    if (hero) mount(hero, h("h1", {}, t("title")), h("p", {}, t("tagline")));
+    if (hero) mount(hero, h("h1", {}, t("title")), h("p", {}, tagline()));
     renderAll();
   });
   return () => { clearInterval(timer); offLang(); };

@@ -6,7 +6,7 @@
 //
 // Titles: the schema's `title` is English; a game module's texts may name an option in
 // every language as `<game>:<key>` (and an enum value as `<game>:<key>_<value>`); the
-// older bare keys (`end_rule`, `color_bonus`) still count.
+// bare `<key>` still counts.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 

@@ -35,7 +35,7 @@ export function foldViews(deltas) {
  * The turns of a folded game, `[{turn, first, last}]` (seqs, 1-based): event k belongs to
  * the turn that the view before it shows (`views[k-1].turn`, the engine's count of turns
  * begun); the start joins turn 1. A game whose views carry no `turn` (its CONTRACT's view
- * has none: Keltis, Loot Island) steps by decision: each event that `isMove` (the game
+ * has none) steps by decision: each event that `isMove` (the game
  * module's "someone decided") begins a step, and the automatic events after it join that
  * step; those before the first decision join the first step. `deltas[k-1].event` is event k.
  */
@@ -156,7 +156,7 @@ export function replayPage(root, id) {
     const d = st.deltas[st.seq - 1];
     const ctx = { mySeat: null, actions: null, prev: st.seq > 0 ? st.views[st.seq - 1] : null, lastEvent: d ? d.event : null };
     const g = game();
-    if (g.setCardContext) g.setCardContext(v); // a game with card details (Einauge)
+    if (g.setCardContext) g.setCardContext(v); // a game with card details
     const ended = g.winnersText(v);
     const build = () => h("div", {},
       h("div", { class: `turn-banner${v.phase === "ended" ? " ended" : ""}`, testid: "replay-turn" },

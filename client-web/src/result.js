@@ -1,5 +1,5 @@
 // The result panel at the top of an ended table: who won, every player's total (ranked),
-// and the rematch (offer, accept, or watch it). The full breakdown stays in score.js.
+// and the rematch (offer, accept, or watch it). The full breakdown is the game module's `renderScore`.
 import { h } from "./dom.js";
 import { listWords, t } from "./i18n.js";
 
@@ -13,7 +13,7 @@ export function renderResult(view, ctx) {
   if (!res) return null;
   const names = (view.players || []).map((p) => p.name);
   const winners = res.winners || [];
-  // A player without a total (eliminated, Loot Island) is ranked last and shown with a dash.
+  // A player without a total (eliminated, in a game that eliminates) is ranked last and shown with a dash.
   const total = (s) => (typeof s.total === "number" ? s.total : -Infinity);
   const ranked = [...res.scores].sort((a, b) => total(b) - total(a) || a.seat - b.seat);
   const w = winners.map((s) => names[s] ?? `#${s + 1}`);

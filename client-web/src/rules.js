@@ -15,6 +15,7 @@ import { rulesHref, setRulesGame } from "./rulesnav.js";
 export function rulesPage(root, name = null) {
   if (name !== null && !hasGameModule(name)) return notFoundPage(root);
   const game = gameModule(name);
+  if (!game.rules) return notFoundPage(root); // no game named, and the server named no default
   setRulesGame(game.name);
   window.__cardtable = { page: "rules", game: game.name };
   let data = null;

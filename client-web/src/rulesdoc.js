@@ -1,4 +1,4 @@
-// The building blocks of a game's rules document (games/<game>_rules.js): a rules page is
+// The building blocks of a game's rules document (games/<game>/rules.js): a rules page is
 // `{title, intro, toc, sections: {anchor: [heading, () => nodes]}, howto: [text, …]}` per
 // language, drawn by rules.js. Tables carry a test id so tests can read them.
 import { h } from "./dom.js";

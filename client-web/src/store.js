@@ -6,7 +6,7 @@ export const KEY = "cardtable.";
  *  moved to `KEY` when the page loads (`migrateKeys`). */
 const OLD_KEY = "einauge.";
 
-/** Move every `einauge.*` entry to `cardtable.*` (an entry already under the new name
+/** Move every entry under the old prefix to `cardtable.*` (an entry already under the new name
  *  wins) and remove the old one, so saved seats, owner tokens, invite secrets, the name,
  *  the language and the chat settings survive the rename. Runs once, as this module loads
  *  (before any page reads the store). Returns the number of entries moved. */

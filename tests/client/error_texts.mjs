@@ -1,8 +1,8 @@
 // The refusal texts the client shows, per language, as errors.js's errorText returns them
-// (tests/client/test_errors.py). Usage: node error_texts.mjs <client src dir> <game module
-// file under src/games/> <sentinel> <code>…; prints JSON {own: [codes of the module],
-// shared: [codes of errors.js], texts: {lang: {code: text}}}. The page's globals that
-// i18n.js reads at import (document, navigator, localStorage) are stubbed: no DOM is used.
+// (tests/client/test_errors.py). Usage: node error_texts.mjs <client src dir> <a game's
+// refusal table under src/games/ (<package>/errors.js)> <sentinel> <code>…; prints JSON
+// {own: [codes of the module], shared: [codes of errors.js], texts: {lang: {code: text}}}.
+// The page's globals that i18n.js reads at import (document, navigator, localStorage) are stubbed: no DOM is used.
 globalThis.document = { documentElement: {} };
 globalThis.localStorage = { getItem: () => null, setItem: () => {}, removeItem: () => {}, length: 0 };
 if (!globalThis.navigator) globalThis.navigator = { language: "en" };

@@ -1,5 +1,5 @@
 """The refusal texts of the web client (client-web/src/errors.js and the games' own
-``games/<game>_errors.js``): every code a game's engine raises has words in English and
+``games/<package>/errors.js``): every code a game's engine raises has words in English and
 German, read from the engine's sources and from the client's tables as the page reads them
 (errorText in Node); and on a live table a refused Keltis and Loot Island move shows the
 game module's words in both languages, never the server's English message."""
@@ -25,7 +25,7 @@ SENTINEL = "SERVER-WORDS-7f3a"  # the server's message: shown only when no text 
 
 PACKAGES = {name: type(game).__module__.split(".")[1] for name, game in GAMES.items()}
 """Each registered game's engine package (engine/<package>/) and client table
-(client-web/src/games/<package>_errors.js)."""
+(client-web/src/games/<package>/errors.js)."""
 
 
 def _codes_of(call: ast.Call, where: str) -> set[str]:
@@ -63,7 +63,7 @@ def client_texts(package: str, codes: list[str]) -> dict:
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is needed to read the client's text tables")
-    out = subprocess.run([node, str(TEXTS_JS), str(SRC), f"{package}_errors.js", SENTINEL,
+    out = subprocess.run([node, str(TEXTS_JS), str(SRC), f"{package}/errors.js", SENTINEL,
                           *codes], capture_output=True, text=True, check=True, timeout=60)
     return json.loads(out.stdout)
 
@@ -71,6 +71,7 @@ def client_texts(package: str, codes: list[str]) -> dict:
 def test_every_game_names_its_package() -> None:
     for name, package in PACKAGES.items():
         assert (ROOT / "engine" / package).is_dir(), name
+        assert (SRC / "games" / package / "errors.js").is_file(), name
 
 
 @pytest.mark.parametrize("game", sorted(PACKAGES))

@@ -7,17 +7,23 @@ no `turn`, CONTRACT-loot-island §3): one step per action of the record."""
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from engine import GAMES as REGISTRY
 from tests.client.conftest import api, failed_load
 from tests.conftest import ServerProcess
 
-GAMES = ["einauge", "keltis", "loot-island"]
-# A heading of each game's page, English and German (RULES-<game>.md's standard terms).
+GAMES = sorted(REGISTRY)
+"""Every registered game (engine.GAMES; the client registers the same names in
+client-web/src/games/index.js): each has a rules page linked from its table and replay."""
+# A heading of the pages these tests know word for word, English and German
+# (RULES-<game>.md's standard terms); any other registered game's page must have a heading
+# in each language.
 TITLES = {
     "einauge": ("How to play Einauge sei wachsam!", "So spielt man Einauge sei wachsam!"),
     "keltis": ("How to play Keltis: Das Kartenspiel", "So spielt man Keltis: Das Kartenspiel"),
@@ -47,10 +53,11 @@ def wait_ended(web: ServerProcess, tid: str, timeout: float = 180.0) -> None:
 
 def assert_rules_page(page: Page, game: str) -> None:
     """``page`` shows ``game``'s rules page in English, then (switched) in German."""
-    en, de = TITLES[game]
+    en, de = TITLES.get(game, (re.compile(r"\S"), re.compile(r"\S")))
     rules = page.get_by_test_id("rules-page")
     expect(rules).to_have_attribute("data-game", game)
     expect(rules.locator("h1")).to_have_text(en)
+    expect(rules).to_have_attribute("lang", "en")
     page.get_by_test_id("lang-de").click()
     expect(rules.locator("h1")).to_have_text(de)
     expect(rules).to_have_attribute("lang", "de")
@@ -79,7 +86,7 @@ def test_a_table_and_its_replay_link_their_games_rules_page(
         page.get_by_test_id("replay-rules").click()
     assert_rules_page(info.value, game)
     info.value.close()
-    # Off the table the top bar names no game: /rules, the first game's page.
+    # Off the table the top bar names no game: /rules, the server's default game's page.
     page.goto(f"{web.url}/leaderboard")
     expect(page.get_by_test_id("nav-rules")).to_have_attribute("href", "/rules")
     ctx.close()

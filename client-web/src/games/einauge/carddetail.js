@@ -4,9 +4,10 @@
 // server (card data of GET /api/games/einauge/cards, the view's fight_costs); the only
 // words about rules are the rules page's, linked from here.
 import { cardInfo } from "./cards.js";
-import { h, mount } from "./dom.js";
-import { cardName, colorName, listWords, t } from "./i18n.js";
-import { rulesHref } from "./rulesnav.js";
+import { h, mount } from "../../dom.js";
+import { listWords, t } from "../../i18n.js";
+import { cardName, colorName } from "./texts.js";
+import { rulesHref } from "../../rulesnav.js";
 
 let ctx = { view: null };
 let pop = null;

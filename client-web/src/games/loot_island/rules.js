@@ -3,11 +3,11 @@
 // number (minimum, actions, islets, events, healers, scoring values) is the engine's, from
 // its data file through the catalogue (GET /api/games/loot-island/cards), never written
 // here: "…" until it is in.
-import { api } from "../api.js";
-import { h } from "../dom.js";
-import { LANGS } from "../i18n.js";
-import { ol, p, table, term, ul } from "../rulesdoc.js";
-import "./loot_island_texts.js";
+import { api } from "../../api.js";
+import { h } from "../../dom.js";
+import { LANGS } from "../../i18n.js";
+import { ol, p, table, term, ul } from "../../rulesdoc.js";
+import "./texts.js";
 
 const WAIT = "…";
 

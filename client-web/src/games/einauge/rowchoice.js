@@ -2,9 +2,10 @@
 // "Ships"), so one click on its button can mean several legal actions. This dialog lists
 // them with what each row would pay, as the prompt's details say; the table page only
 // hosts it (ctx.openDialog / ctx.closeDialog) and knows nothing of rows.
-import { h } from "../dom.js";
-import { colorName, listWords, t } from "../i18n.js";
-import { rulesHref } from "../rulesnav.js";
+import { h } from "../../dom.js";
+import { listWords, t } from "../../i18n.js";
+import { colorName } from "./texts.js";
+import { rulesHref } from "../../rulesnav.js";
 
 /** "pays 2 sabres and 3 ducats" from a row's prompt detail (`{payout: {sabres, ducats,
  *  jewels}}`); "" when the detail has no payout. */

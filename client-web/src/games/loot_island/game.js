@@ -7,14 +7,16 @@
 // cards chosen so far plus it; a landing, an islet, a joker value or a copy is offered only
 // where a legal action has exactly that; the action sent is the listed one. Nothing here
 // computes a rule, a cost or a score.
-import { api } from "../api.js";
-import { flipRender } from "../board.js";
-import { h, mount } from "../dom.js";
-import { listWords, t } from "../i18n.js";
-import { COLOR_GLYPH, icons } from "../icons.js";
-import { lootIslandErrors } from "./loot_island_errors.js";
-import "./loot_island_texts.js";
-import { lootIslandRules } from "./loot_island_rules.js";
+import "./style.css";
+import { api } from "../../api.js";
+import { flipRender } from "../../flip.js";
+import { seatEventText } from "../../seatlog.js";
+import { h, mount } from "../../dom.js";
+import { listWords, t } from "../../i18n.js";
+import { COLOR_GLYPH, icons } from "../../icons.js";
+import { lootIslandErrors } from "./errors.js";
+import "./texts.js";
+import { lootIslandRules } from "./rules.js";
 
 const GAME = "loot-island";
 let CAT = null;
@@ -113,6 +115,8 @@ function isletEffect(id) {
 }
 
 function describeEvent(e, names = []) {
+  const seat = seatEventText(e, names); // who plays a seat: the shell's words
+  if (seat) return seat;
   const f = tt("li_ev")[e.type];
   const who = typeof e.seat === "number" ? names[e.seat] || `#${e.seat + 1}` : "";
   if (!f) return `${who ? `${who}: ` : ""}${e.type.replace(/_/g, " ")}`;

@@ -1,7 +1,7 @@
-// Loot Island's texts (games/loot_island.js), merged into the languages of i18n.js. The
+// Loot Island's texts (games/loot_island/game.js), merged into the languages of i18n.js. The
 // standard terms of RULES-loot-island.md ("Standard terms") in English and German. Numbers
 // in the texts come from the catalogue or the view, never from here.
-import { LANGS } from "../i18n.js";
+import { LANGS } from "../../i18n.js";
 
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 

@@ -1,7 +1,9 @@
-// Game events (docs/protocol.md, projected events of engine/einauge/events.py) told in
+// Einauge's game events (docs/protocol.md, projected events of engine/einauge/events.py) told in
 // plain language. Only words: every number comes from the event itself.
-import { cardName, colorName, listWords, t } from "./i18n.js";
-import { seatName } from "./names.js";
+import { listWords, t } from "../../i18n.js";
+import { cardName, colorName } from "./texts.js";
+import { seatName } from "../../names.js";
+import { seatEventText } from "../../seatlog.js";
 
 function payout(e) {
   const parts = [];
@@ -45,22 +47,10 @@ export function describeEvent(e, names = []) {
       const w = ((e.result && e.result.winners) || []).map((s) => names[s] ?? `#${s + 1}`);
       return t("ev_game_ended", { winners: t("winners_are", { names: listWords(w), n: w.length }) });
     }
-    // Who plays a seat (engine/seat_control.py): in the log and the replay.
-    case "seat_timed_out": return t("ev_seat_timed_out", { name: person(e, names, name), n: e.count });
-    case "seat_controller_changed": {
-      const key = `ev_seat_${e.by}_${e.reason}`;
-      const text = t(key, { name: person(e, names, name) });
-      return text === key ? t("ev_unknown", { type: e.type }) : text;
-    }
-    default: return t("ev_unknown", { type: e.type });
+    // Who plays a seat (engine/seat_control.py): the same words for every game.
+    default: return seatEventText(e, names) ?? t("ev_unknown", { type: e.type });
   }
 }
-
-/** The person a seat-control event is about (not "Anna (now Greedy bot)"). */
-const person = (e, names, shown) => (names.people && names.people[e.seat]) || shown;
-
-/** The seat an event is about (for colouring the log line), or null. */
-export const eventSeat = (e) => (typeof e.seat === "number" ? e.seat : null);
 
 /** Log entry kinds that deserve emphasis. */
 export const isMajor = (e) => ["game_started", "ship_revealed", "final_round_started", "game_ended", "seat_timed_out", "seat_controller_changed"].includes(e.type);

@@ -5,13 +5,15 @@
 // light up (a row, its discard pile, the stone of its value); in the draw step the deck and
 // the drawable piles do. The client decides nothing: a place lights up only because a
 // legal action names it.
-import { api } from "../api.js";
-import { flipRender } from "../board.js";
-import { h } from "../dom.js";
-import { listWords, t } from "../i18n.js";
-import { describeEvent as describeSeatEvent } from "../log.js";
-import { keltisErrors } from "./keltis_errors.js";
-import { keltisRules } from "./keltis_rules.js";
+import "./style.css";
+import "./texts.js";
+import { api } from "../../api.js";
+import { flipRender } from "../../flip.js";
+import { h } from "../../dom.js";
+import { listWords, t } from "../../i18n.js";
+import { seatEventText } from "../../seatlog.js";
+import { keltisErrors } from "./errors.js";
+import { keltisRules } from "./rules.js";
 
 let CATALOGUE = null;
 let loading = null;
@@ -503,7 +505,7 @@ function describeEvent(e, names = []) {
       const w = ((e.result && e.result.winners) || []).map((s) => names[s] ?? `#${s + 1}`);
       return t("kev_game_ended", { winners: t("winners_are", { names: listWords(w), n: w.length }) });
     }
-    default: return describeSeatEvent(e, names); // who plays a seat: the same for every game
+    default: return seatEventText(e, names) ?? t("ev_unknown", { type: e.type }); // who plays a seat: the shell's words
   }
 }
 

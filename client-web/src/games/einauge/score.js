@@ -1,8 +1,9 @@
 // The final score breakdown (the view's `result`, CONTRACT section 3), as a table.
-import { h } from "./dom.js";
-import { colorName, listWords, t } from "./i18n.js";
-import { COLOR_GLYPH, icons } from "./icons.js";
-import { rulesHref } from "./rulesnav.js";
+import { h } from "../../dom.js";
+import { listWords, t } from "../../i18n.js";
+import { colorName } from "./texts.js";
+import { COLOR_GLYPH, icons } from "../../icons.js";
+import { rulesHref } from "../../rulesnav.js";
 
 /** Table of `view.result`: holdings, conversions, chest awards per color, bonus, total. */
 export function renderScore(view) {

@@ -1,15 +1,20 @@
-// Einauge's board module: the modules the client had before the seam, behind the shape
-// every game module has (games/index.js).
-import { groupActions } from "../actions.js";
-import { flipRender, renderBoard, turnText, winnersText } from "../board.js";
-import { hideCardDetail, installCardDetails, setCardContext } from "../carddetail.js";
-import { loadCards } from "../cards.js";
-import { t } from "../i18n.js";
-import { describeEvent, eventSeat, isMajor } from "../log.js";
-import { einaugeErrors } from "./einauge_errors.js";
-import { einaugeRules } from "./einauge_rules.js";
-import { chooseRow } from "./einauge_rowchoice.js";
-import { renderScore } from "../score.js";
+// Einauge's module: its board, cards, card details, row choice, score table, log, texts,
+// refusal texts, rules page and styles (this folder), behind the shape every game module
+// has (games/index.js).
+import "./style.css";
+import "./texts.js";
+import { groupActions } from "./actions.js";
+import { renderBoard, turnText, winnersText } from "./board.js";
+import { flipRender } from "../../flip.js";
+import { hideCardDetail, installCardDetails, setCardContext } from "./carddetail.js";
+import { loadCards } from "./cards.js";
+import { t } from "../../i18n.js";
+import { describeEvent, isMajor } from "./log.js";
+import { eventSeat } from "../../seatlog.js";
+import { einaugeErrors } from "./errors.js";
+import { einaugeRules } from "./rules.js";
+import { chooseRow } from "./rowchoice.js";
+import { renderScore } from "./score.js";
 
 /** The banner's hint on this seat's turn: what the step asks for. */
 function turnHint(v) {

@@ -1,9 +1,10 @@
 // Card data from the server (GET /api/games/einauge/cards) and the card element. The client
 // only shows these numbers; it never computes a price, payout or cost from them.
-import { api } from "./api.js";
-import { h } from "./dom.js";
-import { cardName, colorName, listWords, t } from "./i18n.js";
-import { COLOR_GLYPH, icons } from "./icons.js";
+import { api } from "../../api.js";
+import { h } from "../../dom.js";
+import { listWords, t } from "../../i18n.js";
+import { cardName, colorName } from "./texts.js";
+import { COLOR_GLYPH, icons } from "../../icons.js";
 
 let CARDS = null;
 let loading = null;

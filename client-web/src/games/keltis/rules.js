@@ -1,6 +1,6 @@
 // Keltis's rules page (/rules/keltis; English and German): a players' summary of
 // RULES-keltis.md, its decisions included (docs/rules-keltis.md), nothing beyond it.
-import { ol, p, table, term, ul } from "../rulesdoc.js";
+import { ol, p, table, term, ul } from "../../rulesdoc.js";
 
 const ROWS = [["0", "0"], ["1", "−4"], ["2", "−3"], ["3", "−2"], ["4", "1"], ["5", "2"], ["6", "3"], ["7", "6"], ["8", "7"]];
 const STONES = [["0", "−4"], ["1", "−1"], ["2", "0"], ["3", "4"], ["4", "6"]];

@@ -3,11 +3,11 @@
 // example. Sections have stable anchors (#buy, #fight, #ships, #scoring, …) that the
 // table's hints, the card details and the score table link to. The card list is the
 // server's card data; the page computes nothing.
-import { api } from "../api.js";
-import { h } from "../dom.js";
-import { cardName } from "../i18n.js";
-import { COLOR_GLYPH } from "../icons.js";
-import { ol, p, table, ul } from "../rulesdoc.js";
+import { api } from "../../api.js";
+import { h } from "../../dom.js";
+import { cardName } from "./texts.js";
+import { COLOR_GLYPH } from "../../icons.js";
+import { ol, p, table, ul } from "../../rulesdoc.js";
 
 const EN = {
   title: "How to play Einauge sei wachsam!",

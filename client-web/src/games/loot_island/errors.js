@@ -1,7 +1,7 @@
 // Loot Island's refusals in the page's language: the codes only its rules raise (engine/
 // loot_island/checks.py), read by errors.js before the shared ones when the table plays Loot
 // Island. The words are RULES-loot-island's standard terms ("Standard terms"), as
-// loot_island_texts.js uses them. Not here: `bad_reshuffle` and `reshuffle_unknown`, raised
+// texts.js uses them. Not here: `bad_reshuffle` and `reshuffle_unknown`, raised
 // only while a record without a seed is replayed (a live table always has its seed), which
 // the replay viewer shows as a bad record.
 

@@ -1,6 +1,6 @@
 // Keltis's refusals in the page's language: the codes only its rules raise (engine/keltis/
 // rules.py), read by errors.js before the shared ones when the table plays Keltis. The
-// words are RULES-keltis's standard terms ("Standard terms"), as i18n.js's k… texts use them.
+// words are RULES-keltis's standard terms ("Standard terms"), as texts.js's k… texts use them.
 
 /** `{en, de}`: per refusal code its text (errors.js's shape). */
 export const keltisErrors = {
