@@ -36,9 +36,10 @@ expect.set_options(timeout=15_000)
 def failed_load(status: int, path: str) -> str:
     """The pattern (for ``@pytest.mark.page_errors``) of Chromium's console error for an
     answer of ``status`` to a request of ``path`` (a regular expression: the path and its
-    query, on the test's server)."""
+    query, on the test's server, by address or, for the passkeys' relying party, as
+    localhost)."""
     return (r"^console\.error: Failed to load resource: the server responded with a status "
-            rf"of {status} \([^)]*\) \(at https?://127\.0\.0\.1:\d+{path}:\d+\)$")
+            rf"of {status} \([^)]*\) \(at https?://(?:127\.0\.0\.1|localhost):\d+{path}:\d+\)$")
 
 
 TABLE_ID = r"[\w-]+"
