@@ -127,27 +127,8 @@ class Lane:
         """Send one command (its arguments as for redis-py) and return its reply; an error
         reply is raised as redis-py raises it, a lost connection as
         ``redis.ConnectionError`` (after ``RETRIES`` attempts)."""
-        packed = hiredis.pack_command(args)
-        for attempt in range(RETRIES):
-            writer, waiting = self._writer, self._waiting
-            if writer is None or writer.is_closing():
-                try:
-                    writer, waiting = await self._connect()
-                except (OSError, TimeoutError) as e:
-                    if attempt == RETRIES - 1:
-                        raise RedisConnectionError(f"cannot connect to Redis: {e}") from None
-                    await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
-                    continue
-            fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            waiting.append(fut)
-            writer.write(packed)
-            try:
-                return await fut
-            except RedisConnectionError:
-                if attempt == RETRIES - 1:
-                    raise
-                await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
-        raise AssertionError("unreachable")  # pragma: no cover
+        (reply,) = await self.pipeline(args)  # one command: the same retries
+        return reply
 
     async def script(self, sha: str, source: str, keys: list[Any], args: list[Any]) -> Any:
         """``EVALSHA`` of the script ``source`` (SHA-1 ``sha``); ``EVAL`` when Redis does
