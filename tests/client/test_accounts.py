@@ -98,7 +98,7 @@ def test_a_rated_game_continued_on_a_fresh_browser_changes_the_rating(
     fresh.get_by_test_id(f"continue-{tid}").click()
     fresh.wait_for_url(f"**/table/{tid}")
     expect(fresh.get_by_test_id("board")).to_be_visible()
-    fresh.wait_for_function("() => window.__cardtable.seat() === 0")
+    fresh.wait_for_function("() => window.__cardtable?.seat() === 0")
     assert fresh.evaluate("() => window.__cardtable.seq()") >= seq_before
     play(fresh, rng)
     assert fresh.evaluate("() => window.__cardtable.view().phase") == "ended"

@@ -116,7 +116,7 @@ def refused(page: Page, action: dict, lang: str, text: str) -> dict:
     page.evaluate(WATCH_ERRORS)
     n = page.evaluate("() => window.__cardtable.errors.length")
     page.evaluate("(a) => window.__cardtable.conn.act(a)", action)
-    page.wait_for_function(f"() => window.__cardtable.errors.length > {n}")
+    page.wait_for_function(f"() => window.__cardtable?.errors.length > {n}")
     err = page.evaluate("() => window.__cardtable.errors.at(-1)")
     expect(page.get_by_test_id("toast")).to_have_text(text)
     assert err["message"] and err["message"] not in text and SENTINEL not in text
@@ -154,10 +154,11 @@ def test_a_refused_loot_island_move_in_german_and_english(browser: Browser,
                           options={"events": False})
     ctx, page = seated_page(browser, web, tid, seat, "loot-island")
     # This seat's turn in phase 2 (round 1 has no discard: the hands are dealt empty).
-    page.wait_for_function("""() => { const c = window.__cardtable.conn, v = c.view;
+    page.wait_for_function("""() => { const t = window.__cardtable; if (!t) return false;
+        const c = t.conn, v = c.view;
         return !!(c.prompt && c.prompt.seq === c.seq && !c.pending && v
                   && v.current_seat === c.seat && v.step === 'act'
-                  && window.__cardtable.shown() === c.seq); }""")
+                  && t.shown() === c.seq); }""")
     view = page.evaluate("() => window.__cardtable.view()")
     hand = view["players"][seat["seat"]]["hand"]
     colour = {c: c.split("-")[1] for c in hand}  # map-<colour>-<value><copy>

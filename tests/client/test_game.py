@@ -74,7 +74,7 @@ def cut_and_restore(game: Game, web: ServerProcess) -> bool:
     last seq. Returns False (nothing done) when the second tab has no plain action."""
     page, tab2 = game.player, game.second_tab
     tab2.wait_for_function(
-        f"() => document.querySelectorAll('{ACT}').length > 0 && window.__cardtable.conn.prompt")
+        f"() => document.querySelectorAll('{ACT}').length > 0 && window.__cardtable?.conn.prompt")
     plain = [i for i in tab2.locator(ACT).evaluate_all("els => els.map(e => e.dataset.testid)")
              if "-ship-" not in i]
     if not plain:
@@ -96,7 +96,7 @@ def cut_and_restore(game: Game, web: ServerProcess) -> bool:
     game.missed_while_offline = server_seq - page.evaluate("() => window.__cardtable.seq()")
     expect(page.get_by_test_id("conn-status")).to_have_attribute("data-state", "open",
                                                                  timeout=30_000)
-    page.wait_for_function(f"() => window.__cardtable.seq() >= {server_seq}")
+    page.wait_for_function(f"() => window.__cardtable?.seq() >= {server_seq}")
     game.resumed_seq = page.evaluate("() => window.__cardtable.seq()")
     game.server_seq_after_resume = server_seq
     return True
@@ -196,7 +196,7 @@ def game(browser: Browser, web: ServerProcess) -> Iterator[Game]:
     assert cut_done, "the game ended before the connection test could run"
     for p in (tab2, spec):
         p.wait_for_function(
-            "() => { const v = window.__cardtable.view(); return v && v.phase === 'ended'; }")
+            "() => { const v = window.__cardtable?.view(); return v && v.phase === 'ended'; }")
     expect(page.get_by_test_id("revealed-seed")).to_be_visible()
     shot(page, "final-scoring")
     yield g

@@ -175,7 +175,7 @@ def my_turn(page: Page) -> str | None:
 def acted(page: Page, seq: int) -> bool:
     """Wait until the page's move (sent after ``seq``) has come back as a delta: until
     then the old prompt still looks current (the ack may come before the delta)."""
-    page.wait_for_function(f"() => window.__cardtable.seq() > {seq}")
+    page.wait_for_function(f"() => window.__cardtable?.seq() > {seq}")
     return True
 
 
@@ -316,7 +316,7 @@ def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProc
     drop = next(t for t in targets if t.startswith(("row:", "pile:")))
     seq = page.evaluate("() => window.__cardtable.seq()")
     card.drag_to(page.locator(f"[data-testid=board] [data-drop='{drop}']"))
-    page.wait_for_function(f"() => window.__cardtable.seq() > {seq}")
+    page.wait_for_function(f"() => window.__cardtable?.seq() > {seq}")
     kind, where = drop.split(":")
     v = page.evaluate("() => window.__cardtable.view()")
     assert cid not in v["players"][0]["hand"]
@@ -459,7 +459,7 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
     # shows the prompt; moves at once), then the end.
     page.evaluate("() => localStorage.setItem('cardtable.pace', JSON.stringify('off'))")
     page.evaluate(AUTOPLAY_SHOWN)
-    page.wait_for_function("() => { const v = window.__cardtable.view(); "
+    page.wait_for_function("() => { const v = window.__cardtable?.view(); "
                            "return v && v.phase === 'ended'; }", timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
     # Jonas's final turn, when the deal left him one, showed the final turns' notice.

@@ -55,7 +55,7 @@ def my_turn(page: Page) -> bool:
 def hand_size(page: Page, seat: int) -> int:
     """The size of ``seat``'s hand in the page's view: 7, or 8 when round 1's event
     draws one more at the start of phase 2 (the view's count, never assumed)."""
-    page.wait_for_function("(s) => { const v = window.__cardtable.view();"
+    page.wait_for_function("(s) => { const v = window.__cardtable?.view();"
                            " return v && v.players && v.players[s] && v.players[s].hand; }",
                            arg=seat)
     n = page.evaluate("(s) => window.__cardtable.view().players[s].hand.length", seat)
@@ -605,7 +605,7 @@ def test_loot_island_options_labels_and_the_score_table_in_both_languages(
     assert "colour" not in titles and "colour" not in page.inner_text("body")
     page.set_viewport_size({"width": 1280, "height": 900})
     page.evaluate(AUTOPLAY)
-    page.wait_for_function("() => { const v = window.__cardtable.view(); "
+    page.wait_for_function("() => { const v = window.__cardtable?.view(); "
                            "return v && v.phase === 'ended'; }", timeout=180_000)
     page.evaluate("() => clearInterval(window.__auto)")
     expect(page.get_by_test_id("score-table")).to_be_visible()

@@ -238,7 +238,7 @@ def test_resign_goes_as_soon_as_the_game_has_ended(browser: Browser, web: Server
     expect(page.get_by_test_id("resign")).to_be_visible()
     page.evaluate(WATCH_RESIGN)
     page.evaluate(AUTOPLAY)
-    page.wait_for_function("() => { const v = window.__cardtable.view(); "
+    page.wait_for_function("() => { const v = window.__cardtable?.view(); "
                            "return v && v.phase === 'ended'; }", timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
     expect(page.get_by_test_id("result")).to_be_visible()

@@ -37,7 +37,7 @@ def test_a_seat_saved_under_the_former_keys_is_moved_and_still_held(
 
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("board")).to_be_visible()
-    page.wait_for_function("() => window.__cardtable.seat() === 0")
+    page.wait_for_function("() => window.__cardtable?.seat() === 0")
     expect(page.get_by_test_id("player-0").locator(".pname")).to_have_text("Old Anna (you)")
     stored = page.evaluate(STORAGE)
     assert not [k for k in stored if k.startswith("einauge.")], stored
@@ -49,7 +49,7 @@ def test_a_seat_saved_under_the_former_keys_is_moved_and_still_held(
 
     # Another load finds nothing left to move and keeps the seat.
     page.reload()
-    page.wait_for_function("() => window.__cardtable.seat() === 0")
+    page.wait_for_function("() => window.__cardtable?.seat() === 0")
     assert page.evaluate(STORAGE) == stored
     ctx.close()
 

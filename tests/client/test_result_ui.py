@@ -52,7 +52,7 @@ def ended(browser: Browser, web: ServerProcess) -> Iterator[Ended]:
     expect(page.get_by_test_id("board")).to_be_visible()
     page.evaluate(AUTOPLAY)
     page.wait_for_function(
-        "() => { const v = window.__cardtable.view(); return v && v.phase === 'ended'; }",
+        "() => { const v = window.__cardtable?.view(); return v && v.phase === 'ended'; }",
         timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
     yield Ended(tid, ctx, page)
@@ -128,7 +128,7 @@ def test_rematch_in_one_click_with_the_bots(ended: Ended, web: ServerProcess) ->
     new_id = page.url.rstrip("/").rsplit("/", 1)[1]
     # Anna is the only person: her click starts the game, in her rotated seat.
     expect(page.get_by_test_id("board")).to_be_visible()
-    page.wait_for_function("() => window.__cardtable.seat() === 1")
+    page.wait_for_function("() => window.__cardtable?.seat() === 1")
     summary = api(web, "GET", f"/api/tables/{new_id}")
     assert summary["rematch_of"] == ended.table_id and summary["status"] == "running"
     assert [(s["name"], s["kind"]) for s in summary["seats"]] == [
@@ -167,7 +167,7 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
     anna, ben = pages
     for page in pages:
         page.wait_for_function(
-            "() => { const v = window.__cardtable.view(); return v && v.phase === 'ended'; }",
+            "() => { const v = window.__cardtable?.view(); return v && v.phase === 'ended'; }",
             timeout=120_000)
         page.evaluate("() => clearInterval(window.__auto)")
     expect(ben.get_by_test_id("rematch")).to_have_text("Rematch")
@@ -186,7 +186,7 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
     ben.wait_for_url(f"**/table/{new_id}")
     for page, seat in ((anna, 1), (ben, 0)):
         expect(page.get_by_test_id("board")).to_be_visible()
-        page.wait_for_function(f"() => window.__cardtable.seat() === {seat}")
+        page.wait_for_function(f"() => window.__cardtable?.seat() === {seat}")
     assert api(web, "GET", f"/api/tables/{new_id}")["status"] == "running"
     for c in contexts:
         c.close()

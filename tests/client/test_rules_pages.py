@@ -203,7 +203,7 @@ def test_loot_island_replay_steps_once_per_decision(page: Page, web: ServerProce
     assert len(seqs) == len(record["actions"])
     assert len(seqs) < len(events["events"])  # by event there would be more steps
     page.goto(f"{web.url}/replay/{tid}")
-    page.wait_for_function("() => window.__cardtable.total && window.__cardtable.total() > 0")
+    page.wait_for_function("() => window.__cardtable?.total && window.__cardtable?.total() > 0")
     assert page.evaluate("() => window.__cardtable.total()") == len(record["actions"])
     spans = page.evaluate("() => window.__cardtable.turns()")
     # Each step begins at its decision (the first joins the setup events before it), the

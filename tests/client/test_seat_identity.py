@@ -42,7 +42,7 @@ def test_an_ended_table_opened_on_a_second_device_is_the_account_s_seat(
     second.wait_for_url("**/my-games")
     second.goto(f"{web.url}/table/{tid}")
     expect(second.get_by_test_id("result")).to_be_visible()
-    second.wait_for_function("() => window.__cardtable.seat() === 0")
+    second.wait_for_function("() => window.__cardtable?.seat() === 0")
     expect(second.get_by_test_id("spectator-badge")).to_have_count(0)
     expect(second.get_by_test_id("player-0").locator(".pname")).to_have_text(f"{name} (you)")
     expect(second.get_by_test_id("rematch")).to_be_visible()
