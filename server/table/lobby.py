@@ -137,11 +137,18 @@ class TableLobby:
         for key in self.tables.store.chat_keys(table_id, chat_channels):
             await confirmed(self.tables.store.rewrite_list(key, chat))
 
-    async def start_game(self, table_id: str, token: str | None,
-                         key: str | None = None) -> TableMeta:
+    async def start_game(self, table_id: str, token: str | None, key: str | None = None,
+                         deck: Any = None) -> TableMeta:
         """Start (the host only, ``server.play.roles``): every seat filled; seed =
         combine_seed(server_seed, contributions); store the game's first events in one
-        append. Returns the meta. ``key``: a private table's invite secret."""
+        append. Returns the meta. ``key``: a private table's invite secret.
+
+        ``deck``: what is dealt instead of the seed's shuffle (as the game's record
+        ``deck_field`` holds it), for tests that need a chosen deal (then the deal does not
+        follow from the commitment). No route passes it: the HTTP start takes none.
+
+        Raises ``LobbyError``: 401/403 not the host, 404 ``no_table``, 409 ``started``,
+        ``seats_empty`` or ``stale``, 400 ``bad_options``."""
         for _ in range(4):
             meta = await self.fresh_meta(table_id)
             roles.admit(meta, token, key)
@@ -165,7 +172,7 @@ class TableLobby:
             game = get_game(meta.game)
             seed = combine_seed(meta.server_seed, meta.contributions)
             try:
-                events = list(game.start(meta.players(), meta.options, seed))
+                events = list(game.start(meta.players(), meta.options, seed, deck))
             except ValueError as e:
                 raise LobbyError(400, "bad_options", str(e)) from None
             shadow = TableCore(meta, 1)

@@ -186,7 +186,8 @@ def played(browser: Browser, web: ServerProcess) -> Iterator[Played]:
     # Started on NEWCOMER_DECK, not the seed's shuffle, so that the ship dialog comes for
     # certain; in a thread of its own, since Playwright's loop holds this one.
     with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, start_with_deck(web.redis_url, table_id, NEWCOMER_DECK)
+        host = json.loads(page.evaluate(f"localStorage.getItem('cardtable.owner.{table_id}')"))
+        pool.submit(asyncio.run, start_with_deck(web, table_id, NEWCOMER_DECK, host)
                     ).result()
     expect(page.get_by_test_id("board")).to_be_visible()
     rng = random.Random(15)

@@ -100,7 +100,7 @@ async def test_loot_island_prompts_are_compact_and_describe_exactly_the_legal_ac
     tid = (await lobby.create_game("loot-island", 2))["id"]
     tokens = [(await lobby.join(tid, f"p{i}"))["token"] for i in range(2)]
     orders, first = big_hand_orders(2)
-    events = await start_with_deck(server.redis_url, tid, orders)
+    events = await start_with_deck(server, tid, orders, lobby.owners[tid])
     socks = [await Socket(server.ws_url, tid).connect(t) for t in tokens]
     state = LOOT_ISLAND.replay(events)
     assert state.current_seat == first and sorted(state.players[first].hand) == sorted(BIG_HAND)

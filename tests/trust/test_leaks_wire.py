@@ -136,8 +136,9 @@ async def play_pair(sides: list[tuple[LoggedServer, Lobby]], i: int) -> dict[str
     rng = random.Random(f"wire-pair-{i}")
     n = rng.randrange(2, 5)
     a, b, k, _ = await open_pair(sides, rng, n, i)
+    host = sides[0][1].owners[a.id]
     for side in (a, b):
-        side.events = await start_with_deck(side.server.redis_url, side.id, side.deck)
+        side.events = await start_with_deck(side.server, side.id, side.deck, host)
         side.state = EINAUGE.replay(side.events)
         await caught_up(side, len(side.events))
         await seen_started(side.clients.values())

@@ -141,11 +141,12 @@ async def play_pair(spec: Spec, sides: list[tuple[LoggedServer, Lobby]], rng: ra
     tokens = [(await lobby_a.join(table_id, f"p{s}"))["token"] for s in range(n)]
     await twin_table(server_a.redis_url, server_b.redis_url, table_id)
     a, b = Side(game, server_a, lobby_a, orders[0]), Side(game, server_b, lobby_b, orders[1])
+    host = lobby_a.owners[table_id]
     for side in (a, b):
         for name, seat in viewers(n):
             client = Client(side.server.ws_url, table_id, binary=name != "json")
             side.clients[name] = await client.connect(tokens[seat] if seat is not None else None)
-        side.record_states(await start_with_deck(side.server.redis_url, table_id, side.order))
+        side.record_states(await start_with_deck(side.server, table_id, side.order, host))
         await side.caught_up()
         await seen_started(side.clients.values())
     step = 0

@@ -17,10 +17,12 @@ import websockets
 from websockets.exceptions import ConnectionClosed
 
 from engine import get_game
-from engine.chain import genesis, link
+from engine.shuffle import combine_seed
+from server.config import Settings
 from server.store.sealing import SeedSeal
 from server.store.streams import Store
 from server.table.meta import TableMeta
+from server.table.tables import Tables
 from tests.conftest import SEED_KEYS, ServerProcess
 
 
@@ -200,32 +202,21 @@ class Lobby:
         return r.json()
 
 
-async def start_with_deck(redis_url: str, table_id: str, deck: list[str]) -> list[Any]:
-    """Start an open, fully seated table on ``deck`` instead of its seed's shuffle.
-
-    Does exactly what ``TableLobby.start_game`` stores (the first events with their chain
-    heads, status ``running``, one append with the lobby version check), so that the
-    server processes serve it like any table; the test chooses the deck order. Returns
-    the engine events.
-    """
-    store = Store.from_url(redis_url)
+async def start_with_deck(server: ServerProcess, table_id: str, deck: Any,
+                          token: str) -> list[Any]:
+    """Start an open, fully seated table of ``server`` on ``deck`` (the game's
+    ``deck_field`` shape) instead of its seed's shuffle, through the service's own start
+    (``TableLobby.start_game`` with ``token``, the host's, on the server's Redis and
+    clock file): name commitments, clock and deadline, bot-table note and lobby entry are
+    what any start stores. Returns the engine events; raises ``LobbyError`` as the start
+    does."""
+    store = Store.from_url(server.redis_url, seal=SeedSeal.at(SEED_KEYS))
+    tables = Tables(Settings(redis_url=server.redis_url,
+                             clock_file=server.env.get("CARDTABLE_CLOCK_FILE", "")), store)
     try:
-        meta = TableMeta.from_fields(table_id, await store.load_meta(table_id))
-        game = get_game(meta.game)
-        events = list(game.start(meta.players(), meta.options, "", deck))
-        head = genesis(table_id, meta.commitment)
-        entries = []
-        for e in events:
-            head = link(head, game.project(e, None))
-            entries.append({"e": e.to_dict(), "h": head.hex()})
-        result = await store.append(table_id, 0, entries, head.hex(),
-                                    expected_version=meta.version,
-                                    meta_fields={"status": "running", "started_at": "0.0"},
-                                    meta_changed=True)
-        assert result.status == "ok", result
-        meta.status, meta.seq, meta.head = "running", len(entries), head.hex()
-        await store.lobby.put(meta.summary(), int(meta.version) + 1)
-        return events
+        meta = await tables.lobby.start_game(table_id, token, deck=deck)
+        seed = combine_seed(meta.server_seed, meta.contributions)
+        return get_game(meta.game).start(meta.players(), meta.options, seed, deck)
     finally:
         await store.close()
 
