@@ -1,6 +1,6 @@
 """Server cost per accepted action, counted so that the machine's load does not change it.
 
-One process runs the server (the app of ``einauge serve`` under uvicorn, ``websockets-
+One process runs the server (the app of ``cardtable serve`` under uvicorn, ``websockets-
 sansio``, uvloop) on a private ``redis-server``; a child process (``--client``) sets up
 tables of 4 seats and plays them as fast as it is answered, each seat acting on its prompt
 with a seeded random legal action (``bench.load.TableRun``). The server process measures
@@ -14,7 +14,7 @@ only the play, never the set-up, in three phases of fresh tables each:
    with the functions that make the most calls.
 
 The per-second work of a process (presence refresh, deadline scan) is switched off
-(``EINAUGE_PRESENCE_INTERVAL`` and ``EINAUGE_DEADLINE_SCAN`` set far apart) so that a slow
+(``CARDTABLE_PRESENCE_INTERVAL`` and ``CARDTABLE_DEADLINE_SCAN`` set far apart) so that a slow
 run does not count more of it: what is left is the cost of the actions themselves.
 
 ``--callgrind`` runs the server process under ``valgrind --tool=callgrind`` with the
@@ -38,6 +38,7 @@ import pstats
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,19 +46,34 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+import uvicorn
+import uvloop
+
+from bench.load.config import LoadConfig
+from bench.load.table import TableRun
+from bench.load.tracking import Stats
+from cli.serve import _tune_gc, uvicorn_config
+from engine import get_game
+from server import config
+from server.app import create_app
+from server.logging import configure
+from server.store.embedded import EmbeddedRedis, free_port
+from server.table import lobby
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PROBE_ENV = {
-    "EINAUGE_TABLES_PER_HOUR": "1000000000",
-    "EINAUGE_CONNS_PER_ADDR": "1000000",
-    "EINAUGE_RATE_PER_S": "10000",
-    "EINAUGE_RATE_BURST": "10000",
-    "EINAUGE_LOG_LEVEL": "warning",
-    "EINAUGE_STATIC_DIR": "/nonexistent",
+    "CARDTABLE_TABLES_PER_HOUR": "1000000000",
+    "CARDTABLE_CONNS_PER_ADDR": "1000000",
+    "CARDTABLE_RATE_PER_S": "10000",
+    "CARDTABLE_RATE_BURST": "10000",
+    "CARDTABLE_LOG_LEVEL": "warning",
+    "CARDTABLE_STATIC_DIR": "/nonexistent",
     # Per-second work off: only what the actions cost is counted.
-    "EINAUGE_PRESENCE_INTERVAL": "3600",
-    "EINAUGE_PRESENCE_TTL": "7200",
-    "EINAUGE_DEADLINE_SCAN": "3600",
+    "CARDTABLE_PRESENCE_INTERVAL": "3600",
+    "CARDTABLE_PRESENCE_TTL": "7200",
+    "CARDTABLE_DEADLINE_SCAN": "3600",
 }
 
 
@@ -68,11 +84,6 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
                   clocked: bool = False) -> None:
     """Read commands on stdin (``setup N``: fresh tables for phase N, ``play``, ``quit``);
     answer on stdout."""
-    import httpx
-
-    from bench.load import LoadConfig, Stats, TableRun
-    from engine import get_game
-
     cfg = LoadConfig(url=url, tables=tables, players=4, spectators=spectators, rate=0,
                      ack_timeout=120)
     stats = Stats()
@@ -156,14 +167,6 @@ def _callgrind(pid: int, on: bool) -> None:
 
 
 async def _serve(args: argparse.Namespace) -> dict[str, Any]:
-    import uvicorn
-
-    from cli.serve import _tune_gc, uvicorn_config
-    from server import config
-    from server.app import create_app
-    from server.logging import configure
-    from server.store.embedded import EmbeddedRedis, free_port
-
     games = _seeded_games(args.seed)
     tmp = Path(tempfile.mkdtemp(prefix="einauge-cost-"))
     redis = EmbeddedRedis(tmp / "redis", port=free_port())
@@ -283,8 +286,6 @@ def _seeded_games(seed: int) -> random.Random:
     of new tables come from ``seed`` (in the order the tables are made) instead of
     ``secrets``. With the client's
     seeded choices the actions are then the same in every run, and so is their cost."""
-    from server.table import lobby
-
     rng = random.Random(seed)
     real = lobby.secrets
 
@@ -307,8 +308,6 @@ def _seeded_games(seed: int) -> random.Random:
 async def _syscalls(phase: Any, tmp: Path) -> dict[str, Any]:
     """System calls of the server's process per accepted action over one phase
     (``strace -c``, attached for the play only: counts, not times, are the figure)."""
-    import signal
-
     out = tmp / "strace.txt"
     tracer: subprocess.Popen[bytes] | None = None
 
@@ -354,8 +353,8 @@ def _run_callgrind(args: argparse.Namespace) -> dict[str, Any]:
            "--seed", str(args.seed), "--spectators", str(args.spectators),
            *(["--clocked"] if args.clocked else []), "--json", str(report)]
     # Some 50 times slower under valgrind: no Redis call or ack may time out meanwhile.
-    env = {**os.environ, "PYTHONHASHSEED": "0", "EINAUGE_REDIS_TIMEOUT": "120",
-           "EINAUGE_HELLO_TIMEOUT": "120"}
+    env = {**os.environ, "PYTHONHASHSEED": "0", "CARDTABLE_REDIS_TIMEOUT": "120",
+           "CARDTABLE_HELLO_TIMEOUT": "120"}
     log = out.with_suffix(".log")  # valgrind's and the inner probe's messages
     with log.open("wb") as err:
         done = subprocess.run([*_pin(args.server_core), *cmd], cwd=ROOT, env=env, stderr=err)
@@ -415,8 +414,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--inner-callgrind", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    import uvloop
-
     if args.client:
         uvloop.run(_client(args.url, args.tables, args.actions, args.seed, args.spectators,
                            args.clocked))
