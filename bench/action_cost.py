@@ -70,7 +70,9 @@ async def _client(url: str, tables: int, actions: int, seed: int, spectators: in
     answer on stdout."""
     import httpx
 
-    from bench.load import LoadConfig, Stats, TableRun
+    from bench.load.config import LoadConfig
+    from bench.load.table import TableRun
+    from bench.load.tracking import Stats
     from engine import get_game
 
     cfg = LoadConfig(url=url, tables=tables, players=4, spectators=spectators, rate=0,
