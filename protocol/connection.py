@@ -238,6 +238,9 @@ class Connection:
             await self.reader
 
 
+_BINARY, _TEXT = Opcode.BINARY, Opcode.TEXT
+
+
 class LightConnection(asyncio.Protocol):
     """One websocket without a task: the library's sans-I/O ``ClientProtocol`` on an
     asyncio ``Protocol``. A subclass says what to do in three hooks, all called in the
@@ -309,10 +312,11 @@ class LightConnection(asyncio.Protocol):
         proto = self.proto
         assert proto is not None
         proto.receive_data(data)
+        on_frame = self.on_frame
         for event in proto.events_received():
             if isinstance(event, Frame):
-                if event.opcode is Opcode.BINARY or event.opcode is Opcode.TEXT:
-                    self.on_frame(event.data, now)  # type: ignore[arg-type]
+                if event.opcode is _BINARY or event.opcode is _TEXT:
+                    on_frame(event.data, now)  # type: ignore[arg-type]
             elif not self.opened and proto.state is State.OPEN:  # the handshake response
                 self.opened = True
                 self.on_open()
