@@ -147,7 +147,10 @@ class Member(Lobby):
         self.csrf: str | None = None
         self.account: dict[str, Any] | None = None
 
-    def _logged_in(self, data: dict[str, Any]) -> dict[str, Any]:
+    def _logged_in(self, r: httpx.Response) -> dict[str, Any]:
+        """Take the session of a sign-up or login answer ``r`` (its cookie is in the jar
+        already): its CSRF token, sent from now on, and the account."""
+        data: dict[str, Any] = r.json()
         self.csrf = data["csrf"]
         self.account = data["account"]
         self.http.headers["X-CSRF-Token"] = data["csrf"]
@@ -158,14 +161,16 @@ class Member(Lobby):
         """``POST /api/account/signup``, then logged in. Raises ``Refused`` unless 201."""
         r = await self.http.post("/api/account/signup",
                                  json={"username": username, "password": password, **extra})
-        return self._logged_in(expect(r, 201))
+        expect(r, 201)
+        return self._logged_in(r)
 
     async def log_in(self, username: str, password: str = "correct horse 1",
                      **extra: Any) -> dict[str, Any]:
         """``POST /api/account/login``, then logged in. Raises ``Refused`` unless 200."""
         r = await self.http.post("/api/account/login",
                                  json={"username": username, "password": password, **extra})
-        return self._logged_in(expect(r, 200))
+        expect(r, 200)
+        return self._logged_in(r)
 
     async def try_log_in(self, username: str, password: str) -> httpx.Response:
         """``POST /api/account/login``; the response, whatever its status."""
