@@ -52,11 +52,11 @@ if __name__ == "__main__":  # run as a file: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
-from websockets.asyncio.client import connect
 
-from bench.load.frames import pack, unpack, ws_url
 from bench.load.host import exit_on_sigterm, machine, prioritized
 from bench.load.spawn import SpawnedService
+from protocol.connection import dial
+from protocol.frames import pack, unpack, ws_url
 
 LAG = "cardtable_event_loop_lag_seconds"
 BUSY = "cardtable_event_loop_busy_seconds"
@@ -147,8 +147,8 @@ class Tables:
     async def _run_one(self) -> None:
         while True:
             tid, owner = await self._table()
-            async with connect(ws_url(self.url, tid), compression=None, max_size=2**22,
-                               ping_interval=None) as ws:
+            async with dial(ws_url(self.url, tid), max_size=2**22,
+                            ping_interval=None) as ws:
                 await ws.send(pack({"t": "hello", "token": None, "last_seq": None}))
                 (await self.http.post(f"/api/tables/{tid}/start",
                                       headers={"Authorization": f"Bearer {owner}"})

@@ -41,16 +41,16 @@ import httpx
 import psutil
 import redis
 import uvloop
-from websockets.asyncio.client import connect
 
 from bench.load.config import LoadConfig
-from bench.load.frames import pack, unpack, ws_url
 from bench.load.host import exit_on_sigterm, machine, pin_self, prioritized, raise_nofile
 from bench.load.spawn import SpawnedService
 from bench.load.table import TableRun
 from bench.load.tracking import Stats, summarize_ns
 from engine import get_game
 from engine.chain import genesis, link
+from protocol.connection import dial
+from protocol.frames import pack, unpack, ws_url
 from server.store import streams as store
 from server.store.sealing import SeedSeal
 
@@ -131,8 +131,8 @@ async def first_actions(url: str, tables: list[tuple[str, list[str], str]],
             tid, tokens, template = queue.pop()
             try:
                 t0 = time.perf_counter_ns()
-                async with connect(ws_url(url, tid), compression=None, ping_interval=None,
-                                   open_timeout=30, max_size=2**22) as ws:
+                async with dial(ws_url(url, tid), ping_interval=None,
+                                open_timeout=30, max_size=2**22) as ws:
                     await ws.send(pack({"t": "hello", "token": tokens[seat_to_move[template]],
                                         "last_seq": None}))
                     prompt = None

@@ -37,13 +37,13 @@ if __name__ == "__main__":  # run as a file: make `bench` importable
 import httpx
 import psutil
 import uvloop
-from websockets.asyncio.client import ClientConnection, connect
 
-from bench.load.frames import pack, unpack, ws_url
 from bench.load.host import exit_on_sigterm, machine, pin_self, prioritized, raise_nofile
 from bench.load.probe import find_server_pid
 from bench.load.spawn import SpawnedService
 from bench.load.tracking import summarize_ns
+from protocol.connection import ClientConnection, dial
+from protocol.frames import pack, unpack, ws_url
 
 
 class Spectator:
@@ -58,8 +58,8 @@ class Spectator:
     async def open(self, url: str, last_seq: int | None, source: str | None) -> None:
         """Connect, say hello, and wait for the welcome (and the deltas it announces)."""
         kwargs: dict[str, Any] = {"local_addr": (source, 0)} if source else {}
-        self.ws = await connect(url, compression=None, ping_interval=None, max_queue=None,
-                                open_timeout=60, close_timeout=1, max_size=2**22, **kwargs)
+        self.ws = await dial(url, ping_interval=None, max_queue=None,
+                             open_timeout=60, close_timeout=1, max_size=2**22, **kwargs)
         await self.ws.send(pack({"t": "hello", "token": None, "last_seq": last_seq}))
         while True:
             msg = unpack(await asyncio.wait_for(self.ws.recv(), 60))
@@ -156,7 +156,7 @@ async def run_connections(url: str, k: int, *, warmup: int = 100, concurrency: i
     # one action: every reconnected socket must get its delta (nothing lost in the storm)
     delivery: dict[str, Any] | None = None
     live = [s for s in spectators if s.ws is not None]
-    async with connect(ws_url(url, table), compression=None, ping_interval=None) as player:
+    async with dial(ws_url(url, table), ping_interval=None) as player:
         await player.send(pack({"t": "hello", "token": tokens[0], "last_seq": None}))
         prompt = None
         while prompt is None:

@@ -25,16 +25,12 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
-import msgpack
-import websockets
 
+from protocol.connection import dial
+from protocol.frames import pack, unpack
 from server.store.embedded import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def pack(m: object) -> bytes:
-    return msgpack.packb(m, use_bin_type=True)
 
 
 async def finished_record(http: httpx.AsyncClient, ws_url: str) -> dict:
@@ -42,12 +38,12 @@ async def finished_record(http: httpx.AsyncClient, ws_url: str) -> dict:
     for seat in range(5):
         await http.post(f"/api/tables/{t['id']}/seats/{seat}/bot", json={"kind": "random"},
                         headers={"Authorization": f"Bearer {t['owner_token']}"})
-    async with websockets.connect(f"{ws_url}/ws/tables/{t['id']}") as ws:
+    async with dial(f"{ws_url}/ws/tables/{t['id']}") as ws:
         await ws.send(pack({"t": "hello", "token": None, "last_seq": None}))
         await http.post(f"/api/tables/{t['id']}/start",
                         headers={"Authorization": f"Bearer {t['owner_token']}"})
         async for data in ws:
-            m = msgpack.unpackb(data)
+            m = unpack(data)
             if m["t"] == "deltas" and any(e["event"]["type"] == "game_ended"
                                           for e in m["events"]):
                 break
@@ -64,7 +60,7 @@ async def play(http: httpx.AsyncClient, ws_url: str, until: float, phase: list[s
                   for n in ("A", "B")]
         await http.post(f"/api/tables/{tid}/start",
                         headers={"Authorization": f"Bearer {t['owner_token']}"})
-        socks = [await websockets.connect(f"{ws_url}/ws/tables/{tid}") for _ in tokens]
+        socks = [await dial(f"{ws_url}/ws/tables/{tid}") for _ in tokens]
         prompts: asyncio.Queue = asyncio.Queue()
         acks: dict[str, asyncio.Future] = {}
         done = asyncio.Event()
@@ -72,7 +68,7 @@ async def play(http: httpx.AsyncClient, ws_url: str, until: float, phase: list[s
         async def read(ws: object, i: int, prompts: asyncio.Queue = prompts,
                        acks: dict = acks, done: asyncio.Event = done) -> None:
             async for data in ws:  # type: ignore[attr-defined]
-                m = msgpack.unpackb(data)
+                m = unpack(data)
                 if m["t"] == "prompt":
                     prompts.put_nowait((i, m))
                 elif m["t"] in ("ack", "error") and m.get("id") in acks:

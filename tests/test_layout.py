@@ -7,7 +7,11 @@
   imports under ``TYPE_CHECKING`` are not imports at run time);
 - ``server/`` keeps at most a dozen modules at its top, the rest in one subpackage per
   concept, and no module of the server, the engine or the benchmarks is longer than 600
-  lines.
+  lines;
+- ``protocol/`` (the one client of the wire) imports nothing of the project, and neither
+  the engine nor the server imports it; no module of the tests or the benchmarks but
+  ``protocol/`` imports ``websockets`` or defines its own ``pack``, ``unpack`` or
+  ``Lobby``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "server", "cli", "bench", "tests")
+PACKAGES = ("engine", "server", "cli", "bench", "tests", "protocol")
+CLIENT_NAMES = ("pack", "unpack", "Lobby")
 MAX_LINES = 600
 MAX_TOP_MODULES = 12
 
@@ -31,7 +36,7 @@ def module_name(path: Path) -> str:
 
 
 def sources(package: str) -> list[Path]:
-    return sorted((ROOT / package).rglob("*.py"))
+    return sorted(p for p in (ROOT / package).rglob("*.py") if "node_modules" not in p.parts)
 
 
 def _type_only(node: ast.If) -> bool:
@@ -71,7 +76,9 @@ def imports(path: Path) -> list[tuple[str, bool]]:
 
 @pytest.mark.parametrize(("package", "forbidden"), [
     ("engine", ("server", "cli", "bench", "tests")),
-    ("server", ("cli", "bench", "tests")),
+    ("server", ("cli", "bench", "tests", "protocol")),
+    ("engine", ("protocol",)),
+    ("protocol", ("engine", "server", "cli", "bench", "tests")),
 ])
 def test_a_layer_imports_nothing_above_it(package: str, forbidden: tuple[str, ...]) -> None:
     wrong = [(module_name(p), name) for p in sources(package) for name, _ in imports(p)
@@ -85,7 +92,7 @@ def test_the_server_imports_at_the_top_of_its_modules() -> None:
     assert local == []
 
 
-@pytest.mark.parametrize("package", ["server", "engine", "bench"])
+@pytest.mark.parametrize("package", ["server", "engine", "bench", "protocol"])
 def test_no_import_cycle_among_the_modules(package: str) -> None:
     # (The engine still imports inside two functions where a module-level import would
     # close a cycle: engine/bots/registry.py and engine/loot_island/observation.py.)
@@ -119,8 +126,47 @@ def test_the_server_is_grouped_by_concept() -> None:
     assert packages == ["accounts", "bots", "fanout", "http", "play", "store", "table", "ws"]
 
 
-@pytest.mark.parametrize("package", ["server", "engine", "bench"])
+@pytest.mark.parametrize("package", ["server", "engine", "bench", "protocol"])
 def test_every_module_reads_in_one_sitting(package: str) -> None:
     long = {module_name(p): n for p in sources(package)
             if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def speaks_the_wire_itself(path: Path) -> list[str]:
+    """What makes ``path`` a client of its own: an import of the ``websockets`` library (at
+    any depth, type-only too), or a function or class of its own named ``pack``,
+    ``unpack`` or ``Lobby`` (at any depth)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [f"import {a.name}" for a in node.names
+                      if a.name.split(".")[0] == "websockets"]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and (
+                node.module.split(".")[0] == "websockets"):
+            found.append(f"from {node.module} import")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and (
+                node.name in CLIENT_NAMES):
+            found.append(f"defines {node.name}")
+    return found
+
+
+@pytest.mark.parametrize("package", ["tests", "bench"])
+def test_the_wire_is_spoken_through_the_protocol_package(package: str) -> None:
+    """Every websocket and HTTP client of the tests and the benchmarks is ``protocol/``'s
+    (a raw TCP socket for malformed bytes below the websocket layer is not a client)."""
+    own = {module_name(p): found for p in sources(package)
+           if (found := speaks_the_wire_itself(p))}
+    assert own == {}
+
+
+def test_the_wire_rule_sees_a_client_of_its_own(tmp_path: Path) -> None:
+    """The rule above fails on each thing it forbids."""
+    for text in ("import websockets\n", "from websockets.sync.client import connect\n",
+                 "def pack(m):\n    return m\n", "class Lobby:\n    pass\n",
+                 "def f():\n    from websockets.exceptions import ConnectionClosed\n"):
+        path = tmp_path / "m.py"
+        path.write_text(text)
+        assert speaks_the_wire_itself(path), text
+    path.write_text("from protocol.frames import pack, unpack\nfrom protocol import Lobby\n")
+    assert speaks_the_wire_itself(path) == []

@@ -2,8 +2,8 @@
 
 - ``config``: ``LoadConfig``, the parameters of one run;
 - ``tracking``: percentiles, ``SeqTracker``, ``DeliveryClock`` and ``Stats``;
-- ``frames``: msgpack frames and a table's websocket address;
-- ``sockets``: the client sockets (``LightSocket``, ``TableSocket``) and ``on_message``;
+- ``sockets``: the client sockets (``LightSocket``, ``TableSocket``, on ``protocol/``'s
+  connections and frames) and ``on_message``;
 - ``table``: ``TableRun``, one table's setup and driver;
 - ``probe``: the server process's CPU, RSS and ``/metrics`` histograms over the window;
 - ``redis_monitor``: Redis commands per action (``INFO commandstats``, ``MONITOR``);

@@ -1,25 +1,28 @@
-"""Test clients: the lobby over httpx and websocket clients (the ``websockets`` library)
-that record every frame they receive, a player loop that survives reconnects, and an
-ASGI app served by uvicorn inside the test's own process."""
+"""Test conveniences on the wire's client (``protocol/``: the lobby over httpx, the
+websocket ``Connection`` that records every frame, re-exported here under their old names
+``Socket``, ``Lobby``, ``Member``, ``pack``, ``unpack``, ``auth``): a player loop that
+survives reconnects, seats moved one action at a time, and an ASGI app served by uvicorn
+inside the test's own process."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import copy
-import json
 import random
 from collections.abc import AsyncIterator, Collection
 from typing import Any
 
-import httpx
 import jsonpatch
-import msgpack
 import uvicorn
-import websockets
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from engine import get_game
+from protocol.connection import Connection as Socket
+from protocol.connection import ConnectionClosed, InvalidHandshake, dial
+from protocol.frames import pack, unpack
+from protocol.lobby import Lobby as Lobby
+from protocol.lobby import Member as Member
+from protocol.lobby import auth as auth
 from server.store.embedded import free_port
 
 
@@ -43,213 +46,6 @@ async def in_process(app: Any, lifespan: str = "off") -> AsyncIterator[int]:
     finally:
         server.should_exit = True
         await serving
-
-
-def auth(token: str | None = None, key: str | None = None) -> dict[str, str]:
-    """Request headers: ``token`` as bearer, ``key`` (a private table's invite secret)."""
-    out = {}
-    if token:
-        out["Authorization"] = f"Bearer {token}"
-    if key:
-        out["X-Table-Key"] = key
-    return out
-
-
-def pack(msg: Any) -> bytes:
-    return msgpack.packb(msg, use_bin_type=True)
-
-
-def unpack(data: bytes | str) -> Any:
-    return msgpack.unpackb(data, raw=False) if isinstance(data, bytes) else json.loads(data)
-
-
-class Lobby:
-    """The HTTP API of one server. Remembers the ``owner_token`` (the host's) of every
-    table it created, and sends it where the host is needed unless told otherwise."""
-
-    def __init__(self, base: str, local_address: str | None = None) -> None:
-        # ``local_address``: the client's own address (another 127.0.0.x on Linux, to be
-        # a second client on one machine)
-        transport = (httpx.AsyncHTTPTransport(local_address=local_address)
-                     if local_address else None)
-        self.http = httpx.AsyncClient(base_url=base, timeout=10, transport=transport)
-        self.owners: dict[str, str] = {}
-
-    async def close(self) -> None:
-        await self.http.aclose()
-
-    async def create(self, seats: int = 4, private: bool = False,
-                     time_control: dict[str, Any] | None = None, rated: bool = False,
-                     **options: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"seats": seats, "options": options}
-        if private:
-            body["private"] = True
-        if time_control is not None:
-            body["time_control"] = time_control
-        if rated:
-            body["rated"] = True
-        r = await self.http.post("/api/tables", json=body)
-        assert r.status_code == 201, r.text
-        table = r.json()
-        self.owners[table["id"]] = table["owner_token"]
-        return table
-
-    async def seat_call(self, table_id: str, path: str, token: str | None,
-                        body: dict[str, Any] | None = None) -> httpx.Response:
-        """``POST /api/tables/{id}/<path>`` with a seat token (claim, resign, return)."""
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return await self.http.post(f"/api/tables/{table_id}/{path}", json=body or {},
-                                    headers=headers)
-
-    async def create_game(self, game: str, seats: int, **options: Any) -> dict[str, Any]:
-        """A table of ``game`` (``create`` makes the default game's)."""
-        r = await self.http.post("/api/tables", json={"game": game, "seats": seats,
-                                                      "options": options})
-        assert r.status_code == 201, r.text
-        table = r.json()
-        self.owners[table["id"]] = table["owner_token"]
-        return table
-
-    async def join(self, table_id: str, name: str, seat: int | None = None,
-                   token: str | None = None, key: str | None = None) -> dict[str, Any]:
-        """Take a seat (``token``: the creator's, to sit with it; ``key``: a private
-        table's invite secret)."""
-        body: dict[str, Any] = {"name": name}
-        if seat is not None:
-            body["seat"] = seat
-        r = await self.http.post(f"/api/tables/{table_id}/join", json=body,
-                                 headers=auth(token, key))
-        assert r.status_code == 200, r.text
-        return r.json()
-
-    async def bot(self, table_id: str, seat: int, kind: str = "random",
-                  token: str | None = None) -> dict[str, Any]:
-        """A bot on ``seat``, asked for with ``token`` (default: the owner's)."""
-        r = await self.http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"kind": kind},
-                                 headers=auth(token or self.owners.get(table_id)))
-        assert r.status_code == 200, r.text
-        return r.json()
-
-    async def start(self, table_id: str, token: str | None = None) -> dict[str, Any]:
-        """Start with ``token`` (default: the owner's)."""
-        r = await self.http.post(f"/api/tables/{table_id}/start",
-                                 headers=auth(token or self.owners.get(table_id)))
-        assert r.status_code == 200, r.text
-        return r.json()
-
-    async def get(self, path: str) -> httpx.Response:
-        return await self.http.get(path)
-
-    async def rematch(self, table_id: str, token: str | None,
-                      player_seed: str = "") -> httpx.Response:
-        """``POST /api/tables/{id}/rematch`` with ``token`` (none: no header)."""
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return await self.http.post(f"/api/tables/{table_id}/rematch", headers=headers,
-                                    json={"player_seed": player_seed} if player_seed else {})
-
-
-class Socket:
-    """One websocket client that keeps every decoded frame (and its raw bytes)."""
-
-    def __init__(self, ws_base: str, table_id: str, binary: bool = True,
-                 local_address: str | None = None) -> None:
-        self.url = f"{ws_base}/ws/tables/{table_id}"
-        self.binary = binary
-        self.local_address = local_address  # the client's own address, as ``Lobby``'s
-        self.ws: Any = None
-        self.frames: list[dict[str, Any]] = []
-        self.raw: list[bytes | str] = []
-        self.reader: asyncio.Task[None] | None = None
-        self.closed: asyncio.Event = asyncio.Event()
-        self.close_code: int | None = None
-        self.new = asyncio.Event()
-
-    async def connect(self, token: str | None = None, last_seq: int | None = None,
-                      key: str | None = None, hello: dict[str, Any] | None = None,
-                      **headers: str) -> Socket:
-        mark = len(self.frames)  # a reconnect: the welcome of an earlier socket is no sign
-        local = {"local_addr": (self.local_address, 0)} if self.local_address else {}
-        self.ws = await websockets.connect(self.url, max_size=2**22, compression=None,
-                                           additional_headers=headers or None, **local)
-        self.closed.clear()
-        self.reader = asyncio.create_task(self._read())
-        with contextlib.suppress(ConnectionClosed):  # refused at once: the test reads the code
-            msg: dict[str, Any] = {"t": "hello", "token": token, "last_seq": last_seq,
-                                   **(hello or {})}
-            if key is not None:
-                msg["key"] = key
-            await self.send(msg)
-        # Live from its welcome on (the server puts it in the table's room as it sends
-        # the welcome): an action or a chat message of another socket before that is in
-        # the welcome's view or the history after it, never a live frame, so a test that
-        # went on at once could wait for a frame that never comes. A refused socket
-        # closes instead; the test reads its code.
-        with contextlib.suppress(ConnectionError):
-            await self.wait(lambda f: f["t"] == "welcome", start=mark)
-        return self
-
-    async def send(self, msg: Any) -> None:
-        await self.ws.send(pack(msg) if self.binary else json.dumps(msg))
-
-    async def send_raw(self, data: bytes | str) -> None:
-        """Send ``data`` as one frame, as it is. A server that refuses a frame by its size
-        closes (1009) as soon as it has read the header, while a large frame is still being
-        written: that close is what ``wait_closed`` then reads, not an error of the send."""
-        with contextlib.suppress(ConnectionClosed):
-            await self.ws.send(data)
-
-    async def _read(self) -> None:
-        try:
-            async for data in self.ws:
-                self.raw.append(data)
-                self.frames.append(unpack(data))
-                self.new.set()
-        except ConnectionClosed:
-            pass
-        finally:
-            rcvd = self.ws.protocol.close_rcvd
-            self.close_code = rcvd.code if rcvd is not None else 1006
-            self.closed.set()
-            self.new.set()
-
-    async def wait(self, pred: Any, timeout: float = 20.0, start: int = 0) -> dict[str, Any]:
-        """The first frame from index ``start`` on (default: from the first) for which
-        ``pred`` holds."""
-        async def scan() -> dict[str, Any]:
-            i = start
-            while True:
-                while i < len(self.frames):
-                    if pred(self.frames[i]):
-                        return self.frames[i]
-                    i += 1
-                if self.closed.is_set():
-                    raise ConnectionError(f"closed with {self.close_code}")
-                self.new.clear()
-                await self.new.wait()
-        return await asyncio.wait_for(scan(), timeout)
-
-    async def wait_closed(self, timeout: float = 10.0) -> int | None:
-        await asyncio.wait_for(self.closed.wait(), timeout)
-        return self.close_code
-
-    def deltas(self) -> list[dict[str, Any]]:
-        """The ``deltas`` frames received (one per append: an action's events)."""
-        return [f for f in self.frames if f.get("t") == "deltas"]
-
-    def events(self) -> list[dict[str, Any]]:
-        """Every event of the ``deltas`` frames received: ``{"seq", "event", "head"}``."""
-        return events_of(self.deltas())
-
-    def chats(self, channel: str | None = None) -> list[dict[str, Any]]:
-        """The live chat messages received, optionally of one chat channel."""
-        return [f for f in self.frames
-                if f.get("t") == "chat" and channel in (None, f["channel"])]
-
-    async def close(self) -> None:
-        if self.ws is not None:
-            await self.ws.close()
-        if self.reader is not None:
-            await self.reader
 
 
 def prompt_actions(prompt: dict[str, Any], game: str) -> list[dict[str, Any]]:
@@ -358,8 +154,8 @@ class Player:
     async def _run(self) -> None:
         while not self.done:
             try:
-                async with websockets.connect(f"{self.base()}/ws/tables/{self.table_id}",
-                                              compression=None, open_timeout=2) as ws:
+                async with dial(f"{self.base()}/ws/tables/{self.table_id}",
+                                open_timeout=2) as ws:
                     await ws.send(pack({"t": "hello", "token": self.token,
                                         "last_seq": self.seq}))
                     await self._session(ws)
@@ -525,41 +321,6 @@ class ClockFile:
         import time
 
         self.set((at_ms + past) / 1000 - time.time())
-
-
-class Member(Lobby):
-    """The lobby as a browser with an account sees it: a cookie jar holding the session,
-    and the session's CSRF token sent on every request once logged in."""
-
-    def __init__(self, base: str, local_address: str | None = None) -> None:
-        super().__init__(base, local_address)
-        self.csrf: str | None = None
-        self.account: dict[str, Any] | None = None
-
-    def _logged_in(self, r: httpx.Response) -> dict[str, Any]:
-        data = r.json()
-        self.csrf = data["csrf"]
-        self.account = data["account"]
-        self.http.headers["X-CSRF-Token"] = self.csrf
-        return data
-
-    async def sign_up(self, username: str, password: str = "correct horse 1",
-                      **extra: Any) -> dict[str, Any]:
-        r = await self.http.post("/api/account/signup",
-                                 json={"username": username, "password": password, **extra})
-        assert r.status_code == 201, r.text
-        return self._logged_in(r)
-
-    async def log_in(self, username: str, password: str = "correct horse 1",
-                     **extra: Any) -> dict[str, Any]:
-        r = await self.http.post("/api/account/login",
-                                 json={"username": username, "password": password, **extra})
-        assert r.status_code == 200, r.text
-        return self._logged_in(r)
-
-    async def try_log_in(self, username: str, password: str) -> httpx.Response:
-        return await self.http.post("/api/account/login",
-                                    json={"username": username, "password": password})
 
 
 def unique(prefix: str = "u") -> str:

@@ -8,12 +8,11 @@ import re
 import weakref
 
 import pytest
-import websockets
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
-from websockets.protocol import Protocol, Side, State
 
+from protocol.connection import dial, server_frame
 from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend, prepare
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended, events_of, in_process
@@ -23,14 +22,8 @@ from tests.server.client import Lobby, Socket, ended, events_of, in_process
 @pytest.mark.parametrize("text", [False, True])
 def test_prepare_gives_the_bytes_the_library_sends(size, text):
     payload = bytes(i % 251 for i in range(size))
-    proto = Protocol(Side.SERVER, state=State.OPEN)
-    if text:
-        data = payload.decode("latin-1")
-        proto.send_text(data.encode())
-        assert prepare(data) == b"".join(proto.data_to_send())
-    else:
-        proto.send_binary(payload)
-        assert prepare(payload) == b"".join(proto.data_to_send())
+    data = payload.decode("latin-1") if text else payload
+    assert prepare(data) == server_frame(data)
 
 
 async def test_direct_writes_stop_when_the_client_stops_reading_and_lose_nothing():
@@ -56,9 +49,8 @@ async def test_direct_writes_stop_when_the_client_stops_reading_and_lose_nothing
         await ws.close()
 
     app = RawSend(Starlette(routes=[WebSocketRoute("/ws", endpoint)]))
-    async with in_process(app) as port, websockets.connect(
-            f"ws://127.0.0.1:{port}/ws", max_size=2**20, max_queue=1,
-            compression=None) as client:
+    async with in_process(app) as port, dial(
+            f"ws://127.0.0.1:{port}/ws", max_size=2**20, max_queue=1) as client:
         await asyncio.wait_for(refused.wait(), 30)
         assert 0 < len(written) < 400
         for n in written:
@@ -88,7 +80,7 @@ async def test_a_closed_websocket_is_freed_without_the_cycle_collector():
         gc.disable()
         try:
             for _ in range(3):
-                async with websockets.connect(f"ws://127.0.0.1:{port}/ws", compression=None):
+                async with dial(f"ws://127.0.0.1:{port}/ws"):
                     pass
             assert len(protocols) == 3
             for _ in range(200):

@@ -7,8 +7,8 @@ import re
 import socket
 
 import pytest
-import websockets
 
+from protocol.connection import ConnectionClosed, dial
 from server.ws.endpoint import CLOSE_TIMEOUT
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Lobby, Socket, ended, pack, unpack
@@ -105,9 +105,8 @@ async def test_a_socket_that_stops_reading_is_closed_then_dropped(redis_url):
         raw = socket.socket()
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
         raw.connect(("127.0.0.1", srv.port))
-        slow = await websockets.connect(f"{srv.ws_url}/ws/tables/{tid}", sock=raw,
-                                        compression=None, max_size=2**22, max_queue=1,
-                                        ping_interval=None)
+        slow = await dial(f"{srv.ws_url}/ws/tables/{tid}", sock=raw, max_size=2**22,
+                          max_queue=1, ping_interval=None)
         await slow.send(pack({"t": "hello", "token": None, "last_seq": None}))
         assert unpack(await slow.recv())["t"] == "welcome"
         slow.transport.pause_reading()
@@ -120,7 +119,7 @@ async def test_a_socket_that_stops_reading_is_closed_then_dropped(redis_url):
             await asyncio.sleep(0.1)
         assert tcp_state(raw) != TCP_ESTABLISHED
         slow.transport.resume_reading()
-        with pytest.raises(websockets.ConnectionClosed) as closed:
+        with pytest.raises(ConnectionClosed) as closed:
             while True:
                 await asyncio.wait_for(slow.recv(), 10)
         # Aborted: the connection ended without a close frame from the server.

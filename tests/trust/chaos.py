@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import websockets
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from engine.chain import heads, public_events
 from engine.einauge.game import EINAUGE
+from protocol.connection import ConnectionClosed, InvalidHandshake, InvalidStatus, dial
+from protocol.frames import pack, unpack
 from tests.conftest import ROOT
-from tests.trust.wire import LoggedServer, pack, unpack
+from tests.trust.wire import LoggedServer
 
 
 @dataclass
@@ -51,9 +51,8 @@ class Spectator:
         while not self.done:
             server = self.rng.choice(self.servers)
             try:
-                async with websockets.connect(f"{server.ws_url}/ws/tables/{self.table_id}",
-                                              compression=None, open_timeout=2,
-                                              max_size=2**22) as ws:
+                async with dial(f"{server.ws_url}/ws/tables/{self.table_id}",
+                                open_timeout=2, max_size=2**22) as ws:
                     await ws.send(pack({"t": "hello", "token": None, "last_seq": self.seq}))
                     await self._session(ws)
             except (ConnectionClosed, OSError, InvalidHandshake, InvalidStatus, TimeoutError):

@@ -18,13 +18,12 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-import msgpack
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
 
+from protocol.connection import ConnectionClosed, SyncClientConnection, close_code, dial_sync
+from protocol.frames import pack, unpack
 from tests.trust.wire import crashes
 
 WS_EXAMPLES = 800
@@ -39,14 +38,6 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore::hypothesis.errors.HypothesisDeprecationWarning")
 
 
-def pack(msg: Any) -> bytes:
-    return msgpack.packb(msg, use_bin_type=True)
-
-
-def unpack(data: bytes | str) -> Any:
-    return msgpack.unpackb(data, raw=False) if isinstance(data, bytes) else json.loads(data)
-
-
 PUSHED = ("presence", "clock")
 """Messages the server sends of its own accord (docs/protocol.md §5: whenever a seat's
 presence or the clock changes), so they may arrive between a fuzzed frame and its answer."""
@@ -57,7 +48,7 @@ class Sock:
 
     def __init__(self, url: str, token: str | None, binary: bool = True) -> None:
         self.url, self.token, self.binary = url, token, binary
-        self.ws: ClientConnection | None = None
+        self.ws: SyncClientConnection | None = None
         self.frames: list[dict[str, Any]] = []
         self.early: list[dict[str, Any]] = []
         self.pushed: list[dict[str, Any]] = []
@@ -67,8 +58,7 @@ class Sock:
         # socket left idle while others are fuzzed): with the default high-water mark of
         # 16 frames, the server's presence frames filled it, reading stopped, the pong of
         # the keepalive ping was never read, and the socket closed itself (1011, 1006).
-        self.ws = connect(self.url, compression=None, max_size=2**22, open_timeout=5,
-                          max_queue=None, legacy=True)
+        self.ws = dial_sync(self.url, max_size=2**22, open_timeout=5, max_queue=None)
         self.early = []  # frames of an earlier connection are gone with it
         self.send({"t": "hello", "token": self.token, "last_seq": None})
         first = self.recv()
@@ -113,9 +103,8 @@ class Sock:
                     return "frame", frame
                 self.pushed.append(frame)  # the server's own news, not an answer to data
         except ConnectionClosed as e:
-            code = e.rcvd.code if e.rcvd is not None else 1006
             self.open()
-            return "close", code
+            return "close", close_code(e)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,178 @@
+"""The HTTP API (docs/protocol.md §1) over ``httpx``: ``Lobby`` for guests, ``Member`` for a
+browser with an account (its session cookie and CSRF token).
+
+Every call that expects one answer (``create`` 201, ``join`` 200, …) raises ``Refused``
+for any other status, with the status and the body; the calls that return the
+``httpx.Response`` (``get``, ``seat_call``, ``rematch``, ``try_log_in``) raise nothing
+for a status, and leave it to the caller. Transport failures raise ``httpx``'s errors
+(``httpx.ConnectError``, ``httpx.TimeoutException``: a request is given ``timeout``
+seconds, 60 by default: a whole game's ``/deltas`` or ``/record`` took over 10 s on a
+loaded 2-core machine).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+
+class Refused(AssertionError):
+    """The server answered with another status than the call expects. ``status``: the
+    HTTP status; ``body``: the response text (the JSON error ``{"error": {"code",
+    "message"}}`` for the API's refusals). An ``AssertionError``, so that a test shows it
+    as a failed expectation with the server's answer."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(response.text)
+        self.status = response.status_code
+        self.body = response.text
+
+
+def expect(response: httpx.Response, status: int) -> dict[str, Any]:
+    """The JSON body of ``response``, when it has ``status``; else raises ``Refused``."""
+    if response.status_code != status:
+        raise Refused(response)
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def auth(token: str | None = None, key: str | None = None) -> dict[str, str]:
+    """Request headers: ``token`` as bearer (``Authorization: Bearer``), ``key`` (a private
+    table's invite secret) as ``X-Table-Key``."""
+    out = {}
+    if token:
+        out["Authorization"] = f"Bearer {token}"
+    if key:
+        out["X-Table-Key"] = key
+    return out
+
+
+class Lobby:
+    """The HTTP API of one server at ``base`` (``http://host:port``). Remembers the
+    ``owner_token`` (the host's) of every table it created (``owners``: table id to
+    token), and sends it where the host is needed unless told otherwise.
+
+    ``local_address``: the client's own address (another 127.0.0.x on Linux, to be a
+    second client on one machine). ``http`` is the ``httpx.AsyncClient`` for any other
+    call. Close it with ``close``."""
+
+    def __init__(self, base: str, local_address: str | None = None,
+                 timeout: float = 60) -> None:
+        transport = (httpx.AsyncHTTPTransport(local_address=local_address)
+                     if local_address else None)
+        self.http = httpx.AsyncClient(base_url=base, timeout=timeout, transport=transport)
+        self.owners: dict[str, str] = {}
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def create(self, seats: int = 4, game: str | None = None, private: bool = False,
+                     time_control: dict[str, Any] | None = None, rated: bool = False,
+                     **options: Any) -> dict[str, Any]:
+        """``POST /api/tables``: a table of ``game`` (default: the server's default game)
+        with ``options``; returns the summary with ``owner_token`` (and ``invite_key``
+        for a private table). Raises ``Refused`` unless 201."""
+        body: dict[str, Any] = {"seats": seats, "options": options}
+        if game is not None:
+            body["game"] = game
+        if private:
+            body["private"] = True
+        if time_control is not None:
+            body["time_control"] = time_control
+        if rated:
+            body["rated"] = True
+        table = expect(await self.http.post("/api/tables", json=body), 201)
+        self.owners[table["id"]] = table["owner_token"]
+        return table
+
+    async def create_game(self, game: str, seats: int, **options: Any) -> dict[str, Any]:
+        """A table of ``game``: ``create(seats, game, **options)``."""
+        return await self.create(seats, game, **options)
+
+    async def seat_call(self, table_id: str, path: str, token: str | None,
+                        body: dict[str, Any] | None = None) -> httpx.Response:
+        """``POST /api/tables/{id}/<path>`` with a seat token (claim, resign, return); the
+        response, whatever its status."""
+        return await self.http.post(f"/api/tables/{table_id}/{path}", json=body or {},
+                                    headers=auth(token))
+
+    async def join(self, table_id: str, name: str, seat: int | None = None,
+                   token: str | None = None, key: str | None = None) -> dict[str, Any]:
+        """Take a seat (``token``: the creator's, to sit with it; ``key``: a private
+        table's invite secret); returns ``{"seat", "token", "table"}``. Raises
+        ``Refused`` unless 200."""
+        body: dict[str, Any] = {"name": name}
+        if seat is not None:
+            body["seat"] = seat
+        r = await self.http.post(f"/api/tables/{table_id}/join", json=body,
+                                 headers=auth(token, key))
+        return expect(r, 200)
+
+    async def bot(self, table_id: str, seat: int, kind: str = "random",
+                  token: str | None = None) -> dict[str, Any]:
+        """A bot of ``kind`` on ``seat``, asked for with ``token`` (default: the owner's);
+        returns the summary. Raises ``Refused`` unless 200."""
+        r = await self.http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"kind": kind},
+                                 headers=auth(token or self.owners.get(table_id)))
+        return expect(r, 200)
+
+    async def start(self, table_id: str, token: str | None = None) -> dict[str, Any]:
+        """Start with ``token`` (default: the owner's); returns the summary. Raises
+        ``Refused`` unless 200."""
+        r = await self.http.post(f"/api/tables/{table_id}/start",
+                                 headers=auth(token or self.owners.get(table_id)))
+        return expect(r, 200)
+
+    async def get(self, path: str) -> httpx.Response:
+        """``GET path``; the response, whatever its status."""
+        return await self.http.get(path)
+
+    async def rematch(self, table_id: str, token: str | None,
+                      player_seed: str = "") -> httpx.Response:
+        """``POST /api/tables/{id}/rematch`` with ``token`` (none: no header); the
+        response, whatever its status."""
+        return await self.http.post(f"/api/tables/{table_id}/rematch", headers=auth(token),
+                                    json={"player_seed": player_seed} if player_seed else {})
+
+
+class Member(Lobby):
+    """The lobby as a browser with an account sees it: a cookie jar holding the session,
+    and the session's CSRF token sent on every request once logged in (``csrf``;
+    ``account``: the account's summary)."""
+
+    def __init__(self, base: str, local_address: str | None = None,
+                 timeout: float = 60) -> None:
+        super().__init__(base, local_address, timeout)
+        self.csrf: str | None = None
+        self.account: dict[str, Any] | None = None
+
+    def _logged_in(self, r: httpx.Response) -> dict[str, Any]:
+        """Take the session of a sign-up or login answer ``r`` (its cookie is in the jar
+        already): its CSRF token, sent from now on, and the account."""
+        data: dict[str, Any] = r.json()
+        self.csrf = data["csrf"]
+        self.account = data["account"]
+        self.http.headers["X-CSRF-Token"] = data["csrf"]
+        return data
+
+    async def sign_up(self, username: str, password: str = "correct horse 1",
+                      **extra: Any) -> dict[str, Any]:
+        """``POST /api/account/signup``, then logged in. Raises ``Refused`` unless 201."""
+        r = await self.http.post("/api/account/signup",
+                                 json={"username": username, "password": password, **extra})
+        expect(r, 201)
+        return self._logged_in(r)
+
+    async def log_in(self, username: str, password: str = "correct horse 1",
+                     **extra: Any) -> dict[str, Any]:
+        """``POST /api/account/login``, then logged in. Raises ``Refused`` unless 200."""
+        r = await self.http.post("/api/account/login",
+                                 json={"username": username, "password": password, **extra})
+        expect(r, 200)
+        return self._logged_in(r)
+
+    async def try_log_in(self, username: str, password: str) -> httpx.Response:
+        """``POST /api/account/login``; the response, whatever its status."""
+        return await self.http.post("/api/account/login",
+                                    json={"username": username, "password": password})
