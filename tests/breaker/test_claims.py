@@ -42,7 +42,10 @@ async def test_a_claimant_cannot_pick_a_weak_bot_for_a_rivals_seat(clocked):
     finally:
         await anna.close()
         await lobby.close()
-    # Either the choice is refused, or the service's replacement bot (greedy) plays.
-    for answer, seat in ((weak, 1), (costly, 2)):
-        assert answer.status_code == 400 or seats[seat].get("bot") == "greedy", (
-            seat, answer.status_code, seats[seat])
+    # The claimant does not choose the bot: a claim body with fields is refused
+    # (docs/protocol.md: "any field is 400 bad_message") and both seats stay the people's.
+    for answer in (weak, costly):
+        assert (answer.status_code, answer.json().get("error", {}).get("code")) == (
+            400, "bad_message"), answer.text
+    assert [(s["name"], s.get("bot")) for s in seats] == [
+        ("Anna", None), ("Ben", None), ("Cem", None)], seats
