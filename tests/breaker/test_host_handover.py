@@ -17,7 +17,7 @@ async def _next_prompt(socks: list[Socket], marks: list[int]) -> int:
     """Wait for a prompt on any of ``socks`` (each from its frame ``marks[i]`` on); the
     index of a socket that got one."""
     waits = [asyncio.create_task(s.wait(lambda f: f["t"] == "prompt", start=m))
-             for s, m in zip(socks, marks)]
+             for s, m in zip(socks, marks, strict=True)]
     done, pending = await asyncio.wait(waits, timeout=20,
                                        return_when=asyncio.FIRST_COMPLETED)
     for w in pending:
@@ -44,9 +44,10 @@ async def test_the_host_cannot_take_a_present_rivals_turn(server):
                 break
             prompt = [f for f in host_sock.frames if f["t"] == "prompt"][-1]
             marks[0] = len(host_sock.frames)
-            await host_sock.send({"t": "action", "id": f"h{n}", "seq": prompt["seq"],
+            aid = f"h{n}"
+            await host_sock.send({"t": "action", "id": aid, "seq": prompt["seq"],
                                   "action": prompt["legal_actions"][0]})
-            await host_sock.wait(lambda f: f.get("id") == f"h{n}", start=marks[0])
+            await host_sock.wait(lambda f, aid=aid: f.get("id") == aid, start=marks[0])
         prompts = [f for f in ben.frames if f["t"] == "prompt"]
         assert prompts, "Ben never got to move"
         r = await lobby.http.post(f"/api/tables/{tid}/seats/1/bot", json={"kind": "random"},
