@@ -88,7 +88,7 @@ async def test_keltis_record_with_a_resignation_verifies_and_replays(server) -> 
 # The attack these tests guard against (found in a security review):
 # Breaker b3: a Loot Island record from the service, with a resignation, checked offline.
 #
-# As for Keltis (test_keltis_record_seat_changes.py), Loot Island's ``replay_record``
+# As for Keltis (above), Loot Island's ``replay_record``
 # ignored the record's ``seat_changes``, so the chain check of a game with a resignation
 # failed (one event short) and the result check saw no resigned seat: fixed. Also fixed:
 # ``verify`` called every Loot Island service record "NOT verified", because its ``fields``
