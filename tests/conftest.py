@@ -17,6 +17,7 @@ browser's pages (tests/client/conftest.py, ``@pytest.mark.page_errors``).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
@@ -56,6 +57,29 @@ def stored_entries(client: Any, table_id: str) -> list[dict[str, Any]]:
     seal = SeedSeal.at(SEED_KEYS)
     return [seal.open_entry(unpack(b), table_id)
             for b in client.lrange(events_key(table_id), 0, -1)]
+
+
+async def finished_bot_game(url: str, seats: int = 5, private: bool = False
+                            ) -> dict[str, Any]:
+    """Create a table of random bots, start it and wait for its end (a long stored
+    stream); returns the create answer (``id``, ``owner_token``, ``invite_key`` for a
+    private table) plus the final ``seq``."""
+    lobby = client.Lobby(url)
+    try:
+        table = await lobby.create(seats, private=private)
+        for seat in range(seats):
+            await lobby.bot(table["id"], seat)
+        await lobby.start(table["id"])
+        headers = {"X-Table-Key": table["invite_key"]} if private else {}
+        for _ in range(1200):
+            r = await lobby.http.get(f"/api/tables/{table['id']}", headers=headers)
+            if r.json()["status"] == "ended":
+                return {**table, "seq": r.json()["seq"]}
+            await asyncio.sleep(0.05)
+        raise AssertionError("the bot game did not end")
+    finally:
+        await lobby.close()
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--redis", choices=("single", "cluster"), default="single",

@@ -6,6 +6,8 @@ keeping its seats, and deletion."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -509,3 +511,95 @@ async def test_a_session_cookie_of_the_former_name_stays_logged_in_and_moves(ser
         assert all("Max-Age=0" in c for c in cleared)
         r = await browser.get("/api/me", headers={"Cookie": f"cardtable_session={sid}"})
         assert r.json()["error"]["code"] == "no_session"
+
+
+# The attack these tests guard against (found in a security review):
+# B2 findings on login (server/accounts/accounts.py): the per-account lockout answers differently
+# for a name that exists than for one that does not (username enumeration, despite the
+# "one answer for both" of ``bad_login``), and anyone anywhere can lock any account out,
+# its owner included, with five wrong passwords.
+
+
+@pytest.fixture
+def login_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    # Its own Redis: the address counters of the session's Redis hold other tests'
+    # failures. The test client is the proxy, so X-Forwarded-For names the client.
+    r = RedisProcess(tmp_path / "redis")
+    s = ServerProcess(r.start(), env={"CARDTABLE_TRUSTED_PROXIES": "127.0.0.1",
+                                      "CARDTABLE_LOGIN_FAILURES_PER_ADDRESS": "1000"}).start()
+    yield s
+    s.stop()
+    r.stop()
+
+
+async def _login(m: Member, name: str, password: str, addr: str) -> tuple[int, str, str]:
+    r = await m.http.post("/api/account/login", json={"username": name, "password": password},
+                          headers={"X-Forwarded-For": addr})
+    err = r.json().get("error", {})
+    return r.status_code, err.get("code", ""), err.get("message", "")
+
+
+async def test_the_lockout_does_not_tell_existing_names_from_unknown_ones(login_server):
+    owner, attacker = Member(login_server.url), Member(login_server.url)
+    real = unique("real")
+    await owner.sign_up(real)
+    ghost = unique("ghost")
+    answers: dict[str, list[tuple[int, str, str]]] = {real: [], ghost: []}
+    for name in (real, ghost):
+        for i in range(6):  # bounded: one more than the per-account limit
+            answers[name].append(await _login(attacker, name, f"wrong guess {i}", "10.9.9.9"))
+    await owner.close()
+    await attacker.close()
+    # The same answers, word for word, for a name that exists and one that does not: five
+    # 401 bad_login, then 429 locked_out (docs/protocol.md, login).
+    assert [a[:2] for a in answers[real]] == [(401, "bad_login")] * 5 + [(429, "locked_out")]
+    assert answers[real] == answers[ghost], answers
+
+
+async def test_a_stranger_cannot_lock_the_owner_out(login_server):
+    owner, attacker = Member(login_server.url), Member(login_server.url)
+    name = unique("victim")
+    await owner.sign_up(name)
+    for i in range(5):
+        status, code, _ = await _login(attacker, name, f"wrong guess {i}", "10.6.6.6")
+        assert (status, code) == (401, "bad_login")
+    status, code, message = await _login(owner, name, "correct horse 1", "10.1.2.3")
+    await owner.close()
+    await attacker.close()
+    assert status == 200, (status, code, message)
+
+
+# The attack these tests guard against (found in a security review):
+# B2 finding on passkeys (server/accounts/passkeys.py, account_api.py): ``POST
+# /api/account/passkey/begin`` needs no account and has no limit; every call stores a
+# ceremony in Redis for five minutes, so one client fills Redis at the speed of its
+# requests.
+
+
+LIMIT = 60
+"""The service's default ``CARDTABLE_PASSKEY_LOGINS_PER_HOUR``."""
+CALLS = LIMIT + 3
+
+
+async def test_passkey_login_ceremonies_are_limited_per_address(own_redis):
+    # A server of its own at the service's default limit: the session's servers raise it
+    # for the other tests, and the counter lives in Redis, so spending it on the shared
+    # Redis would refuse every later passkey test from this address.
+    server = ServerProcess(own_redis.url,
+                           env={"CARDTABLE_PASSKEY_LOGINS_PER_HOUR": str(LIMIT)}).start()
+    m = Member(server.url)
+    answers = []
+    tickets = set()
+    try:
+        for _ in range(CALLS):  # bounded
+            r = await m.http.post("/api/account/passkey/begin", json={})
+            answers.append((r.status_code, r.json().get("error", {}).get("code")))
+            if r.status_code == 200:
+                tickets.add(r.json()["ticket"])
+    finally:
+        await m.close()
+        server.stop()
+    # Exactly the limit's ceremonies begin (each its own ticket), every later one is
+    # refused (docs/protocol.md: 429 rate_limited).
+    assert answers == [(200, None)] * LIMIT + [(429, "rate_limited")] * (CALLS - LIMIT)
+    assert len(tickets) == LIMIT

@@ -1,4 +1,5 @@
-"""Breaker b4: a person's action racing the change of its seat to a bot.
+"""Actions (server/table/actions.py). The attack (a security review's finding): a
+person's action racing the change of its seat to a bot.
 
 ``Actions.act`` refuses a person's action for a seat a bot plays (``seat_handed_over``),
 but it looked at the seat's controller once, before taking the table's lock, on the

@@ -27,8 +27,7 @@ import redis.asyncio as aioredis
 
 from server.store.deadlines import DEADLINES
 from server.store.streams import BOT_TABLES, meta_key
-from tests.breaker.conftest import finished_bot_game
-from tests.conftest import RedisProcess, ServerProcess
+from tests.conftest import RedisProcess, ServerProcess, finished_bot_game
 from tests.server.client import Socket
 
 ROUNDS = 3
