@@ -171,7 +171,8 @@ class Settings(BaseSettings):
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"
     """log level of the service and uvicorn"""
     log_json: bool = False
-    """JSON log lines"""
+    """JSON log lines, the service's and uvicorn's alike (one object per line; every line
+    names its process: `pid`, `process`; docs/operations.md, "Logs")"""
     session_ttl: int = Field(30 * 86400, gt=0)
     """seconds a login session lives (cookie and Redis)"""
     signups_per_hour: int = Field(10, ge=0)
@@ -186,7 +187,8 @@ class Settings(BaseSettings):
     login_failures_per_address: int = Field(20, gt=0)
     """failed logins from one client address in the window before its logins are refused"""
     public_url: str = "http://localhost:8000"
-    """the service's address as players reach it (links in e-mails)"""
+    """the service's address as players reach it (links in e-mails); left on loopback
+    while `CARDTABLE_HOST` is not, the service warns at start (`public_url_is_local`)"""
     smtp_host: str | None = None
     """SMTP server for notification e-mails; unset: no e-mail is ever sent"""
     smtp_port: int = Field(25, ge=1, le=65535)

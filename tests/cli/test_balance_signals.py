@@ -125,3 +125,44 @@ async def test_each_process_answers_its_metrics_and_health_through_the_balancer(
         assert r.status_code == 403, r.text
         assert (await http.get("/healthz")).status_code == 200
         assert (await http.get("/process/1/healthz")).status_code == 200
+
+
+def services(compose: str) -> dict[str, list[str]]:
+    """compose.yaml's services, each with its lines (indented under ``services:``)."""
+    out: dict[str, list[str]] = {}
+    current, inside = None, False
+    for line in compose.splitlines():
+        if not line.startswith(" ") and line.strip():
+            inside = line.startswith("services:")
+            current = None
+        elif inside and re.match(r"^  [a-z]+:$", line):
+            current = line.strip()[:-1]
+            out[current] = []
+        elif inside and current is not None:
+            out[current].append(line)
+    return out
+
+
+def test_compose_scales_the_app_behind_its_proxy() -> None:
+    """``docker compose up --scale app=N``: only the proxy publishes a port, its HAProxy
+    configuration is valid and finds the replicas by the service's name, and the replicas
+    trust the forwarded address from the proxy's fixed address alone."""
+    compose = (ROOT / "compose.yaml").read_text()
+    found = services(compose)
+    assert set(found) == {"redis", "app", "proxy"}
+    published = {name for name, lines in found.items()
+                 if any(ln.strip() == "ports:" for ln in lines)}
+    assert published == {"proxy"}
+    proxy_ip = re.search(r"ipv4_address: (\S+)", "\n".join(found["proxy"]))
+    assert proxy_ip is not None
+    assert f"CARDTABLE_TRUSTED_PROXIES: {proxy_ip.group(1)}" in "\n".join(found["app"])
+    cfg = ROOT / "deploy" / "compose-haproxy.cfg"
+    assert "./deploy/compose-haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in compose
+    haproxy = find_haproxy()
+    assert haproxy is not None
+    checked = subprocess.run([haproxy, "-c", "-f", str(cfg)], capture_output=True, text=True,
+                             timeout=30)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    text = cfg.read_text()
+    assert text.count("server-template app 32 app:8000 ") == 2
+    assert "http-request del-header X-Forwarded-For\n" in text
