@@ -223,6 +223,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     host = args.host or settings.host
     listen = args.port or settings.port
+    note = config.public_url_note(settings.replace(host=host))
+    if note is not None:  # the processes listen on loopback: they cannot tell
+        print(f"cardtable balance: warning: {note}", file=sys.stderr, flush=True)
     first = args.first_port or listen + 1
     ports = [first + i for i in range(args.processes)]
     if args.ports:

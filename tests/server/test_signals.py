@@ -23,8 +23,9 @@ import httpx
 import pytest
 from aiosmtpd.controller import Controller
 
+from server import metrics
 from server.accounts.mail import Mailer
-from server.config import Settings
+from server.config import Settings, public_url_note
 from server.store.embedded import free_port
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Member, unique
@@ -250,8 +251,6 @@ async def test_a_mail_has_date_and_message_id_and_its_link_a_page(
 
 
 async def test_a_mail_the_server_refuses_counts_as_failed() -> None:
-    from server import metrics
-
     port = free_port()  # nothing listens there: the connection is refused
     mailer = Mailer(Settings(smtp_host="127.0.0.1", smtp_port=port, smtp_timeout=5))
     before = metrics.MAILS_FAILED._value.get()
@@ -268,3 +267,21 @@ def test_a_public_url_on_loopback_is_warned_of_when_listening_beyond(own_store) 
         assert "http://localhost:8000" in notes[0]["detail"] and "0.0.0.0" in notes[0]["detail"]
     finally:
         s.stop()
+
+
+@pytest.mark.parametrize(("host", "public", "warned"), [
+    ("0.0.0.0", "http://localhost:8000", True),
+    ("::", "http://127.0.0.1:8000", True),
+    ("10.1.2.3", "http://[::1]:8000/", True),
+    ("0.0.0.0", "http://cards.localhost", True),
+    ("0.0.0.0", "https://cards.example", False),
+    ("127.0.0.1", "http://localhost:8000", False),
+    ("localhost", "http://localhost:8000", False),
+    ("::1", "http://localhost:8000", False),
+])
+def test_the_public_url_note_names_a_loopback_url_served_beyond_loopback(
+        host: str, public: str, warned: bool) -> None:
+    note = public_url_note(Settings(host=host, public_url=public))
+    assert (note is not None) == warned
+    if note is not None:
+        assert public in note and host in note
