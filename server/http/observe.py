@@ -7,8 +7,10 @@ route's path template, ``/api/tables/{id}``: never the raw path, which carries i
 static files are ``/{path}``; no route: ``unmatched``), ``status``, ``duration_ms`` and
 ``client`` (the client's address as every per-address limit counts it: behind a listed
 proxy, the forwarded one), and counts it in ``cardtable_http_requests_total`` and
-``cardtable_http_request_seconds``. Websockets are not requests here (their own metrics:
-``cardtable_sockets``). The query string is never logged (it may carry a link's token).
+``cardtable_http_request_seconds``. A ``/healthz`` answered 200 (a balancer checks each
+process twice a second) is logged at level debug, every other request at info. Websockets
+are not requests here (their own metrics: ``cardtable_sockets``). The query string is
+never logged (it may carry a link's token).
 """
 
 from __future__ import annotations
@@ -90,8 +92,10 @@ class Observe:
             metrics.HTTP_REQUESTS.labels(method, route, str(status)).inc()
             metrics.HTTP_SECONDS.labels(route).observe(seconds)
             client = scope.get("client")
-            log.info("request", method=method, route=route, status=status,
-                     duration_ms=round(seconds * 1000, 2), client=client[0] if client else "?")
+            # A passed health check (a balancer's, twice a second) at debug: no noise.
+            emit = log.debug if route == "/healthz" and status == 200 else log.info
+            emit("request", method=method, route=route, status=status,
+                 duration_ms=round(seconds * 1000, 2), client=client[0] if client else "?")
 
 
 def allowed(address: str | None, networks: Sequence[str]) -> bool:

@@ -111,12 +111,11 @@ async def test_each_process_answers_its_metrics_and_health_through_the_balancer(
             assert r.status_code == 200 and "cardtable_sockets " in r.text, r.text
             r = await http.get(f"/process/{n}/healthz")
             assert r.status_code == 200 and r.json()["ok"] is True, r.text
-    lines = await access_lines(balanced.log, "127.0.0.31", 4)
+    # (a passed /healthz is logged at debug: the health checks would flood the log)
+    lines = await access_lines(balanced.log, "127.0.0.31", 2)
     assert [(r["route"], r["status"], r["process"]) for r in lines] == [
         ("/metrics", 200, f"serve:{balanced.first + 1}"),
-        ("/healthz", 200, f"serve:{balanced.first + 1}"),
-        ("/metrics", 200, f"serve:{balanced.first}"),
-        ("/healthz", 200, f"serve:{balanced.first}")]
+        ("/metrics", 200, f"serve:{balanced.first}")]
     other = httpx.AsyncHTTPTransport(local_address="127.0.0.32")
     async with httpx.AsyncClient(base_url=balanced.url, timeout=10, transport=other) as http:
         r = await http.get("/process/0/metrics")  # the process sees 127.0.0.32, not HAProxy
