@@ -27,7 +27,9 @@ test: setup
 test-cluster: setup
 	.venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
 
-# N server processes behind HAProxy on port 8000 (docs/protocol.md §6): make serve-balanced N=3
+# N server processes behind HAProxy (docs/protocol.md §6): make serve-balanced N=3. HAProxy
+# listens where CARDTABLE_HOST and CARDTABLE_PORT say (default 127.0.0.1:8000), the
+# processes on the ports after it.
 N ?= 2
 serve-balanced: setup
 	.venv/bin/cardtable balance --processes $(N)

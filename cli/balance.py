@@ -53,8 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``balance``."""
     p = sub.add_parser("balance", help="run N server processes behind HAProxy on one port")
     p.add_argument("--processes", "-n", type=int, default=2, help="server processes (2)")
-    p.add_argument("--host", default="127.0.0.1", help="address HAProxy listens on")
-    p.add_argument("--port", type=int, default=8000, help="port HAProxy listens on (8000)")
+    p.add_argument("--host", help="address HAProxy listens on (default: CARDTABLE_HOST, "
+                                  "127.0.0.1)")
+    p.add_argument("--port", type=int,
+                   help="port HAProxy listens on (default: CARDTABLE_PORT, 8000)")
     p.add_argument("--first-port", type=int,
                    help="port of the first process, the others follow (default port+1)")
     p.add_argument("--ports", help="comma-separated ports of the processes (instead of "
@@ -70,6 +72,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 TABLE_PATH = r"^/(ws|api)/tables/[^/]+"
 """The paths that name a table: its websocket and its HTTP API (``/api/tables/<id>/…``)."""
+
+PROCESS_PATH = r"^/process/[0-9]+/(metrics|healthz)$"
+"""``/process/<n>/metrics`` and ``/process/<n>/healthz``: the ``/metrics`` and ``/healthz``
+of the ``n``-th process (from 0, in port order), whichever process the others' requests
+go to. ``/metrics`` answers only the addresses of ``CARDTABLE_METRICS_FROM``."""
 
 BALANCER_SOURCE = "127.0.0.1"
 """The address HAProxy connects to the processes from (its ``source``, on loopback where
@@ -140,11 +147,18 @@ def haproxy_config(host: str, port: int, backends: list[int], maxconn: int = 10_
     and requests of a table share one process, so each delta crosses Redis to one process
     and is folded, diffed and encoded once (docs/benchmarks.md, "Cluster"). Its servers
     track the health checks of the backend ``serve`` (``leastconn``), which takes every
-    other request. ``leastconn``: every request to ``serve``."""
+    other request. ``leastconn``: every request to ``serve``. ``PROCESS_PATH`` goes to
+    the backend of that one process (``process<n>``), as its own ``/metrics`` or
+    ``/healthz``."""
     def servers(extra: str) -> str:  # ``{name}`` in ``extra``: the server's name
         return "\n".join(f"    server serve{i} 127.0.0.1:{p} " + extra.format(name=f"serve{i}")
                          for i, p in enumerate(backends))
 
+    processes = "".join(f"""
+backend process{i}
+    http-request set-path /%[path,field(4,/)]
+    server serve{i} 127.0.0.1:{p}
+""" for i, p in enumerate(backends))
     tables = "" if leastconn else f"""
 backend tables
     balance hash path,field(4,/)
@@ -175,8 +189,11 @@ defaults
 
 frontend cardtable
     bind {host}:{port}
-{_forwarding(trusted)}{route}    default_backend serve
-{tables}
+{_forwarding(trusted)}    # each process's own /metrics and /healthz: /process/<n>/metrics
+    acl process_path path_reg {PROCESS_PATH}
+    use_backend process%[path,field(3,/)] if process_path
+{route}    default_backend serve
+{tables}{processes}
 backend serve
     balance leastconn
     option httpchk GET /healthz
@@ -199,11 +216,17 @@ def run(args: argparse.Namespace) -> int:
     from server import config
 
     try:
-        trusted = front_proxies(config.from_env().trusted_proxies)
+        settings = config.from_env()
+        trusted = front_proxies(settings.trusted_proxies)
     except ValueError as e:
         print(f"cardtable balance: {e}", file=sys.stderr)
         return 2
-    first = args.first_port or args.port + 1
+    host = args.host or settings.host
+    listen = args.port or settings.port
+    note = config.public_url_note(settings.replace(host=host))
+    if note is not None:  # the processes listen on loopback: they cannot tell
+        print(f"cardtable balance: warning: {note}", file=sys.stderr, flush=True)
+    first = args.first_port or listen + 1
     ports = [first + i for i in range(args.processes)]
     if args.ports:
         ports = [int(p) for p in args.ports.split(",")]
@@ -226,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     folder = Path(tempfile.mkdtemp(prefix="cardtable-balance-"))
     config_file = folder / "haproxy.cfg"
-    config_file.write_text(haproxy_config(args.host, args.port, ports, _maxconn(),
+    config_file.write_text(haproxy_config(host, listen, ports, _maxconn(),
                                           args.leastconn, trusted))
     trust = process_trust(trusted)
     procs: dict[int, subprocess.Popen[bytes]] = {}
@@ -235,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
         for port in ports:
             procs[port] = _serve(port, redis_url, trust)
         proxy = subprocess.Popen([haproxy, "-db", "-f", str(config_file)])
-        print(f"cardtable balance: http://{args.host}:{args.port} -> {len(ports)} processes",
+        print(f"cardtable balance: http://{host}:{listen} -> {len(ports)} processes",
               file=sys.stderr, flush=True)
         while not stopping:
             time.sleep(0.2)

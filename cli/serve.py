@@ -46,8 +46,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"cardtable serve: {e}", file=sys.stderr)
         return 2
-    configure(settings.log_level, settings.log_json)
+    configure(settings.log_level, settings.log_json, process=f"serve:{settings.port}")
     config.warn_legacy()  # each former EINAUGE_* variable, with its CARDTABLE_* name
+    config.warn_public_url(settings)  # mail links to localhost from a public address
     supervisor = lock = None
     if not settings.redis_url:
         lock = DataDirLock(settings.redis_dir)
@@ -114,7 +115,11 @@ def uvicorn_config(app: Any, settings: Any) -> Any:
     return uvicorn.Config(app, host=settings.host, port=settings.port, ws="websockets-sansio",
                           ws_max_size=settings.max_frame, ws_per_message_deflate=False,
                           backlog=settings.backlog, log_level=settings.log_level, loop="auto",
-                          lifespan="on", timeout_graceful_shutdown=5, access_log=False,
+                          lifespan="on", timeout_graceful_shutdown=5,
+                          # the service's access log (server/http/observe.py), and uvicorn's
+                          # own lines through the service's log configuration
+                          # (server/logging.py): one format, JSON with CARDTABLE_LOG_JSON
+                          access_log=False, log_config=None,
                           http=HeaderDeadline,  # a deadline for request headers
                           # Forwarded headers name the client only when a listed proxy sent
                           # them: otherwise anyone could pick the address the per-address

@@ -38,7 +38,7 @@ from server.errors import Unavailable
 from server.fanout.frames import RawSend
 from server.fanout.room import Connection
 from server.http import accounts as account_api
-from server.http import lobby, passwords, profiles, rematch, takeover
+from server.http import lobby, observe, passwords, profiles, rematch, takeover
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
 from server.logging import get_logger
@@ -200,6 +200,13 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 
 async def metrics_endpoint(request: Request) -> Response:
+    """The process's metrics, to the addresses of ``metrics_from`` only (403 ``forbidden``
+    to any other: behind a proxy the forwarded client address counts)."""
+    networks = request.app.state.svc.settings.metrics_from
+    if not observe.allowed(request.client.host if request.client else None, networks):
+        return JSONResponse({"error": {"code": "forbidden", "message":
+                                       "the metrics are not served to this address "
+                                       "(CARDTABLE_METRICS_FROM)"}}, status_code=403)
     body, content_type = metrics.render()
     return Response(body, media_type=content_type)
 
@@ -276,8 +283,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(RawSend), Middleware(ws.TableSockets),
-                                Middleware(SessionAuth)],
+                    middleware=[Middleware(RawSend), Middleware(observe.Observe),
+                                Middleware(ws.TableSockets), Middleware(SessionAuth)],
                     exception_handlers={404: http_error, 405: http_error})
     app.state.svc = svc
     return app

@@ -17,10 +17,12 @@ variable that names no setting and any value its field does not accept, with a
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import (
@@ -148,6 +150,10 @@ class Settings(BaseSettings):
     `cardtable balance` keeps these headers only from these sources (HAProxy removes them
     from any other, then appends the connecting address) and its processes also trust the
     balancer's own address, `127.0.0.1` (docs/protocol.md §6)"""
+    metrics_from: Annotated[tuple[str, ...], NoDecode] = ("127.0.0.0/8", "::1")
+    """comma-separated IP addresses or networks (`*`: any) whose requests `GET /metrics`
+    answers; any other client address (the one the per-address limits count: behind a
+    proxy, the forwarded one) gets 403 `forbidden`"""
     replay_rate_per_s: float = Field(2.0, gt=0)
     """replay requests (`POST /api/replay`, `GET …/deltas`) per second per address"""
     replay_burst: int = Field(10, gt=0)
@@ -165,7 +171,8 @@ class Settings(BaseSettings):
     log_level: Literal["critical", "error", "warning", "info", "debug", "trace"] = "info"
     """log level of the service and uvicorn"""
     log_json: bool = False
-    """JSON log lines"""
+    """JSON log lines, the service's and uvicorn's alike (one object per line; every line
+    names its process: `pid`, `process`; docs/operations.md, "Logs")"""
     session_ttl: int = Field(30 * 86400, gt=0)
     """seconds a login session lives (cookie and Redis)"""
     signups_per_hour: int = Field(10, ge=0)
@@ -180,7 +187,8 @@ class Settings(BaseSettings):
     login_failures_per_address: int = Field(20, gt=0)
     """failed logins from one client address in the window before its logins are refused"""
     public_url: str = "http://localhost:8000"
-    """the service's address as players reach it (links in e-mails)"""
+    """the service's address as players reach it (links in e-mails); left on loopback
+    while `CARDTABLE_HOST` is not, the service warns at start (`public_url_is_local`)"""
     smtp_host: str | None = None
     """SMTP server for notification e-mails; unset: no e-mail is ever sent"""
     smtp_port: int = Field(25, ge=1, le=65535)
@@ -224,11 +232,22 @@ class Settings(BaseSettings):
             raise ValueError(f"no game {value!r}; known: {', '.join(GAMES)}")
         return value
 
-    @field_validator("allowed_origins", "trusted_proxies", mode="before")
+    @field_validator("allowed_origins", "trusted_proxies", "metrics_from", mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(s.strip() for s in value.split(",") if s.strip())
+        return value
+
+    @field_validator("metrics_from")
+    @classmethod
+    def _networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if entry != "*":
+                try:
+                    ipaddress.ip_network(entry, strict=False)
+                except ValueError:
+                    raise ValueError(f"{entry!r} is no IP address or network, nor *") from None
         return value
 
     def now_ms(self) -> int:
@@ -337,6 +356,36 @@ def warn_legacy(env: Mapping[str, str] | None = None) -> None:
         log.warning("renamed_setting", detail=note)
 
 
+def loopback(host: str) -> bool:
+    """True for a loopback address or ``localhost`` (a name or address of this machine
+    alone)."""
+    name = host.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def public_url_note(settings: Settings) -> str | None:
+    """A warning when the service listens beyond loopback while its public URL (the links
+    in its mails) names this machine's loopback: players elsewhere could not open them."""
+    host = urlsplit(settings.public_url).hostname or ""
+    if loopback(settings.host) or not loopback(host):
+        return None
+    return (f"CARDTABLE_PUBLIC_URL is {settings.public_url} while the service listens on "
+            f"{settings.host}: links in mails will not reach players on other machines; "
+            "set CARDTABLE_PUBLIC_URL to the address players use")
+
+
+def warn_public_url(settings: Settings) -> None:
+    """Log ``public_url_note`` as a warning (``component=config``), if there is one."""
+    note = public_url_note(settings)
+    if note is not None:
+        get_logger("config").warning("public_url_is_local", detail=note)
+
+
 _KINDS = {str: "text", int: "integer", float: "number", bool: "boolean"}
 
 
@@ -354,6 +403,8 @@ def _kind(annotation: Any) -> str:
 def _shown(default: Any) -> str:
     if default == ():
         return "(none)"
+    if isinstance(default, tuple):
+        return f"`{','.join(default)}`"
     return f"`{str(default).lower() if isinstance(default, bool) else default}`"
 
 
@@ -388,7 +439,8 @@ def markdown_table() -> str:
 
 
 __all__ = ["LEGACY_PREFIX", "PREFIX", "Settings", "SettingsError", "check_names", "env_name",
-           "from_env", "legacy_env_name", "legacy_notes", "markdown_table", "warn_legacy"]
+           "from_env", "legacy_env_name", "legacy_notes", "loopback", "markdown_table",
+           "public_url_note", "warn_legacy", "warn_public_url"]
 
 if __name__ == "__main__":
     print(markdown_table(), end="")

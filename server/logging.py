@@ -1,27 +1,68 @@
 """Structured logs (structlog): one line per event, table id and seq as fields.
 
-Never pass a token, a seed or the deck to a logger: callers log ids, seats and seqs only.
+Every line names its process: ``pid`` and ``process`` (``serve:<port>`` under ``cardtable
+serve``). The standard library's loggers (uvicorn's) go through the same processors and
+renderer, so with ``CARDTABLE_LOG_JSON`` every line of the service is one JSON object.
+
+Never pass a token, a password, a seed, the deck or a mail's body to a logger: callers log
+ids, names, seats, seqs and addresses only.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
+from collections.abc import MutableMapping
 from typing import Any
 
 import structlog
 
+_PROCESS = {"name": ""}
 
-def configure(level: str = "info", json_lines: bool = False) -> None:
-    """Set up structlog and the standard library logging (uvicorn's) once per process."""
+
+def _add_process(logger: Any, method: str, event: MutableMapping[str, Any]
+                 ) -> MutableMapping[str, Any]:
+    """Every line's ``pid`` and ``process`` (its name, when the process was given one)."""
+    event.setdefault("pid", os.getpid())
+    if _PROCESS["name"]:
+        event.setdefault("process", _PROCESS["name"])
+    return event
+
+
+def _stdlib_name(logger: Any, method: str, event: MutableMapping[str, Any]
+                 ) -> MutableMapping[str, Any]:
+    """A standard library record's logger name as its ``component`` (``uvicorn.error``)."""
+    record = event.get("_record")
+    if record is not None:
+        event.setdefault("component", record.name)
+    return event
+
+
+def configure(level: str = "info", json_lines: bool = False, process: str = "") -> None:
+    """Set up structlog and the standard library logging (uvicorn's) once per process;
+    ``process`` names it in every line (``serve:8001``)."""
+    _PROCESS["name"] = process
     lvl = getattr(logging, level.upper(), logging.INFO)
-    logging.basicConfig(stream=sys.stderr, level=lvl, format="%(message)s")
     renderer: Any = (structlog.processors.JSONRenderer() if json_lines
                      else structlog.dev.ConsoleRenderer(colors=False))
+    shared: list[Any] = [structlog.processors.add_log_level,
+                         structlog.processors.TimeStamper(fmt="iso", utc=True),
+                         _add_process]
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, _stdlib_name],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.processors.format_exc_info, renderer]))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(lvl)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+        # uvicorn's own handlers would print its lines in its format, past the renderer
+        logging.getLogger(name).handlers[:] = []
+        logging.getLogger(name).propagate = True
     structlog.configure(
-        processors=[structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True),
-                    structlog.processors.format_exc_info, renderer],
+        processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True)

@@ -47,6 +47,25 @@ REPLAYS = Counter("cardtable_replays_total",
                   "Replay answers (POST /api/replay, GET /api/tables/{id}/deltas) by how they "
                   "were served: computed, from the cache, or refused for the rate",
                   ["result"])
+HTTP_REQUESTS = Counter("cardtable_http_requests_total",
+                        "HTTP requests answered, by method, route (the path template, "
+                        "'unmatched' for none) and status", ["method", "route", "status"])
+HTTP_SECONDS = Histogram(
+    "cardtable_http_request_seconds",
+    "HTTP request received to response finished, by route (the path template)", ["route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
+LOGINS = Counter("cardtable_logins_total",
+                 "Logins (password, passkey) by result: ok, failed (wrong name, password or "
+                 "passkey), locked_out (refused for too many failures)", ["result"])
+LOCKOUTS = Counter("cardtable_lockouts_total",
+                   "Lockouts begun: a failed login that reached the failures allowed in the "
+                   "window, for an address or for a name from an address", ["scope"])
+SIGNUPS = Counter("cardtable_signups_total", "Accounts created")
+MAILS = Counter("cardtable_mails_total",
+                "Mails handed to the SMTP server (sent) or not (failed: refused, "
+                "unreachable, or not buildable)", ["result"])
+MAILS_SENT = MAILS.labels("sent")
+MAILS_FAILED = MAILS.labels("failed")
 
 _LOOP_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.02, 0.05, 0.1, 0.25,
                  0.5, 1.0)

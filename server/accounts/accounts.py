@@ -25,6 +25,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from engine.chain import REDACTED
+from server.accounts import audit
 from server.errors import LobbyError
 from server.store.accounts import AccountStore
 from server.table.meta import DELETED  # noqa: F401  (re-exported: callers import it here)
@@ -173,32 +174,48 @@ class Accounts:
         ``locked_out`` (see the module docstring). Each failure counts for the address
         and for the pair (name, address), whether or not the name exists: the lockout
         answers the same for a name nobody holds (no enumeration), and a stranger's
-        failures from another address never lock the owner out."""
-        if not isinstance(username, str) or not isinstance(password, str) \
-                or len(username) > 64 or len(password) > 256:
-            raise LobbyError(401, "bad_login", "wrong username or password")
-        valid = bool(USERNAME.match(username))
-        uid = await self.store.uid_of(username) if valid else None
-        pair = f"n:{username.lower()}:{address}"
-        if await self.store.failures(f"ip:{address}", self.window) >= self.per_address:
-            raise LobbyError(429, "locked_out", "too many failed logins from your address; "
-                                                f"try again within {self.window} s")
-        if valid and await self.store.failures(pair, self.window) >= self.per_account:
-            raise LobbyError(429, "locked_out", "too many failed logins for this name from "
-                                                f"your address; try again within "
-                                                f"{self.window} s")
-        fields = await self.store.account(uid) if uid is not None else {}
-        stored = fields.get("pw") or await asyncio.to_thread(_dummy)
-        if not await _verify(stored, password) or not fields.get("pw"):
-            await self.store.fail(f"ip:{address}", self.window)
-            if valid:
-                await self.store.fail(pair, self.window)
-            raise LobbyError(401, "bad_login", "wrong username or password")
+        failures from another address never lock the owner out. Every outcome has its
+        audit line and metric (server/accounts/audit.py)."""
+        uid: str | None = None
+        try:
+            if not isinstance(username, str) or not isinstance(password, str) \
+                    or len(username) > 64 or len(password) > 256:
+                raise LobbyError(401, "bad_login", "wrong username or password")
+            valid = bool(USERNAME.match(username))
+            uid = await self.store.uid_of(username) if valid else None
+            pair = f"n:{username.lower()}:{address}"
+            if await self.store.failures(f"ip:{address}", self.window) >= self.per_address:
+                raise LobbyError(429, "locked_out", "too many failed logins from your "
+                                                    f"address; try again within "
+                                                    f"{self.window} s")
+            if valid and await self.store.failures(pair, self.window) >= self.per_account:
+                raise LobbyError(429, "locked_out", "too many failed logins for this name "
+                                                    "from your address; try again within "
+                                                    f"{self.window} s")
+            fields = await self.store.account(uid) if uid is not None else {}
+            stored = fields.get("pw") or await asyncio.to_thread(_dummy)
+            if not await _verify(stored, password) or not fields.get("pw"):
+                await self.count_failure(address, pair if valid else None, uid)
+                raise LobbyError(401, "bad_login", "wrong username or password")
+        except LobbyError as e:
+            audit.login_refused(e.code, address, "password", uid)
+            raise
         if _hasher.check_needs_rehash(stored):
             await self.store.update_account(uid, {"pw": await _hash(password)})  # type: ignore[arg-type]
         account = from_fields(uid, fields)  # type: ignore[arg-type]
         assert account is not None
+        audit.logged_in(account.uid, address, "password")
         return account
+
+    async def count_failure(self, address: str, pair: str | None = None,
+                            uid: str | None = None) -> None:
+        """Count a failed login (or password check) from ``address`` and, with ``pair``,
+        of one name from it (``n:<name>:<address>``); the failure that reaches a limit
+        begins a lockout, which gets its audit line."""
+        if await self.store.fail(f"ip:{address}", self.window) == self.per_address:
+            audit.locked_out("address", address)
+        if pair is not None and await self.store.fail(pair, self.window) == self.per_account:
+            audit.locked_out("name", address, uid)
 
     async def check_password_of(self, account: Account, password: Any) -> None:
         """Raise 401 ``bad_login`` unless ``password`` is the account's."""
@@ -223,8 +240,7 @@ class Accounts:
         fields = await self.store.account(account.uid)
         if not isinstance(current, str) or len(current) > 256 or not fields.get("pw") \
                 or not await _verify(fields["pw"], current):
-            await self.store.fail(f"ip:{address}", self.window)
-            await self.store.fail(pair, self.window)
+            await self.count_failure(address, pair, account.uid)
             raise LobbyError(401, "bad_login", "wrong current password")
         if pw == current:
             raise LobbyError(400, "bad_password", "the new password is the current one")

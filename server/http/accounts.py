@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import html
 import json
 import secrets
 from typing import Any
 
 from redis.exceptions import RedisError
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from server.accounts import sessions
+from server.accounts import audit, sessions
 from server.accounts.accounts import DELETED, DELETED_NAME, Account
 from server.accounts.sessions import Session
 from server.errors import LobbyError, Unavailable
@@ -79,6 +80,7 @@ async def sign_up(request: Request) -> Response:
                          "address")
     account = await from_store(svc.accounts.sign_up(
         data.get("username"), data.get("password"), data.get("email", "")))
+    audit.signed_up(account.uid, addr)
     await from_store(svc.notifier.verification(account, svc.settings.email_verify_ttl))
     return await _logged_in(request, account, 201, data.get("seats"))
 
@@ -128,11 +130,50 @@ async def settings(request: Request) -> Response:
     return JSONResponse({"account": account.private()})
 
 
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} - Cardtable</title></head>
+<body style="font-family: sans-serif; max-width: 36em; margin: 4em auto; padding: 0 1em">
+<h1>{title}</h1><p>{text}</p><p><a href="/account">Your account</a> ·
+<a href="/">Cardtable</a></p></body></html>
+"""
+
+
+def _wants_page(request: Request) -> bool:
+    """True when a browser opened the link (it asks for HTML): it gets a page, any other
+    client JSON."""
+    return "text/html" in request.headers.get("accept", "")
+
+
+def _verify_page(status: int, title: str, text: str) -> HTMLResponse:
+    return HTMLResponse(_PAGE.format(title=html.escape(title), text=html.escape(text)),
+                        status_code=status, headers={"Cache-Control": "no-store"})
+
+
 @guarded
 async def verify_email(request: Request) -> Response:
     """``GET /api/account/verify?token=`` (the link of the confirmation mail): confirms
     the address the token was made for, if the account still has it; 400 ``bad_token``
-    for an unknown, used or expired token."""
+    for an unknown, used or expired token. A browser (``Accept`` with ``text/html``) gets
+    a small page saying so instead of the JSON, with the same status."""
+    try:
+        email = await _verify(request)
+    except LobbyError as e:
+        if not _wants_page(request) or e.code != "bad_token":
+            raise
+        return _verify_page(e.status, "Link expired",
+                            f"{e.message[:1].upper()}{e.message[1:]}: the address is not "
+                            "confirmed. A new address given on your account page gets a "
+                            "new link.")
+    if _wants_page(request):
+        return _verify_page(200, "Address confirmed",
+                            f"Your e-mail address {email} is confirmed.")
+    return JSONResponse({"verified": email})
+
+
+async def _verify(request: Request) -> str:
+    """The address the request's token confirms (see ``verify_email``)."""
     store = svc_of(request).account_store
     token = request.query_params.get("token", "")
     got = await from_store(store.use_verification(token)) if 0 < len(token) <= 64 else None
@@ -143,7 +184,7 @@ async def verify_email(request: Request) -> Response:
     if fields.get("email") != email:
         raise LobbyError(400, "bad_token", "the account has another address now")
     await from_store(store.update_account(uid, {"email_ok": email}))
-    return JSONResponse({"verified": email})
+    return str(email)
 
 
 @guarded
@@ -314,6 +355,7 @@ async def delete_account(request: Request) -> Response:
         # An archived game's compacted meta still packs the old seats and salts.
         await from_store(svc.store.repack_meta(table_id))
     await from_store(svc.account_store.delete_account(account.uid, account.username))
+    audit.deleted(account.uid, request.client.host if request.client else "?")
     response = JSONResponse({"deleted": True})
     sessions.clear_cookie(response, request)
     return response
@@ -373,18 +415,23 @@ async def passkey_login(request: Request) -> Response:
         raise LobbyError(400, "bad_message", "the body must be an object")
     addr = request.client.host if request.client else "?"
     accounts = svc.accounts
-    if await from_store(accounts.store.failures(f"ip:{addr}", accounts.window)) >= \
-            accounts.per_address:
-        raise LobbyError(429, "locked_out", "too many failed logins from your address")
     try:
-        uid = await from_store(svc.passkeys.finish_login(data.get("ticket"),
-                                                         data.get("credential")))
-    except LobbyError:
-        await from_store(accounts.store.fail(f"ip:{addr}", accounts.window))
+        if await from_store(accounts.store.failures(f"ip:{addr}", accounts.window)) >= \
+                accounts.per_address:
+            raise LobbyError(429, "locked_out", "too many failed logins from your address")
+        try:
+            uid = await from_store(svc.passkeys.finish_login(data.get("ticket"),
+                                                             data.get("credential")))
+        except LobbyError:
+            await from_store(accounts.count_failure(addr))
+            raise
+        account = await from_store(accounts.get(uid))
+        if account is None:
+            raise LobbyError(400, "bad_passkey", "this passkey belongs to no account here")
+    except LobbyError as e:
+        audit.login_refused(e.code, addr, "passkey")
         raise
-    account = await from_store(accounts.get(uid))
-    if account is None:
-        raise LobbyError(400, "bad_passkey", "this passkey belongs to no account here")
+    audit.logged_in(account.uid, addr, "passkey")
     return await _logged_in(request, account, 200, data.get("seats"))
 
 

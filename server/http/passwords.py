@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from server.accounts import audit
 from server.errors import LobbyError
 from server.http.accounts import _logged_in, _same_site, from_store, need_session
 from server.http.common import body, guarded, svc_of
@@ -57,7 +58,7 @@ async def change(request: Request) -> Response:
                                                   data.get("password"), _address(request)))
     ended = await from_store(svc.account_store.end_sessions(session.account.uid,
                                                             keep=session.key))
-    log.info("password changed", sessions_ended=ended)
+    audit.password_changed(session.account.uid, _address(request), ended)
     return JSONResponse({"ended": ended})
 
 
@@ -73,12 +74,14 @@ async def _send_reset(svc: Service, username: str) -> None:
             return
         token = await svc.account_store.new_reset(account.uid, s.password_reset_ttl)
         minutes = max(1, s.password_reset_ttl // 60)
-        await svc.notifier.mailer.send(
+        sent = await svc.notifier.mailer.send(
             account.email, "Reset your password",
             f"Someone (you, we hope) asked to reset the password of the account "
             f"{account.username}.\n\nChoose a new password here: {s.public_url}/account"
             f"?reset={token}\n\nThe link works once, for {minutes} minutes. If you did not "
             f"ask, ignore this mail: your password stays as it is.\n")
+        if sent:
+            audit.reset_mailed(account.uid)
     except Exception as e:  # a best-effort mail after the answer: logged, never raised
         log.warning("reset mail not sent", error=repr(e))
 
@@ -119,10 +122,10 @@ async def confirm_reset(request: Request) -> Response:
                                                            data.get("password")))
     except LobbyError as e:
         if e.code == "bad_token":
-            await from_store(accounts.store.fail(f"ip:{addr}", accounts.window))
+            await from_store(accounts.count_failure(addr))
         raise
     ended = await from_store(svc.account_store.end_sessions(account.uid))
-    log.info("password reset", sessions_ended=ended)
+    audit.password_reset(account.uid, addr, ended)
     return await _logged_in(request, account, 200, data.get("seats"))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import email
+import email.utils
 import re
 import threading
 from collections.abc import Iterator
@@ -136,6 +137,12 @@ async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing
     await asyncio.sleep(0.5)  # a duplicate would have arrived by now
     assert len(inbox.to(other)) == 1 and len(inbox.to(addresses[first])) == 1
     assert inbox.to(other)[0]["To"] == other
+    # Each mail has its own Message-ID (the From is noreply@localhost here) and a Date.
+    turn_mails = [inbox.to(a)[0] for a in addresses]
+    assert len({m["Message-ID"] for m in turn_mails}) == 2
+    assert all(re.fullmatch(r"<[^<>@\s]+@localhost>", m["Message-ID"]) for m in turn_mails)
+    assert all(email.utils.parsedate_to_datetime(m["Date"]).utcoffset() is not None
+               for m in turn_mails)
     # Play on to the end: each player gets one "ended" mail.
     await mover.close()
     sockets = [await Socket(mailing.ws_url, tid).connect(token=t) for t in tokens]
