@@ -98,7 +98,10 @@ class Notifier:
             return
         try:
             account = await self.accounts.get(s.account)
-            if account is None or not account.verified or not account.settings.get(setting):
+            if account is None or not account.verified:
+                return
+            if not account.settings.get(setting):
+                log.info("mail not wanted", table=table.id, what=what)
                 return
             if not await self.store.first_notice(table.id, what):
                 return
