@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.client.conftest import api, seed_storage, shot
+from tests.client.conftest import api, autoplay, page_seed, seed_storage, shot
 from tests.conftest import ROOT, ServerProcess
 from tests.server.client import ClockFile
 
@@ -220,7 +220,8 @@ WATCH_RESIGN = """() => { window.__resign = { after: 0, seen: 0 };
     }, 10); }"""
 
 
-def test_resign_goes_as_soon_as_the_game_has_ended(browser: Browser, web: ServerProcess) -> None:
+def test_resign_goes_as_soon_as_the_game_has_ended(
+        browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     from tests.client.test_result_ui import AUTOPLAY
     table = api(web, "POST", "/api/tables", json={"seats": 3})
     tid = table["id"]
@@ -237,7 +238,7 @@ def test_resign_goes_as_soon_as_the_game_has_ended(browser: Browser, web: Server
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("resign")).to_be_visible()
     page.evaluate(WATCH_RESIGN)
-    page.evaluate(AUTOPLAY)
+    autoplay(page, AUTOPLAY, page_seed(request))
     page.wait_for_function("() => { const v = window.__cardtable?.view(); "
                            "return v && v.phase === 'ended'; }", timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
