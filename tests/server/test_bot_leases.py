@@ -3,13 +3,13 @@ the holder only, release by the holder only, and a takeover once a holder stops 
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 
 import pytest
 
 from server.bots.leases import BotLeases
 from server.store.streams import Store, bot_lease_key
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -39,11 +39,10 @@ async def test_one_process_holds_a_tables_lease_until_it_lapses(store) -> None:
     assert not await b.claim(tid)
     # A holder that stops renewing (a dead process) loses it to the next claim.
     await store.redis.pexpire(key, 1)
-    for _ in range(500):
-        if not await store.redis.exists(key):
-            break
-        await asyncio.sleep(0.01)
-    assert not await store.redis.exists(key)
+    async def expired() -> bool:
+        return not await store.redis.exists(key)
+
+    await until(expired, interval=0.01, what="the lease expired")
     assert await b.claim(tid)
     assert await a.renew() == [tid] and tid not in a.held
     assert await store.redis.get(key) == b.owner.encode()
