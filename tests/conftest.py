@@ -159,7 +159,7 @@ class ServerProcess:
                     return self
             except httpx.HTTPError:
                 pass
-            time.sleep(0.05)
+            time.sleep(0.05)  # polling /healthz: the pause between two asks
         self.stop()
         raise RuntimeError("server did not answer /healthz in time")
 
