@@ -95,6 +95,8 @@ def test_on_a_phone_the_cards_read_and_the_result_comes_into_view_once(
     page.evaluate("() => document.querySelector('[data-testid=lang-de]').click()")
     expect(page.get_by_test_id("result-winners")).to_contain_text("♛")
     expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
-    page.wait_for_timeout(300)
+    # The redraw is painted (two animation frames on), then the place is read.
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => "
+                  "requestAnimationFrame(r)))")
     expect(page.get_by_test_id("result")).not_to_be_in_viewport()
     ctx.close()
