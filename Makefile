@@ -23,11 +23,11 @@ CLUSTER_SUITES = tests/server/test_store.py tests/server/test_multi_process.py \
 test: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
-	CARDTABLE_HYPOTHESIS=ci .venv/bin/pytest
-	CARDTABLE_HYPOTHESIS=ci .venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
+	HYPOTHESIS_PROFILE=ci .venv/bin/pytest
+	HYPOTHESIS_PROFILE=ci .venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
 
 test-cluster: setup
-	CARDTABLE_HYPOTHESIS=ci .venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
+	HYPOTHESIS_PROFILE=ci .venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
 
 # N server processes behind HAProxy on port 8000 (docs/protocol.md §6): make serve-balanced N=3
 N ?= 2

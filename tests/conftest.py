@@ -44,7 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Hypothesis: no per-example time limit (its default is 200 ms): these machines are shared
 # and noisy, and speed targets live in bench/, not in tests. Two profiles, chosen by
-# CARDTABLE_HYPOTHESIS (``make test`` sets "ci"; "ci" too when CI is set, else "dev"):
+# HYPOTHESIS_PROFILE (``make test`` sets "ci"; "ci" too when CI is set, else "dev"; not a
+# CARDTABLE_ variable: the test servers inherit the environment and refuse unknown ones):
 # - "ci": derandomised, so a run's examples follow from the test alone and a CI failure
 #   replays anywhere; Hypothesis then reads and writes no example database (derandomize
 #   implies database=None), so a failure prints its blob for ``@reproduce_failure``.
@@ -55,7 +56,7 @@ settings.register_profile("ci", deadline=None, derandomize=True, database=None,
                           print_blob=True)
 settings.register_profile("dev", deadline=None, derandomize=False,
                           database=DirectoryBasedExampleDatabase(ROOT / ".hypothesis" / "examples"))
-settings.load_profile(os.environ.get("CARDTABLE_HYPOTHESIS")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
                       or ("ci" if os.environ.get("CI") else "dev"))
 SEED_KEYS = ROOT / "var" / "seed-keys"
 """The keys that seal what the test servers store (their working directory is ``ROOT``,

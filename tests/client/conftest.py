@@ -240,8 +240,9 @@ def as_host(page: Page, web: ServerProcess, made: dict) -> None:
 
 # --- chance in the page, from a seed -------------------------------------------------------
 
-SEED_ENV = "CARDTABLE_TEST_SEED"
-"""A seed to replay: every page autoplay of the run draws from it instead of its own."""
+SEED_ENV = "AUTOPLAY_SEED"
+"""A seed to replay: every page autoplay of the run draws from it instead of its own (not a
+CARDTABLE_ variable: the test servers inherit the environment and refuse unknown ones)."""
 SEEDS: dict[str, int] = {}
 """The seed each autoplay drew from, by the node id (a test's, or a module's for a module
 fixture) that asked for it: a failing test's report names those of its own."""
@@ -258,7 +259,7 @@ SEEDED_RANDOM = """(seed) => { let a = seed >>> 0;
 
 
 def page_seed(request: pytest.FixtureRequest) -> int:
-    """The seed of the node asking (``CARDTABLE_TEST_SEED`` when set, else one derived
+    """The seed of the node asking (``AUTOPLAY_SEED`` when set, else one derived
     from its node id: the same on every run and machine), noted for its failure report."""
     node = request.node
     seed = int(os.environ[SEED_ENV]) if os.environ.get(SEED_ENV) else \
