@@ -18,14 +18,16 @@ CLUSTER_SUITES = tests/server/test_store.py tests/server/test_multi_process.py \
 	tests/trust/test_chaos.py tests/trust/test_idempotency.py tests/trust/test_expiry.py \
 	tests/bench/test_load_smoke.py
 
+# Hypothesis runs derandomised here (tests/conftest.py, "ci" profile): the same examples on
+# every machine. A bare `pytest` explores new ones and keeps the failing ones in .hypothesis/.
 test: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
-	.venv/bin/pytest
-	.venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
+	HYPOTHESIS_PROFILE=ci .venv/bin/pytest
+	HYPOTHESIS_PROFILE=ci .venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
 
 test-cluster: setup
-	.venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
+	HYPOTHESIS_PROFILE=ci .venv/bin/pytest --redis=cluster $(CLUSTER_SUITES)
 
 # N server processes behind HAProxy (docs/protocol.md §6): make serve-balanced N=3. HAProxy
 # listens where CARDTABLE_HOST and CARDTABLE_PORT say (default 127.0.0.1:8000), the

@@ -67,6 +67,10 @@ MAILS = Counter("cardtable_mails_total",
 MAILS_SENT = MAILS.labels("sent")
 MAILS_FAILED = MAILS.labels("failed")
 
+DEADLINE_SCANS = Counter("cardtable_deadline_scans_total",
+                         "Scans of the deadline index done by this process (each read the "
+                         "due tables at the servers' time and started their enforcement)")
+
 _LOOP_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.02, 0.05, 0.1, 0.25,
                  0.5, 1.0)
 EVENT_LOOP_LAG = Histogram(

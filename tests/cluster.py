@@ -176,7 +176,7 @@ class LocalCluster:
             with contextlib.suppress(redis.RedisError, OSError):
                 if check():
                     return
-            time.sleep(0.05)
+            time.sleep(0.05)  # polling the cluster: the pause between two asks
         raise RuntimeError(message)
 
 

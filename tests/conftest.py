@@ -32,6 +32,7 @@ from typing import Any
 import httpx
 import pytest
 from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from server.store.embedded import EmbeddedRedis, free_port
 from server.store.sealing import SeedSeal
@@ -40,12 +41,24 @@ from tests import watch
 from tests.cluster import LocalCluster
 from tests.server import client
 
-# No per-example time limit for Hypothesis (its default is 200 ms): these machines are
-# shared and noisy, and speed targets live in bench/, not in tests.
-settings.register_profile("shared-machine", deadline=None)
-settings.load_profile("shared-machine")
-
 ROOT = Path(__file__).resolve().parent.parent
+
+# Hypothesis: no per-example time limit (its default is 200 ms): these machines are shared
+# and noisy, and speed targets live in bench/, not in tests. Two profiles, chosen by
+# HYPOTHESIS_PROFILE (``make test`` sets "ci"; "ci" too when CI is set, else "dev"; not a
+# CARDTABLE_ variable: the test servers inherit the environment and refuse unknown ones):
+# - "ci": derandomised, so a run's examples follow from the test alone and a CI failure
+#   replays anywhere; Hypothesis then reads and writes no example database (derandomize
+#   implies database=None), so a failure prints its blob for ``@reproduce_failure``.
+# - "dev": random examples, and the failing ones kept in .hypothesis/examples (git-ignored)
+#   and tried first on the next run until they pass.
+# Tests set only their own example counts and health checks, never derandomize or database.
+settings.register_profile("ci", deadline=None, derandomize=True, database=None,
+                          print_blob=True)
+settings.register_profile("dev", deadline=None, derandomize=False,
+                          database=DirectoryBasedExampleDatabase(ROOT / ".hypothesis" / "examples"))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                      or ("ci" if os.environ.get("CI") else "dev"))
 SEED_KEYS = ROOT / "var" / "seed-keys"
 """The keys that seal what the test servers store (their working directory is ``ROOT``,
 and the ``seed_keys`` setting's default is ``var/seed-keys``)."""
@@ -171,7 +184,7 @@ class ServerProcess:
                     return self
             except httpx.HTTPError:
                 pass
-            time.sleep(0.05)
+            time.sleep(0.05)  # polling /healthz: the pause between two asks
         self.stop()
         raise RuntimeError("server did not answer /healthz in time")
 

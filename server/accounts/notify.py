@@ -71,7 +71,9 @@ class Notifier:
         for seat in seats:
             try:
                 if self.online is not None and await self.online(table, seat):
-                    continue  # at the table now: its page tells it
+                    # At the table now: its page tells it.
+                    log.info("no turn mail: at the table", table=table.id, seat=seat)
+                    continue
             except RedisError as e:
                 log.warning("presence unknown: no turn mail", table=table.id, error=str(e))
                 continue
@@ -98,7 +100,11 @@ class Notifier:
             return
         try:
             account = await self.accounts.get(s.account)
-            if account is None or not account.verified or not account.settings.get(setting):
+            if account is None or not account.verified:
+                log.info("mail not sent: address not confirmed", table=table.id, what=what)
+                return
+            if not account.settings.get(setting):
+                log.info("mail not wanted", table=table.id, what=what)
                 return
             if not await self.store.first_notice(table.id, what):
                 return

@@ -68,9 +68,11 @@ async def _send_reset(svc: Service, username: str) -> None:
     try:
         account = await svc.accounts.by_name(username)
         if account is None or account.bot or not account.verified:
+            log.info("no reset mail", reason="no confirmed address")
             return
         s = svc.settings
         if not await svc.account_store.reset_mail_allowed(account.uid, s.password_reset_period):
+            log.info("no reset mail", reason="one went in the period")
             return
         token = await svc.account_store.new_reset(account.uid, s.password_reset_ttl)
         minutes = max(1, s.password_reset_ttl // 60)

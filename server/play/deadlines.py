@@ -130,6 +130,7 @@ class Deadlines:
                 if table_id not in self.busy:
                     self.busy.add(table_id)
                     self.tables.spawn(self._enforce(table_id))
+            metrics.DEADLINE_SCANS.inc()
 
     async def _enforce(self, table_id: str) -> None:
         try:

@@ -43,6 +43,7 @@ from tests import watch
 from tests.conftest import ROOT, TEST_ENV, RedisProcess
 from tests.server.client import Lobby, Member, Player, Socket, events_of, unique
 from tests.trust.chaos import Spectator, check_against_record, verify_record
+from tests.waiting import until
 
 PROCESSES = 3
 TABLES = 3
@@ -187,7 +188,7 @@ class Balanced:
                     return
             except httpx.HTTPError:
                 pass
-            time.sleep(0.1)
+            time.sleep(0.1)  # polling /healthz: the pause between two asks
         raise RuntimeError("the balanced service did not come up: "
                            + self.log.read_text()[-3000:])
 
@@ -250,18 +251,16 @@ async def test_clients_of_a_killed_process_continue_through_the_balancer(
         await lobby.start(tid, table["owner_token"])
     watching = [asyncio.create_task(s.run(timeout=180)) for s in spectators]
     running = [asyncio.create_task(p.run(timeout=180)) for _, _, p in players]
-    while sum(len(p.acks) for _, _, p in players) < 3 * TABLES:
-        await asyncio.sleep(0.02)
+    await until(lambda: sum(len(p.acks) for _, _, p in players) >= 3 * TABLES, timeout=120,
+                interval=0.02, what="three acks a table")
 
     # Every socket of a table is on one process (HAProxy hashes the table id), whichever
     # process its lobby requests went to.
     r = connect_sync(redis_url)
     try:
         for s in spectators:
-            deadline = time.monotonic() + 10
-            while len(r.hgetall(presence_key(s.table_id))) < 5:  # on:0, on:1, spec, seen×2
-                assert time.monotonic() < deadline, r.hgetall(presence_key(s.table_id))
-                await asyncio.sleep(0.05)
+            await until(lambda s=s: len(r.hgetall(presence_key(s.table_id))) >= 5,
+                        what="on:0, on:1, spec, seen×2 in the presence hash")
             assert len(processes_of(r, s.table_id)) == 1, r.hgetall(presence_key(s.table_id))
     finally:
         r.close()

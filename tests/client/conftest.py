@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import shutil
 import subprocess
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -234,3 +236,55 @@ def as_host(page: Page, web: ServerProcess, made: dict) -> None:
     page.goto(web.url + "/")
     page.evaluate("([id, token]) => localStorage.setItem(`cardtable.owner.${id}`, "
                   "JSON.stringify(token))", [made["id"], made["owner_token"]])
+
+
+# --- chance in the page, from a seed -------------------------------------------------------
+
+SEED_ENV = "AUTOPLAY_SEED"
+"""A seed to replay: every page autoplay of the run draws from it instead of its own (not a
+CARDTABLE_ variable: the test servers inherit the environment and refuse unknown ones)."""
+SEEDS: dict[str, int] = {}
+"""The seed each autoplay drew from, by the node id (a test's, or a module's for a module
+fixture) that asked for it: a failing test's report names those of its own."""
+
+# mulberry32 as ``window.__random``: the page's autoplays pick with it, never Math.random,
+# so a failing game replays from the seed its report prints.
+SEEDED_RANDOM = """(seed) => { let a = seed >>> 0;
+  window.__random = () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t = (t + Math.imul(t ^ (t >>> 7), t | 61)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }; }"""
+
+
+def page_seed(request: pytest.FixtureRequest) -> int:
+    """The seed of the node asking (``AUTOPLAY_SEED`` when set, else one derived
+    from its node id: the same on every run and machine), noted for its failure report."""
+    node = request.node
+    seed = int(os.environ[SEED_ENV]) if os.environ.get(SEED_ENV) else \
+        zlib.crc32(node.nodeid.encode())
+    SEEDS[node.nodeid] = seed
+    return seed
+
+
+
+def autoplay(page: Page, script: str, seed: int) -> None:
+    """Run the page-evaluated ``script`` (it picks with ``window.__random()``) after
+    seeding the page's generator with ``seed``."""
+    assert "Math.random" not in script, "an autoplay picks with window.__random()"
+    page.evaluate(SEEDED_RANDOM, seed)
+    page.evaluate(script)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if report.failed:
+        used = {n: s for n, s in SEEDS.items()
+                if item.nodeid == n or item.nodeid.startswith(n + "::")}
+        if used:
+            report.sections.append((
+                "page autoplay seeds",
+                "\n".join(f"{n}: {s} (replay: {SEED_ENV}={s})" for n, s in used.items())))
+    return report

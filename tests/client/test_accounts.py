@@ -14,6 +14,7 @@ from tests.client.conftest import api, failed_load, shot
 from tests.client.test_game import ACT, wait_my_turn_or_end
 from tests.conftest import ServerProcess
 from tests.server.client import unique
+from tests.waiting import until_sync
 
 PASSWORD = "correct horse 1"
 
@@ -104,11 +105,11 @@ def test_a_rated_game_continued_on_a_fresh_browser_changes_the_rating(
     assert fresh.evaluate("() => window.__cardtable.view().phase") == "ended"
 
     # The rating changed exactly once; the profile and the leaderboard show it.
-    for _ in range(600):  # settled after the end (a minute is generous on a busy machine)
+    def rated() -> dict | None:  # settled after the end (a minute: generous, a busy machine)
         profile = api(web, "GET", f"/api/players/{name}")
-        if profile["ratings"].get("einauge"):
-            break
-        fresh.wait_for_timeout(100)
+        return profile if profile["ratings"].get("einauge") else None
+
+    profile = until_sync(rated, timeout=60, interval=0.1, what="the rating")
     rating = profile["ratings"]["einauge"]
     assert rating["games"] == 1 and rating["provisional"] is True
     change = profile["recent"][0]["rating_change"]

@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.client.conftest import api, failed_load, fold, seed_storage, shot
 from tests.conftest import ServerProcess
+from tests.waiting import until_sync
 
 ACT = "[data-testid^=act-]:not([disabled])"
 VIEW = "() => window.__cardtable.view()"
@@ -88,11 +89,9 @@ def cut_and_restore(game: Game, web: ServerProcess) -> bool:
     expect(page.get_by_test_id("conn-status")).to_have_attribute("data-state", "closed")
     game.offline_states.append(page.get_by_test_id("conn-status").get_attribute("data-state"))
     tab2.get_by_test_id(plain[0]).click()
-    for _ in range(200):
-        server_seq = api(web, "GET", f"/api/tables/{game.table_id}")["seq"]
-        if server_seq > seq_before:
-            break
-        page.wait_for_timeout(50)
+    server_seq = until_sync(
+        lambda: (s := api(web, "GET", f"/api/tables/{game.table_id}")["seq"]) > seq_before
+        and s, timeout=10, what="the other tab's move stored")
     game.missed_while_offline = server_seq - page.evaluate("() => window.__cardtable.seq()")
     expect(page.get_by_test_id("conn-status")).to_have_attribute("data-state", "open",
                                                                  timeout=30_000)

@@ -7,7 +7,9 @@ the replay viewer shows the finished game."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from engine.keltis import KELTIS
@@ -15,8 +17,10 @@ from engine.keltis.rules import FINAL_LAYS, has_lay
 from tests.client.conftest import (
     api,
     assert_header_one_line,
+    autoplay,
     bot_table,
     fold,
+    page_seed,
     seated_page,
     shot,
 )
@@ -63,7 +67,9 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
     expect(spec.get_by_test_id("board")).to_be_visible()
 
     clicks = 0
-    checks = 0
+    # At the start the spectator can be checked: Anna's hand has never been public.
+    checks = assert_no_hand(spec, anna, web, table_id)
+    assert checks == 1
     pictured = False
     while not (ended(anna) and ended(ben)):
         acted = False
@@ -92,7 +98,12 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
     assert shown == final_deciders(web, table_id) & {0, 1}
     assert pictured
     assert STONES_CLICKED.get(id(anna), 0) + STONES_CLICKED.get(id(ben), 0) > 0
-    assert clicks > 40 and checks > 0
+    # Every decision of Anna's and Ben's in the record is one of the clicks (each click
+    # path ends in one action the server took), and both decided.
+    record = api(web, "GET", f"/api/tables/{table_id}/record")
+    mine = [a for a in record["actions"] if a["seat"] in (0, 1)]
+    assert len(mine) == clicks, (len(mine), clicks)
+    assert {a["seat"] for a in mine} == {0, 1}
     expect(spec.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
     expect(spec.get_by_test_id("score-table")).to_be_visible()
     # The breakdown is the view's result, row by row, beside each row's cards.
@@ -183,6 +194,17 @@ STONES_CLICKED: dict[int, int] = {}
 """Stones each page has taken by clicks (the first two it is offered)."""
 FINALS_SHOWN: dict[int, int] = {}
 """Final-turn decisions each page took with the final turns' notice on its board."""
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counts() -> Iterator[None]:
+    """The counts above are keyed by ``id(page)``, and a page of an earlier test that is
+    gone may have had the id of a page of this one: each test starts from none."""
+    STONES_CLICKED.clear()
+    FINALS_SHOWN.clear()
+    yield
+    STONES_CLICKED.clear()
+    FINALS_SHOWN.clear()
 
 
 def final_deciders(web: ServerProcess, tid: str) -> set[int]:
@@ -408,11 +430,12 @@ AUTOPLAY_SHOWN = """() => { window.__finals = []; window.__auto = setInterval(()
     if (c.view.step === "final")
         window.__finals.push(!!document.querySelector('[data-testid=final-turns]'));
     const legal = c.prompt.legal_actions;
-    c.act(legal[Math.floor(Math.random() * legal.length)]);
+    c.act(legal[Math.floor(window.__random() * legal.length)]);
 }, 30); }"""
 
 
-def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> None:
+def test_keltis_in_german_on_a_phone(
+        browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     """A German page at 390 px: the board, hand, piles, stones and log read in German, in
     the game's German terms, and nothing reaches past the right edge, during the game and
     at its end (the score breakdown scrolls inside its own box)."""
@@ -458,7 +481,7 @@ def test_keltis_in_german_on_a_phone(browser: Browser, web: ServerProcess) -> No
     # The rest of the game by the page's own connection (any legal action, once the board
     # shows the prompt; moves at once), then the end.
     page.evaluate("() => localStorage.setItem('cardtable.pace', JSON.stringify('off'))")
-    page.evaluate(AUTOPLAY_SHOWN)
+    autoplay(page, AUTOPLAY_SHOWN, page_seed(request))
     page.wait_for_function("() => { const v = window.__cardtable?.view(); "
                            "return v && v.phase === 'ended'; }", timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
@@ -479,7 +502,7 @@ PILE_PLAY = """() => { window.__auto = setInterval(() => {
     const legal = c.prompt.legal_actions.filter((a) => a.type !== "stone");
     const piles = legal.filter((a) => a.type === "draw" && a.from !== "deck");
     const pick = piles.length ? piles : legal;
-    if (pick.length) c.act(pick[Math.floor(Math.random() * pick.length)]);
+    if (pick.length) c.act(pick[Math.floor(window.__random() * pick.length)]);
 }, 30); }"""
 # Done when a bot holds a stone and the log has a draw from a pile, or the game ended.
 BOT_STONE_AND_PILE_DRAW = """() => { const v = window.__cardtable.view();
@@ -490,14 +513,14 @@ BOT_STONE_AND_PILE_DRAW = """() => { const v = window.__cardtable.view();
         || drawn && v.players.some((p) => p.seat !== 0 && p.stones.length); }"""
 
 
-def test_keltis_german_log_and_stone_holders_on_a_phone(browser: Browser,
-                                                        web: ServerProcess) -> None:
+def test_keltis_german_log_and_stone_holders_on_a_phone(
+        browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     tid, seat = bot_table(web, "keltis", kind="greedy")
     ctx, page = seated_page(browser, web, tid, seat, "keltis",
                             viewport={"width": 390, "height": 844}, is_mobile=True,
                             has_touch=True)
     page.get_by_test_id("lang-de").click()
-    page.evaluate(PILE_PLAY)
+    autoplay(page, PILE_PLAY, page_seed(request))
     page.wait_for_function(BOT_STONE_AND_PILE_DRAW, timeout=180_000)
     page.evaluate("() => clearInterval(window.__auto)")
     log = page.get_by_test_id("log").locator("li").all_inner_texts()

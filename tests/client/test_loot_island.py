@@ -24,8 +24,10 @@ from tests.client.conftest import (
     TABLE_ID,
     api,
     assert_header_one_line,
+    autoplay,
     failed_load,
     fold,
+    page_seed,
     seed_storage,
     shot,
 )
@@ -506,11 +508,11 @@ FITS = """() => { const s = document.querySelector('[data-testid=score] .table-s
 AUTOPLAY = """() => { window.__auto = setInterval(() => {
     const c = window.__cardtable.conn, p = c.prompt;
     if (!p || p.seq !== c.seq || c.pending || !c.view || c.view.phase === "ended") return;
-    const pick = (xs) => xs[Math.floor(Math.random() * xs.length)];
+    const pick = (xs) => xs[Math.floor(window.__random() * xs.length)];
     const f = p.legal_form;
     if (!f) { c.act(pick(p.legal_actions)); return; }
     if (f.discard) {
-        const cards = f.discard.cards.filter(() => Math.random() < 0.3);
+        const cards = f.discard.cards.filter(() => window.__random() < 0.3);
         c.act({type: "discard", seat: f.seat, cards});
         return;
     }
@@ -527,7 +529,7 @@ AUTOPLAY = """() => { window.__auto = setInterval(() => {
 # A value out of the options' range is refused by the server (400 bad_message) on purpose.
 @pytest.mark.page_errors(failed_load(400, rf"/api/tables/{TABLE_ID}/options"))
 def test_loot_island_options_labels_and_the_score_table_in_both_languages(
-        browser: Browser, web: ServerProcess) -> None:
+        browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = ctx.new_page()
     page.goto(web.url + "/")
@@ -604,7 +606,7 @@ def test_loot_island_options_labels_and_the_score_table_in_both_languages(
         "els => els.map((e) => e.title).join(' ')")
     assert "colour" not in titles and "colour" not in page.inner_text("body")
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.evaluate(AUTOPLAY)
+    autoplay(page, AUTOPLAY, page_seed(request))
     page.wait_for_function("() => { const v = window.__cardtable?.view(); "
                            "return v && v.phase === 'ended'; }", timeout=180_000)
     page.evaluate("() => clearInterval(window.__auto)")

@@ -7,9 +7,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.client.conftest import api, assert_header_one_line, seed_storage, shot
+from tests.client.conftest import (
+    api,
+    assert_header_one_line,
+    autoplay,
+    page_seed,
+    seed_storage,
+    shot,
+)
 from tests.client.test_loot_island import STICKING_OUT
 from tests.client.test_result_ui import AUTOPLAY
 from tests.conftest import ServerProcess
@@ -32,7 +40,7 @@ DETAIL_COVERS = """() => { const d = document.querySelector('[data-testid=card-d
 
 
 def test_on_a_phone_the_cards_read_and_the_result_comes_into_view_once(
-        browser: Browser, web: ServerProcess) -> None:
+        browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     table = api(web, "POST", "/api/tables", json={"seats": 3, "name": "Phone table"})
     tid = table["id"]
     anna = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
@@ -77,7 +85,7 @@ def test_on_a_phone_the_cards_read_and_the_result_comes_into_view_once(
     page.set_viewport_size({"width": 390, "height": 844})
     # Anna reads her rows at the bottom of the page while the game ends.
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-    page.evaluate(AUTOPLAY)
+    autoplay(page, AUTOPLAY, page_seed(request))
     page.wait_for_function(ENDED, timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
     expect(page.get_by_test_id("result")).to_be_in_viewport()
@@ -87,6 +95,8 @@ def test_on_a_phone_the_cards_read_and_the_result_comes_into_view_once(
     page.evaluate("() => document.querySelector('[data-testid=lang-de]').click()")
     expect(page.get_by_test_id("result-winners")).to_contain_text("♛")
     expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended")
-    page.wait_for_timeout(300)
+    # The redraw is painted (two animation frames on), then the place is read.
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => "
+                  "requestAnimationFrame(r)))")
     expect(page.get_by_test_id("result")).not_to_be_in_viewport()
     ctx.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.client.conftest import api, seed_storage, shot
+from tests.client.conftest import api, autoplay, page_seed, seed_storage, shot
 from tests.conftest import ROOT, ServerProcess
 from tests.server.client import ClockFile
 
@@ -108,7 +108,7 @@ def test_a_player_who_closes_the_page_is_away_times_out_and_comes_back(
     anna.close()  # Anna closes the page on her turn
     expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for")
     expect(ben.get_by_test_id("spectator-count")).to_have_text("0 spectators watching")
-    ben.wait_for_timeout(1200)
+    ben.wait_for_timeout(1200)  # the picture only: the clocks and "away for" a second on
     shot(ben, "presence-and-clocks")
     # Her move's time runs out: a bot makes it; with one timeout allowed, a bot plays on.
     clock.reach(clock_of(ben)["deadline"])
@@ -220,7 +220,8 @@ WATCH_RESIGN = """() => { window.__resign = { after: 0, seen: 0 };
     }, 10); }"""
 
 
-def test_resign_goes_as_soon_as_the_game_has_ended(browser: Browser, web: ServerProcess) -> None:
+def test_resign_goes_as_soon_as_the_game_has_ended(
+        browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     from tests.client.test_result_ui import AUTOPLAY
     table = api(web, "POST", "/api/tables", json={"seats": 3})
     tid = table["id"]
@@ -237,12 +238,14 @@ def test_resign_goes_as_soon_as_the_game_has_ended(browser: Browser, web: Server
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("resign")).to_be_visible()
     page.evaluate(WATCH_RESIGN)
-    page.evaluate(AUTOPLAY)
+    autoplay(page, AUTOPLAY, page_seed(request))
     page.wait_for_function("() => { const v = window.__cardtable?.view(); "
                            "return v && v.phase === 'ended'; }", timeout=120_000)
     page.evaluate("() => clearInterval(window.__auto)")
     expect(page.get_by_test_id("result")).to_be_visible()
-    page.wait_for_timeout(500)  # the paced moves catch up meanwhile: still no button
+    # The paced moves catch up (the board shows the last seq): still no button.
+    page.wait_for_function("() => window.__cardtable.behind() === 0"
+                           " && window.__cardtable.shown() === window.__cardtable.seq()")
     counts = page.evaluate("() => { clearInterval(window.__watch); return window.__resign; }")
     assert counts["seen"] > 0 and counts["after"] == 0, counts
     expect(page.get_by_test_id("resign")).to_have_count(0)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.client.conftest import api, seed_storage, shot
+from tests.client.conftest import api, autoplay, page_seed, seed_storage, shot
 from tests.conftest import ServerProcess
 
 VIEW = "() => window.__cardtable.view()"
@@ -21,7 +21,7 @@ AUTOPLAY = """() => { window.__auto = setInterval(() => {
     const c = window.__cardtable.conn;
     if (c.prompt && c.prompt.seq === c.seq && !c.pending && c.view && c.view.phase !== "ended") {
         const legal = c.prompt.legal_actions;
-        c.act(legal[Math.floor(Math.random() * legal.length)]);
+        c.act(legal[Math.floor(window.__random() * legal.length)]);
     }
 }, 30); }"""
 
@@ -34,7 +34,7 @@ class Ended:
 
 
 @pytest.fixture(scope="module")
-def ended(browser: Browser, web: ServerProcess) -> Iterator[Ended]:
+def ended(browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> Iterator[Ended]:
     """A 3-seat table, Anna and two random bots, played to the end by Anna's page."""
     table = api(web, "POST", "/api/tables", json={"seats": 3, "name": "Result table"})
     tid = table["id"]
@@ -50,7 +50,7 @@ def ended(browser: Browser, web: ServerProcess) -> Iterator[Ended]:
     page = ctx.new_page()
     page.goto(f"{web.url}/table/{tid}")
     expect(page.get_by_test_id("board")).to_be_visible()
-    page.evaluate(AUTOPLAY)
+    autoplay(page, AUTOPLAY, page_seed(request))
     page.wait_for_function(
         "() => { const v = window.__cardtable?.view(); return v && v.phase === 'ended'; }",
         timeout=120_000)
@@ -146,8 +146,8 @@ def test_rematch_in_one_click_with_the_bots(ended: Ended, web: ServerProcess) ->
     page.wait_for_url(f"**/table/{new_id}")
 
 
-def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
-                                                              web: ServerProcess) -> None:
+def test_the_other_player_sees_the_offer_and_accepting_starts(
+        browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     table = api(web, "POST", "/api/tables", json={"seats": 2, "name": "Two people"})
     tid = table["id"]
     seats = [api(web, "POST", f"/api/tables/{tid}/join", json={"name": n}) for n in ("Anna", "Ben")]
@@ -161,7 +161,7 @@ def test_the_other_player_sees_the_offer_and_accepting_starts(browser: Browser,
         page = ctx.new_page()
         page.goto(f"{web.url}/table/{tid}")
         expect(page.get_by_test_id("board")).to_be_visible()
-        page.evaluate(AUTOPLAY)
+        autoplay(page, AUTOPLAY, page_seed(request))
         contexts.append(ctx)
         pages.append(page)
     anna, ben = pages

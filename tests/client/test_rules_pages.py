@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 from engine import GAMES as REGISTRY
 from tests.client.conftest import api, failed_load
 from tests.conftest import ServerProcess
+from tests.waiting import until_sync
 
 GAMES = sorted(REGISTRY)
 """Every registered game (engine.GAMES; the client registers the same names in
@@ -43,12 +43,8 @@ def bot_table(web: ServerProcess, game: str) -> str:
 
 
 def wait_ended(web: ServerProcess, tid: str, timeout: float = 180.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if api(web, "GET", f"/api/tables/{tid}")["status"] == "ended":  # type: ignore[index]
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"table {tid} did not end in {timeout} s")
+    until_sync(lambda: api(web, "GET", f"/api/tables/{tid}")["status"] == "ended",  # type: ignore[index]
+               timeout=timeout, interval=0.5, what=f"table {tid} ended")
 
 
 def assert_rules_page(page: Page, game: str) -> None:

@@ -4,8 +4,10 @@ badge, never glued into a name in the banner or the result."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.client.conftest import autoplay, page_seed
 from tests.client.test_accounts import log_in, new_page, sign_up
 from tests.client.test_result_ui import AUTOPLAY
 from tests.conftest import ServerProcess
@@ -15,7 +17,7 @@ ENDED = "() => { const v = window.__cardtable.view(); return v && v.phase === 'e
 
 
 def test_an_ended_table_opened_on_a_second_device_is_the_account_s_seat(
-        browser: Browser, web: ServerProcess) -> None:
+        browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     name = unique("dev")
     first = new_page(browser)
     sign_up(first, web, name)
@@ -32,7 +34,7 @@ def test_an_ended_table_opened_on_a_second_device_is_the_account_s_seat(
     expect(first.get_by_test_id("remove-bot-1")).to_be_visible()
     first.get_by_test_id("start").click()
     expect(first.get_by_test_id("board")).to_be_visible()
-    first.evaluate(AUTOPLAY)
+    autoplay(first, AUTOPLAY, page_seed(request))
     first.wait_for_function(ENDED, timeout=120_000)
     first.evaluate("() => clearInterval(window.__auto)")
 

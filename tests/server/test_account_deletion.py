@@ -5,7 +5,6 @@ whether the game is still stored event by event or already archived."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import zlib
@@ -20,6 +19,7 @@ from engine.verify import CHECKS, PASS, verify_record
 from server.store.streams import archive_key, events_key
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, ended, unique
+from tests.waiting import until
 
 
 async def _everything(client: aioredis.Redis) -> list[tuple[bytes, list[bytes]]]:
@@ -75,11 +75,11 @@ async def test_a_deleted_account_leaves_no_name_and_its_record_still_verifies(
             await seats.step(10)
         await sock.close()
         if archived:  # nothing watches the ended game: it is archived at once
-            for _ in range(200):
-                if not await client.exists(events_key(tid)) and \
-                        await client.exists(archive_key(tid)):
-                    break
-                await asyncio.sleep(0.05)
+            async def archived_now() -> bool:
+                return not await client.exists(events_key(tid)) and \
+                    bool(await client.exists(archive_key(tid)))
+
+            await until(archived_now, what="the ended game archived")
             assert await client.exists(archive_key(tid)) and \
                 not await client.exists(events_key(tid))
         before = (await m.get(f"/api/tables/{tid}/record")).json()

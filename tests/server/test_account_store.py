@@ -21,13 +21,14 @@ async def test_the_failure_window_opens_with_the_first_failure_and_is_not_extend
     try:
         assert await store.failures(who, 3) == 0
         assert await store.fail(who, 3) == 1
-        await asyncio.sleep(1.2)
+        # The window is real time in Redis (its key's expiry): these sleeps are the clock.
+        await asyncio.sleep(1.2)  # later failures, 1.2 s into the 3 s window
         for n in range(2, 6):
             assert await store.fail(who, 3) == n
         assert await store.failures(who, 3) == 5
         ttl = await client.pttl(failures_key(who))
         assert 0 < ttl <= 1900, ttl  # 3 s from the first failure, 1.2 s ago
-        await asyncio.sleep(ttl / 1000 + 0.2)
+        await asyncio.sleep(ttl / 1000 + 0.2)  # past the window's end (Redis expires it)
         assert await store.failures(who, 3) == 0  # the window ended: a fresh start
     finally:
         await client.aclose()

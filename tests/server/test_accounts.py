@@ -5,7 +5,6 @@ keeping its seats, and deletion."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Member, Socket, auth, unique
+from tests.waiting import until
 
 
 async def test_sign_up_sets_an_http_only_session_cookie_and_me_answers(server):
@@ -323,12 +323,12 @@ async def test_my_games_tell_whose_turn_and_the_time_left(server):
     await m.join(tid, "x", token=table["owner_token"])
     await m.bot(tid, 1)
     await m.start(tid)
-    for _ in range(100):
+    async def my_turn() -> dict | None:  # the bot may move first
         row = next(g for g in (await m.http.get("/api/me/games")).json()["running"]
                    if g["id"] == tid)
-        if row.get("my_turn"):
-            break
-        await asyncio.sleep(0.05)  # the bot may move first
+        return row if row.get("my_turn") else None
+
+    row = await until(my_turn, what="my turn")
     assert row["to_move"] == [0] and row["my_turn"] is True
     assert row["deadline_seat"] == 0
     # The slow preset: 60 s a move, then a reserve of 10 minutes.
@@ -424,12 +424,11 @@ async def test_a_seat_a_bot_claimed_is_its_account_s_on_a_second_device(redis_ur
                          and f["seats"][1]["state"] == "away")
         await watch.close()
         clock.set(61)  # the slow preset: a seat away 60 s may be claimed
-        for _ in range(100):
+        async def claimed():  # once the servers' clock (a file they read) says 61 s
             r = await anna.seat_call(tid, "seats/1/claim", table["owner_token"])
-            if r.status_code == 200:
-                break
-            await asyncio.sleep(0.05)
-        assert r.status_code == 200, r.text
+            return r if r.status_code == 200 else None
+
+        r = await until(claimed, what="the seat claimed")
         assert r.json()["seats"][1]["kind"] == "bot"
         phone = Member(s.url)
         await phone.log_in(ben.account["username"])

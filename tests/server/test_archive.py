@@ -4,7 +4,6 @@ as before, rebuilt by replay (also in a process that never saw the game)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import httpx
@@ -17,6 +16,7 @@ from server.table import archive
 from server.table.meta import PACKED, PLAIN, TableMeta, compact, expand
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended
+from tests.waiting import until
 
 PATHS = ("", "/view", "/events", "/events?from=7", "/deltas", "/deltas?from=30", "/record")
 
@@ -56,10 +56,8 @@ async def test_an_unwatched_finished_game_is_archived_and_answers_the_same(
     await watcher.wait(ended, timeout=60)
     r = connect_sync(redis_url)
     try:
-        for _ in range(100):  # the end is marked in the background
-            if r.hget(st.meta_key(tid), "status") == b"ended":
-                break
-            await asyncio.sleep(0.05)
+        # The end is marked in the background.
+        await until(lambda: r.hget(st.meta_key(tid), "status") == b"ended", what="ended")
         before = await answers(server.url, tid)
         live = [st.events_key(tid), st.acts_key(tid)]
         size_before = memory(r, live)
@@ -68,10 +66,7 @@ async def test_an_unwatched_finished_game_is_archived_and_answers_the_same(
         assert r.exists(st.archive_key(tid)) == 0  # watched: still live
 
         await watcher.close()
-        deadline = time.monotonic() + 20
-        while not r.exists(st.archive_key(tid)):
-            assert time.monotonic() < deadline, "not archived"
-            await asyncio.sleep(0.05)
+        await until(lambda: r.exists(st.archive_key(tid)), timeout=20, what="archived")
         assert r.exists(*live) == 0
         size_after = memory(r, [st.archive_key(tid)])
         assert size_after < size_before

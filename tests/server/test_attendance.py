@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from engine.verify import verify_record
 from tests.conftest import ServerProcess
 from tests.server.client import ClockFile, Lobby, Socket, events_of, has_event
+from tests.waiting import until
 
 
 def states(frame: dict) -> list[str]:
@@ -128,12 +128,11 @@ async def test_who_may_claim_resign_and_return(server):
                                      "reason": "resigned", "bot": "greedy"}
     r = await lobby.seat_call(tid, "resign", tokens[0])
     assert r.status_code == 200
-    for _ in range(600):
+    async def the_record() -> dict | None:
         r = await lobby.get(f"/api/tables/{tid}/record")
-        if r.status_code == 200:
-            break
-        await asyncio.sleep(0.05)
-    record = r.json()
+        return r.json() if r.status_code == 200 else None
+
+    record = await until(the_record, timeout=30, what="the record")
     assert verify_record(record).ok
     assert record["resigned"] == [0, 1]
     assert [c["before_action"] for c in record["seat_changes"]] == [0, 0]

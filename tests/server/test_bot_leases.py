@@ -19,6 +19,7 @@ from server.store import streams
 from server.store.streams import Store, bot_lease_key
 from tests.conftest import ServerProcess, stored_entries
 from tests.server.client import Lobby
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -48,11 +49,10 @@ async def test_one_process_holds_a_tables_lease_until_it_lapses(store) -> None:
     assert not await b.claim(tid)
     # A holder that stops renewing (a dead process) loses it to the next claim.
     await store.redis.pexpire(key, 1)
-    for _ in range(500):
-        if not await store.redis.exists(key):
-            break
-        await asyncio.sleep(0.01)
-    assert not await store.redis.exists(key)
+    async def expired() -> bool:
+        return not await store.redis.exists(key)
+
+    await until(expired, interval=0.01, what="the lease expired")
     assert await b.claim(tid)
     assert await a.renew() == [tid] and tid not in a.held
     assert await store.redis.get(key) == b.owner.encode()

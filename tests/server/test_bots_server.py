@@ -21,8 +21,14 @@ from server.bots.kinds import bot_seed
 from server.store import streams as store
 from tests.conftest import ServerProcess
 from tests.server.client import ClockFile, Lobby, Socket, auth, ended, has_event
+from tests.waiting import until
 
 OWNER = "<the table's owner_token>"
+
+
+async def lobby_status(lobby: Lobby, tid: str, status: str) -> bool:
+    """The lobby lists table ``tid`` with ``status``."""
+    return (await lobby.get(f"/api/tables/{tid}")).json()["status"] == status
 
 
 async def post_bot(lobby: Lobby, tid: str, seat: int, body: dict, token: str | None = OWNER):
@@ -97,11 +103,13 @@ def pool_workers(pid: int) -> list[psutil.Process]:
 
 
 @pytest.fixture
-def clocked(redis_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ClockFile]]:
+def clocked(own_redis, tmp_path: Path) -> Iterator[tuple[ServerProcess, ClockFile]]:
     """A server of this test with the injectable clock (a seat is handed over once its
-    player has been gone for ``claim_after``)."""
+    player has been gone for ``claim_after``), on a Redis of its own: a server resumes the
+    running bot games of its Redis when it starts, and its clock moves every deadline it
+    scans, so on the session's Redis it would play other tests' tables."""
     clock = ClockFile(tmp_path / "clock")
-    s = ServerProcess(redis_url, env=clock.env).start()
+    s = ServerProcess(own_redis.url, env=clock.env).start()
     yield s, clock
     s.stop()
 
@@ -187,10 +195,8 @@ async def test_owner_hands_a_seat_to_a_bot_mid_game_and_the_game_goes_on(clocked
         by_seat2 = [a for a in record["actions"] if a["seat"] == 2]
         played = len([f for f in person.frames if f["t"] == "ack"])
         assert len(by_seat2) > played, "the bot went on playing the handed-over seat"
-        for _ in range(200):  # the end is marked in the lobby just after the last event
-            if (await lobby.get(f"/api/tables/{tid}")).json()["status"] == "ended":
-                break
-            await asyncio.sleep(0.05)
+        # The end is marked in the lobby just after the last event.
+        await until(lambda: lobby_status(lobby, tid, "ended"), what="the table ended")
         r = await post_bot(lobby, tid, 1, {"kind": "random"}, owner)
         assert (r.status_code, r.json()["error"]["code"]) == (409, "ended")
     finally:
@@ -242,11 +248,17 @@ async def test_a_persons_action_id_cannot_freeze_the_bot_that_takes_the_seat(ser
 async def test_event_loop_lag_is_exported(server):
     lobby = Lobby(server.url)
     try:
-        text = (await lobby.get("/metrics")).text
+        async def sampled() -> str | None:
+            """The metrics once the lag monitor took its first sample (10 ms after the
+            start: a server this test is the first to use may not have one yet)."""
+            text = (await lobby.get("/metrics")).text
+            count = [line for line in text.splitlines()
+                     if line.startswith("cardtable_event_loop_lag_seconds_count")]
+            assert count, text[-2000:]
+            return text if float(count[0].split()[-1]) > 0 else None
+
+        text = await until(sampled, what="a lag sample")
         assert "cardtable_event_loop_lag_seconds_bucket" in text
-        count = [line for line in text.splitlines()
-                 if line.startswith("cardtable_event_loop_lag_seconds_count")]
-        assert count and float(count[0].split()[-1]) > 0
         assert "cardtable_event_loop_lag_max_seconds" in text
     finally:
         await lobby.close()
@@ -256,24 +268,21 @@ async def test_event_loop_lag_is_exported(server):
 # multiprocessing's spawn_main prints that traceback to the server's stderr (a CI run
 # showed it once: the second worker of the pool was starting).
 @pytest.mark.server_errors(r"spawn_main[\s\S]*EOFError: Ran out of input")
-async def test_search_workers_end_with_the_server(redis_url):
+async def test_search_workers_end_with_the_server(own_redis):
     """uvicorn ends by re-raising SIGTERM (no atexit), and a SIGKILL says nothing: the
-    pool's workers must leave on their own, not linger as orphans."""
+    pool's workers must leave on their own, not linger as orphans. (Its own Redis: the
+    greedy games it leaves running would be resumed by the next server on the session's
+    Redis, and that server's searches are not another test's to see.)"""
     for stop in ("stop", "kill"):
-        srv = ServerProcess(redis_url).start()
+        srv = ServerProcess(own_redis.url).start()
         lobby = Lobby(srv.url)
         try:
             table = await lobby.create(2)
             for seat in range(2):
                 await post_bot(lobby, table["id"], seat, {"kind": "greedy"})
             await lobby.start(table["id"], table["owner_token"])
-            workers: list[psutil.Process] = []
-            for _ in range(400):
-                workers = pool_workers(srv.proc.pid)
-                if workers:
-                    break
-                await asyncio.sleep(0.05)
-            assert workers, "a greedy bot searched in a worker process"
+            workers = await until(lambda srv=srv: pool_workers(srv.proc.pid), timeout=20,
+                                  what="a greedy bot searching in a worker process")
         finally:
             await lobby.close()
             getattr(srv, stop)()
@@ -282,12 +291,13 @@ async def test_search_workers_end_with_the_server(redis_url):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-async def test_stopping_the_server_after_searches_leaves_no_semaphore(redis_url, sig):
+async def test_stopping_the_server_after_searches_leaves_no_semaphore(own_redis, sig):
     """The pool's queues hold five named semaphores; a pool that is not shut down and
     collected before the process ends leaves them to multiprocessing's resource tracker,
     which then warns "There appear to be 5 leaked semaphore objects" on the server's
-    stderr. Stopped after greedy bots played, the server says nothing of the kind."""
-    srv = ServerProcess(redis_url).start()
+    stderr. Stopped after greedy bots played, the server says nothing of the kind. (Its
+    own Redis, for the reason of ``test_search_workers_end_with_the_server``.)"""
+    srv = ServerProcess(own_redis.url).start()
     lobby = Lobby(srv.url)
     watcher: Socket | None = None
     try:
@@ -346,25 +356,17 @@ async def test_an_all_bot_game_nobody_watches_plays_on_after_a_restart(own_redis
             reply = await lobby.http.post(f"/api/tables/{tid}/resign", headers=auth(token))
             assert reply.status_code == 200, reply.text
         assert r.sismember(store.BOT_TABLES, tid)
-        for _ in range(200):
-            if stored()[1] >= 5:
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: stored()[1] >= 5, what="five entries stored")
         srv.kill()
         status, at_kill = stored()
         assert status == "running" and at_kill >= 5
         await asyncio.to_thread(srv.start)
-        for _ in range(1200):
-            if stored()[0] == "ended":
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: stored()[0] == "ended", timeout=60, what="the game ended")
         status, seq = stored()
         assert status == "ended" and seq > at_kill
-        for _ in range(100):  # the end is marked in the background
-            if not r.sismember(store.BOT_TABLES, tid):
-                break
-            await asyncio.sleep(0.05)
-        assert not r.sismember(store.BOT_TABLES, tid)
+        # The end is marked in the background.
+        await until(lambda: not r.sismember(store.BOT_TABLES, tid),
+                    what="the table out of the bot tables")
         record = (await lobby.get(f"/api/tables/{tid}/record")).json()
         assert verify_record(record).ok
     finally:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 
 import pytest
 
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Seats, Socket, apply_deltas, current_seq, ended
+from tests.waiting import until
 
 
 def cached(metrics_text: str) -> float:
@@ -18,12 +20,16 @@ def cached(metrics_text: str) -> float:
 
 async def wait_cached(lobby: Lobby, count: int) -> float:
     """Poll the gauge until it shows ``count`` (10 s at most); returns the last reading."""
-    for _ in range(100):
-        now = cached((await lobby.get("/metrics")).text)
-        if now == count:
-            return now
-        await asyncio.sleep(0.1)
-    return now
+    last: list[float] = []
+
+    async def shows() -> bool:
+        last.append(cached((await lobby.get("/metrics")).text))
+        return last[-1] == count
+
+    # The callers compare the last reading themselves, to name it.
+    with contextlib.suppress(AssertionError):
+        await until(shows, what=f"{count} tables cached")
+    return last[-1]
 
 
 @pytest.fixture
@@ -148,7 +154,7 @@ async def test_a_socket_joining_while_another_leaves_gets_a_followed_table(redis
                 break
             if joining.done() or loop.time() > deadline:
                 pytest.fail("the joining get never was seen subscribing")
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # one turn of the loop: the moment lasts only a few
         await tables.unwatch(table)  # a third socket leaves: the room is still empty
         got = await joining
         assert got is table and tables.cache.get(meta.id) is table and table.subscribed

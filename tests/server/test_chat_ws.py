@@ -4,7 +4,6 @@ messages, history on (re)connect, after the end."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -13,6 +12,7 @@ import redis
 from server.store.streams import chat_key, meta_key
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Seats, Socket, ended
+from tests.waiting import until
 
 # The spectators come from three addresses (they share one bucket per address); the test
 # client is the proxy that names them.
@@ -195,8 +195,7 @@ async def test_chat_before_the_start_and_on_a_gone_table(procs, redis_url: str) 
     r = redis.Redis.from_url(redis_url)
     try:
         assert r.pexpire(meta_key(tid), 1)
-        while r.exists(meta_key(tid)):
-            time.sleep(0.01)
+        await until(lambda: not r.exists(meta_key(tid)), interval=0.01, what="the meta expired")
         for s in (anna, spec):
             await s.send({"t": "chat", "text": "still there?"})
             err = await refused(s, "no_table")

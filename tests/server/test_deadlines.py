@@ -4,16 +4,20 @@ server processes sharing one Redis, with the injectable clock (``CARDTABLE_CLOCK
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
+import httpx
 import pytest
 import redis
 
 from engine.verify import verify_record
+from server.play.deadlines import BOT_WAKE_MS
 from server.store import streams as store
 from server.store.deadlines import DEADLINES
 from tests.conftest import RedisProcess, ServerProcess, stored_entries
 from tests.server.client import ClockFile, Lobby, Socket, ended, has_event
+from tests.waiting import until
 
 FAST = {"kind": "live", "preset": "fast"}
 
@@ -42,13 +46,31 @@ async def clocked_table(lobby: Lobby, tc: dict, names=("Anna", "Ben")) -> tuple[
 async def clock_of(sock: Socket, after: int = 0) -> dict:
     """The newest clock a socket was told of (welcome or clock message) after frame
     ``after``."""
-    for _ in range(400):
-        found = [f for f in sock.frames[after:] if f["t"] in ("welcome", "clock")
-                 and f.get("clock")]
-        if found:
-            return found[-1]["clock"]
-        await asyncio.sleep(0.05)
-    raise AssertionError("no clock")
+    def told() -> list[dict]:
+        return [f for f in sock.frames[after:] if f["t"] in ("welcome", "clock")
+                and f.get("clock")]
+
+    return (await until(told, timeout=20, what="a clock"))[-1]["clock"]
+
+
+def scans(server: ServerProcess) -> float:
+    """The deadline scans ``server`` has done (``cardtable_deadline_scans_total``)."""
+    text = httpx.get(server.url + "/metrics", timeout=10).text
+    return float(re.search(r"^cardtable_deadline_scans_total (\S+)$", text, re.M)[1])
+
+
+async def scanned(*servers: ServerProcess) -> None:
+    """Each of ``servers`` has done a whole deadline scan that began after this call (the
+    barrier before checking that a scan did nothing): two more than it had done."""
+    for server in servers:
+        n = await asyncio.to_thread(scans, server)
+        await until(lambda s=server, n=n: asyncio.to_thread(lambda: scans(s) >= n + 2),
+                    what="two more deadline scans")
+
+
+def grown(url: str, tid: str, seq: int):
+    """A predicate for ``until``: the table has stored entries past ``seq``."""
+    return lambda: len(stored(url, tid)) > seq
 
 
 @pytest.fixture
@@ -75,18 +97,14 @@ async def test_a_deadline_fires_from_the_surviving_process_once(redis_url, clock
         assert c["deadline"] == c["turn_at"] + 15_000 + 60_000  # fast: 15 s + 60 s reserve
         seq = welcome["seq"]
         clock.stop_at(c["deadline"] - 2000)  # stopped two seconds before: nothing happens
-        await asyncio.sleep(0.6)
+        await scanned(a, b)
         assert len(stored(redis_url, tid)) == seq
         a.kill()  # every socket of the table was on A
         # Stopped just past the deadline: the time B enforces it at is known exactly,
         # however long B takes to scan, load and replay the table.
         at = c["deadline"] + 20
         clock.stop_at(at)
-        for _ in range(100):
-            entries = stored(redis_url, tid)
-            if len(entries) > seq:
-                break
-            await asyncio.sleep(0.05)
+        await until(grown(redis_url, tid, seq), what="the timeout stored")
         entries = stored(redis_url, tid)
         assert types(entries)[seq] == "seat_timed_out"
         assert entries[seq]["e"] == {"type": "seat_timed_out", "seat": mover, "count": 1}
@@ -94,7 +112,7 @@ async def test_a_deadline_fires_from_the_surviving_process_once(redis_url, clock
         assert move["a"]["seat"] == mover, "the bot's move for the timed-out seat follows"
         enforced_at = entries[-1]["c"]["turn_at"]
         assert enforced_at == at, enforced_at - c["deadline"]
-        await asyncio.sleep(1.0)  # B's later scans must not store a second one
+        await scanned(b)  # B's later scans must not store a second one
         entries = stored(redis_url, tid)
         assert types(entries).count("seat_timed_out") == 1
         after = entries[-1]["c"]
@@ -175,14 +193,11 @@ async def test_timeouts_in_a_row_hand_the_seat_to_a_bot_and_the_log_keeps_them(r
         r = await lobby.seat_call(tid, "return", tokens[0])
         assert (r.status_code, r.json()["error"]["code"]) == (409, "resigned")
         await watcher.wait(ended, timeout=120)
-        record = None
-        for _ in range(100):
+        async def the_record() -> dict | None:
             r = await lobby.get(f"/api/tables/{tid}/record")
-            if r.status_code == 200:
-                record = r.json()
-                break
-            await asyncio.sleep(0.05)
-        assert record is not None
+            return r.json() if r.status_code == 200 else None
+
+        record = await until(the_record, what="the record")
         report = verify_record(record)
         assert report.ok, [(c.name, c.detail) for c in report.failed()]
         reasons = [(c["seat"], c.get("reason")) for c in record["seat_changes"]
@@ -224,21 +239,15 @@ async def test_an_async_deadline_survives_a_full_restart(tmp_path: Path, clock):
         # process re-indexes the running clocked tables, with nobody opening this one.
         r.zrem(DEADLINES, tid)
         server = ServerProcess(url, env=clock.env, port=server.port).start()
-        for _ in range(100):
-            if r.zscore(DEADLINES, tid) is not None:
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: r.zscore(DEADLINES, tid) is not None, what="re-indexed")
         assert r.zscore(DEADLINES, tid) == c["deadline"]
         r.close()
         clock.reach(c["deadline"], past=-60_000)
-        await asyncio.sleep(0.6)
+        await scanned(server)
         assert len(stored(url, tid)) == seq, "a minute early: nothing happens"
         at = c["deadline"] + 20
         clock.stop_at(at)  # the time of the timeout is then known exactly
-        for _ in range(100):
-            if len(stored(url, tid)) > seq:
-                break
-            await asyncio.sleep(0.05)
+        await until(grown(url, tid, seq), what="the timeout stored")
         entries = stored(url, tid)
         assert types(entries)[seq] == "seat_timed_out"
         assert entries[-1]["c"]["turn_at"] == at
@@ -270,16 +279,18 @@ async def test_a_bot_whose_process_died_is_woken_on_another(redis_url, clock):
                              "seq": prompt["seq"]})
             ack = await anna.wait(lambda f, n=n: f.get("id") == f"a{n}")
             assert ack["t"] == "ack", ack
-        await asyncio.sleep(0.3)  # A settles the index (a bot's turn: wake in 10 s)
+        # A settles the index: a bot's turn wakes someone BOT_WAKE_MS after the settle
+        # (before it, the score is the bound written before the append: 15 s after it).
+        r = redis.Redis.from_url(redis_url)
+        await until(lambda: r.zscore(DEADLINES, tid) <= clock.now_ms() + BOT_WAKE_MS,
+                    what="the bot's wake in the index")
+        r.close()
         seq = len(stored(redis_url, tid))
         a.kill()
-        await asyncio.sleep(0.6)
+        await scanned(b)
         assert len(stored(redis_url, tid)) == seq, "nobody plays the bot before the wake"
         clock.set(clock.offset + 11)
-        for _ in range(200):
-            if len(stored(redis_url, tid)) > seq:
-                break
-            await asyncio.sleep(0.05)
+        await until(grown(redis_url, tid, seq), what="the bot's move, played by B")
         entries = stored(redis_url, tid)
         assert len(entries) > seq and entries[seq]["a"]["seat"] == 1
         await lobby.close()

@@ -16,6 +16,7 @@ from protocol.connection import dial, server_frame
 from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend, prepare
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended, events_of, in_process
+from tests.waiting import until
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 65_535, 65_536, 200_000])
@@ -83,11 +84,8 @@ async def test_a_closed_websocket_is_freed_without_the_cycle_collector():
                 async with dial(f"ws://127.0.0.1:{port}/ws"):
                     pass
             assert len(protocols) == 3
-            for _ in range(200):
-                if all(ref() is None for ref in protocols):
-                    break
-                await asyncio.sleep(0.01)
-            assert [ref() for ref in protocols] == [None, None, None]
+            await until(lambda: all(ref() is None for ref in protocols), timeout=2,
+                        interval=0.01, what="the protocols collected")
         finally:
             gc.enable()
 

@@ -17,6 +17,7 @@ from server.table.meta import Seat, TableMeta
 from tests.cluster import LocalCluster
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Player, Socket, ended, events_of
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -45,8 +46,8 @@ async def test_acknowledged_actions_survive_a_killed_master(cluster, cluster_ser
     # suites give a game 90 s and more); every player must still reach the end.
     running = [asyncio.create_task(p.run(timeout=180)) for p in players]
 
-    while sum(len(p.acks) for p in players) < 12:
-        await asyncio.sleep(0.01)
+    await until(lambda: sum(len(p.acks) for p in players) >= 12, timeout=60, interval=0.01,
+                what="12 acks")
     # The acks the players hold at the moment of the kill (one may be on its way: it is
     # checked with every other ack below).
     before = {(i, a["id"]): a["seq"] for i, p in enumerate(players) for a in p.acks}
@@ -117,7 +118,7 @@ async def test_wait_is_sent_on_the_connection_that_wrote(cluster) -> None:
             except st.NotReplicated:
                 if time.monotonic() > deadline:
                     raise
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.2)  # a client's pause between two resends
         assert (dup.status, dup.seq) == ("dup", 1)  # the resend: now on the replica too
         assert await store.load_entries(meta.id) == entries  # and stored once
     finally:

@@ -24,6 +24,7 @@ from server import config
 from server.app import create_app
 from tests.conftest import TEST_ENV
 from tests.server.client import Lobby, Player, Socket, ended, in_process, reaches
+from tests.waiting import until
 
 SERVER_MODULES = ("server.", "engine.", "uvicorn.", "starlette.", "redis.", "websockets.server",
                   "websockets.http11", "websockets.extensions")
@@ -81,12 +82,8 @@ async def play(lobby: Lobby, ws_base: str, seed: int) -> None:
 
 async def settled(svc: Any) -> None:
     """Until the process holds no table and no socket of the games just played."""
-    for _ in range(500):
-        if not svc.tables.cache and not svc.connections:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"still cached: {list(svc.tables.cache)}, "
-                         f"sockets: {len(svc.connections)}")
+    await until(lambda: not svc.tables.cache and not svc.connections, timeout=5,
+                interval=0.01, what="no table cached and no socket")
 
 
 async def test_games_leave_no_server_objects_in_reference_cycles(own_redis, monkeypatch):

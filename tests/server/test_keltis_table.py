@@ -23,6 +23,7 @@ from tests.server.client import (
     reaches,
     unheaded,
 )
+from tests.waiting import until
 
 
 async def test_keltis_game_per_viewer(server, tmp_path) -> None:
@@ -40,8 +41,9 @@ async def test_keltis_game_per_viewer(server, tmp_path) -> None:
     await watcher.wait(lambda f: f["t"] == "welcome")
     players = [Player(lambda: server.ws_url, tid, tok, seed=s) for s, tok in enumerate(tokens)]
     runs = [asyncio.create_task(p.run(120)) for p in players]
-    while any(p.seq is None for p in players):  # welcomed before the start: every delta
-        await asyncio.sleep(0.02)
+    # Welcomed before the start: every delta.
+    await until(lambda: all(p.seq is not None for p in players), interval=0.02,
+                what="every player welcomed")
     await lobby.start(tid)
     await watcher.wait(lambda f: reaches(f, 30))
     await watcher.close()

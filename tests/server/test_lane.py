@@ -16,6 +16,7 @@ from server.store import streams as st
 from server.store.lane import Lane
 from server.store.streams import Store
 from tests.server.test_store import new_meta
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -129,22 +130,25 @@ async def test_the_subscribers_own_reader_follows_and_survives_a_restart(single,
     publisher = redis.Redis.from_url(own_redis.url)
 
     async def published(expected: list[tuple[str, int]]) -> None:
-        for _ in range(250):
-            if got == expected:
-                return
-            await asyncio.sleep(0.02)
-        assert got == expected
+        await until(lambda: got == expected, timeout=5, interval=0.02,
+                    what=f"{expected} received (got {got})")
+
+    def subscribers(table: str) -> int:
+        """Subscribers of the table's shard channel, as Redis counts them."""
+        return publisher.execute_command("PUBSUB", "SHARDNUMSUB", st.channel(table))[1]
 
     try:
         await sub.start()
         await sub.follow("a")
         await sub.follow("b")
-        await asyncio.sleep(0.1)  # the SSUBSCRIBEs are written, not awaited
+        # The SSUBSCRIBEs are written, not awaited: until Redis counts them.
+        await until(lambda: subscribers("a") == 1 and subscribers("b") == 1,
+                    what="both channels subscribed")
         publisher.spublish(st.channel("a"), st.pack({"table": "a", "n": 1}))
         publisher.spublish(st.channel("b"), st.pack({"table": "b", "n": 2}))
         await published([("a", 1), ("b", 2)])
         await sub.unfollow("b")
-        await asyncio.sleep(0.1)
+        await until(lambda: subscribers("b") == 0, what="b unsubscribed")
         publisher.spublish(st.channel("b"), st.pack({"table": "b", "n": 3}))
         publisher.spublish(st.channel("a"), st.pack({"table": "a", "n": 4}))
         await published([("a", 1), ("b", 2), ("a", 4)])

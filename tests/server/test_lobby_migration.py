@@ -4,7 +4,6 @@ gone, and a second run changes nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
 
@@ -17,6 +16,7 @@ from server.store.lobby_index import LobbyIndex
 from server.store.streams import Store, meta_key
 from server.table.meta import Seat, TableMeta, token_hash
 from tests.conftest import ServerProcess
+from tests.waiting import until
 
 
 def old_meta(status: str, private: bool = False) -> TableMeta:
@@ -67,13 +67,11 @@ async def test_a_service_lists_the_tables_of_the_old_lobby_lists(redis_url) -> N
 
     server = ServerProcess(redis_url).start()
     try:
-        deadline = time.monotonic() + 20
-        while True:  # the migration runs in the background at start
+        async def migrated() -> dict | None:  # the migration runs in the background at start
             rows = {s: await listed(server.url, s) for s in metas}
-            if all(m.id in rows[s] for s, m in metas.items()):
-                break
-            assert time.monotonic() < deadline, rows
-            await asyncio.sleep(0.1)
+            return rows if all(m.id in rows[s] for s, m in metas.items()) else None
+
+        rows = await until(migrated, timeout=20, what="the old lists migrated")
         for status, meta in metas.items():
             assert rows[status][meta.id] == meta.summary()
             others = [s for s in metas if s != status]

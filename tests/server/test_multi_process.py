@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import ServerProcess, stored_entries
 from tests.server.client import Lobby, Seats, Socket, current_seq, ended
+from tests.waiting import until
 
 
 @pytest.fixture(scope="module")
@@ -171,19 +172,12 @@ async def test_two_processes_started_together_drive_a_bot_table_once(own_redis):
         for seat in range(3):
             await lobby.bot(tid, seat)
         await lobby.start(tid, table["owner_token"])
-        for _ in range(200):
-            if stored()[1] >= 5:
-                break
-            await asyncio.sleep(0.05)
+        await until(lambda: stored()[1] >= 5, what="five entries stored")
         first.kill()  # its lease stays until it expires
         status, at_kill = stored()
         assert status == "running"
         await asyncio.gather(*(asyncio.to_thread(p.start) for p in pair))
-        for _ in range(1800):
-            if stored()[0] == "ended":
-                break
-            await asyncio.sleep(0.05)
-        assert stored()[0] == "ended"
+        await until(lambda: stored()[0] == "ended", timeout=90, what="the game ended")
         entries = stored_entries(r, tid)
         acts = {k.decode(): int(v) for k, v in r.hgetall(store.acts_key(tid)).items()}
         moves = [i for i, e in enumerate(entries) if "a" in e]

@@ -6,13 +6,13 @@ none."""
 
 from __future__ import annotations
 
-import asyncio
 import email
 import email.utils
 import re
 import threading
 from collections.abc import Iterator
 
+import jsonpatch
 import pytest
 from aiosmtpd.controller import Controller
 
@@ -21,6 +21,7 @@ from server.config import Settings
 from server.store.embedded import free_port
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, ended, unique
+from tests.waiting import logged, until
 
 
 class Inbox:
@@ -53,10 +54,7 @@ CONFIRM_SUBJECT = "Confirm your e-mail address"
 
 async def confirm(inbox: Inbox, m: Member, address: str) -> None:
     """Open the link of the confirmation mail sent to ``address`` (as its owner would)."""
-    for _ in range(100):  # bounded: 5 s
-        if inbox.confirmations(address):
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: inbox.confirmations(address), what=f"a confirmation to {address}")
     text = inbox.confirmations(address)[-1].get_payload(decode=True).decode()
     link = re.search(r"https://einauge\.example(/api/account/verify\?token=\S+)", text)
     assert link, text
@@ -78,32 +76,28 @@ def smtp() -> Iterator[tuple[Inbox, int]]:
 def mailing(redis_url, smtp) -> Iterator[ServerProcess]:
     s = ServerProcess(redis_url, env={"CARDTABLE_SMTP_HOST": "127.0.0.1",
                                       "CARDTABLE_SMTP_PORT": str(smtp[1]),
-                                      "CARDTABLE_PUBLIC_URL": "https://einauge.example"}).start()
+                                      "CARDTABLE_PUBLIC_URL": "https://einauge.example",
+                                      # the notifier's "mail not wanted" lines
+                                      "CARDTABLE_LOG_LEVEL": "info"}).start()
     yield s
     s.stop()
 
 
-async def until(pred, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if pred():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition not reached in time")
-
-
-async def _table(server: ServerProcess, inbox: Inbox, kind: str, opt_out: bool = False):
+async def _table(server: ServerProcess, inbox: Inbox, kind: str,
+                 opt_out: tuple[dict[str, bool], dict[str, bool]] = ({}, {})):
     """A two-seat table of two accounts with addresses, with time control ``kind``
-    (``async``: a day per move; ``live``: the slow preset)."""
+    (``async``: a day per move; ``live``: the slow preset); ``opt_out``: the settings
+    each of the two accounts changes before the game."""
     anna, ben = Member(server.url), Member(server.url)
     a_mail, b_mail = f"{unique('a')}@example.org", f"{unique('b')}@example.org"
     await anna.sign_up(unique("anna"), email=a_mail)
     await ben.sign_up(unique("ben"), email=b_mail)
     await confirm(inbox, anna, a_mail)
     await confirm(inbox, ben, b_mail)
-    if opt_out:
-        r = await ben.http.patch("/api/me/settings", json={"email_turn": False,
-                                                           "email_end": False})
-        assert r.status_code == 200
+    for m, changes in zip((anna, ben), opt_out, strict=True):
+        if changes:
+            r = await m.http.patch("/api/me/settings", json=changes)
+            assert r.status_code == 200, r.text
     control = {"kind": "async", "days": 1} if kind == "async" else {"kind": kind,
                                                                      "preset": "slow"}
     table = await anna.create(2, time_control=control)
@@ -133,9 +127,7 @@ async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing
     while (await members[0].get(f"/api/tables/{tid}/view")).json()["current_seat"] == first:
         await seats.step()
     other = addresses[1 - first]
-    await until(lambda: len(inbox.to(other)) == 1)
-    await asyncio.sleep(0.5)  # a duplicate would have arrived by now
-    assert len(inbox.to(other)) == 1 and len(inbox.to(addresses[first])) == 1
+    await until(lambda: len(inbox.to(other)) == 1, what=f"the turn mail to {other}")
     assert inbox.to(other)[0]["To"] == other
     # Each mail has its own Message-ID (the From is noreply@localhost here) and a Date.
     turn_mails = [inbox.to(a)[0] for a in addresses]
@@ -143,15 +135,20 @@ async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing
     assert all(re.fullmatch(r"<[^<>@\s]+@localhost>", m["Message-ID"]) for m in turn_mails)
     assert all(email.utils.parsedate_to_datetime(m["Date"]).utcoffset() is not None
                for m in turn_mails)
-    # Play on to the end: each player gets one "ended" mail.
+    # Play on to the end: each player gets one "ended" mail, sent seat by seat after
+    # every turn mail (a second turn mail within the hour is not sent: the mail pause).
     await mover.close()
     sockets = [await Socket(mailing.ws_url, tid).connect(token=t) for t in tokens]
     seats = Seats(sockets, seed=4, prefix="e")  # the mover's ids s1, s2, … are taken
     while not any(ended(f) for s in sockets for f in s.frames):
         await seats.step(10)
     for address in addresses:
-        await until(lambda a=address: any("ended" in m["Subject"] for m in inbox.to(a)))
-        assert sum("ended" in m["Subject"] for m in inbox.to(address)) == 1
+        await until(lambda a=address: any("ended" in m["Subject"] for m in inbox.to(a)),
+                    what=f"the end mail to {address}")
+    # The end mails came after every turn mail of the game: one turn mail each, no more.
+    for address in addresses:
+        assert [m["Subject"] for m in inbox.to(address)] == [
+            f"Your turn at {tid}", f"The game at {tid} has ended"]
     for s in sockets:
         await s.close()
     for m in members:
@@ -159,21 +156,55 @@ async def test_an_async_turn_change_sends_one_mail_to_the_player_to_move(mailing
 
 
 async def test_a_live_table_and_an_opted_out_account_get_no_mail(mailing, smtp):
+    """Anna opted out of the end mail, Ben of the turn mails. Each of them comes to move
+    while away from the table whoever the deal lets start (the one to move first is away
+    at the start; that one then plays until the other, away, is to move), so every run
+    sends Anna a turn mail and asks for Ben's, and at the end asks for Anna's end mail
+    and sends Ben's. Each opt-out is seen being applied (its log line), then the inbox
+    checked."""
     inbox, _ = smtp
     _, _, (a_mail, b_mail), members = await _table(mailing, inbox, "live")
-    tid2, tokens2, (c_mail, d_mail), more = await _table(mailing, inbox, "async", opt_out=True)
-    view = (await more[0].get(f"/api/tables/{tid2}/view")).json()
-    if view["current_seat"] == 0:  # Anna (who did not opt out) gets hers: mail works
-        await until(lambda: len(inbox.to(c_mail)) == 1)
-    else:  # make it Anna's turn so the opted-out Ben's turn has passed
-        seats = Seats([await Socket(mailing.ws_url, tid2).connect(token=tokens2[1])], seed=2)
-        while (await more[0].get(f"/api/tables/{tid2}/view")).json()["current_seat"] == 1:
-            await seats.step()
-        await until(lambda: len(inbox.to(c_mail)) == 1)
-    await asyncio.sleep(0.5)
-    assert inbox.to(a_mail) == [] and inbox.to(b_mail) == [] and inbox.to(d_mail) == []
+    # The live table's first turn was dealt with at its start, before the requests below.
+    tid, tokens, (c_mail, d_mail), more = await _table(
+        mailing, inbox, "async", opt_out=({"email_end": False}, {"email_turn": False}))
+    first = (await more[0].get(f"/api/tables/{tid}/view")).json()["current_seat"]
+    # The first to move is dealt with while away, before connecting.
+    if first == 0:
+        await until(lambda: inbox.to(c_mail), what="Anna's turn mail at the start")
+    else:
+        await until(logged(mailing, rf"mail not wanted.*table={tid}.*what=turn:\d+:1"),
+                    what="Ben's first turn, opted out")
+    mover = await Socket(mailing.ws_url, tid).connect(token=tokens[first])
+    seats = Seats([mover], seed=2)
+    while (await more[0].get(f"/api/tables/{tid}/view")).json()["current_seat"] == first:
+        await seats.step()
+    await mover.close()
+    # Anna's turn mail came, and Ben's turn, while he was away, was not mailed.
+    await until(lambda: len(inbox.to(c_mail)) == 1, what="Anna's turn mail")
+    assert inbox.to(c_mail)[0]["Subject"] == f"Your turn at {tid}"
+    await until(logged(mailing, rf"mail not wanted.*table={tid}.*what=turn:\d+:1"),
+                what="Ben's turn, opted out")
+    # Both at the table now (no turn mails while there): the game to its end.
+    sockets = [await Socket(mailing.ws_url, tid).connect(token=t) for t in tokens]
+    seats = Seats(sockets, seed=5, prefix="e")
+    while not any(ended(f) for s in sockets for f in s.frames):
+        await seats.step(10)
+    # The end mails go seat by seat: Anna's (seat 0) is refused before Ben's is sent.
+    await until(lambda: inbox.to(d_mail), what="Ben's end mail")
+    assert logged_once(mailing, rf"mail not wanted.*table={tid}.*what=end:0")
+    assert [m["Subject"] for m in inbox.to(d_mail)] == [f"The game at {tid} has ended"]
+    assert [m["Subject"] for m in inbox.to(c_mail)] == [f"Your turn at {tid}"]
+    assert inbox.to(a_mail) == [] and inbox.to(b_mail) == []
+    for s in sockets:
+        await s.close()
     for m in (*members, *more):
         await m.close()
+
+
+def logged_once(server: ServerProcess, pattern: str) -> bool:
+    """``server`` logged exactly one line matching ``pattern``."""
+    rx = re.compile(pattern)
+    return sum(bool(rx.search(line)) for line in server.read_log().splitlines()) == 1
 
 
 async def test_without_an_smtp_server_nothing_is_sent(smtp):
@@ -210,17 +241,31 @@ def b2_smtp() -> Iterator[tuple[Inbox, int]]:
 def b2_mailing(redis_url, b2_smtp) -> Iterator[ServerProcess]:
     s = ServerProcess(redis_url, env={"CARDTABLE_SMTP_HOST": "127.0.0.1",
                                       "CARDTABLE_SMTP_PORT": str(b2_smtp[1]),
-                                      "CARDTABLE_PUBLIC_URL": "https://einauge.example"}).start()
+                                      "CARDTABLE_PUBLIC_URL": "https://einauge.example",
+                                      "CARDTABLE_LOG_LEVEL": "info"}).start()
     yield s
     s.stop()
 
 
-async def _arrived(inbox: Inbox, address: str, timeout: float = 5.0) -> int:
-    for _ in range(int(timeout / 0.05)):  # bounded
-        if inbox.to(address):
-            break
-        await asyncio.sleep(0.05)
-    return len(inbox.to(address))
+def turns_begun(sock: Socket, seat: int) -> int:
+    """How often ``seat`` became the seat to move in the views ``sock`` was sent (its
+    welcome, then each append's patch): the server asks for one turn mail each time."""
+    view: dict = {}
+    begun = 0
+    for f in sock.frames:
+        if f["t"] == "welcome":
+            view = f["view"] or {}
+        elif f["t"] == "deltas":
+            before = view.get("current_seat")
+            view = jsonpatch.apply_patch(view, f["patch"])
+            begun += view.get("current_seat") == seat and before != seat
+    return begun
+
+
+def _log_count(server: ServerProcess, event: str, table_id: str) -> int:
+    """Lines of ``server``'s log with ``event`` for table ``table_id``."""
+    return sum(event in line and f"table={table_id}" in line
+               for line in server.read_log().splitlines())
 
 
 async def _async_table_with_a_bot(server: ServerProcess, m: Member, name: str = "",
@@ -242,8 +287,11 @@ async def test_no_mail_goes_to_an_address_that_was_never_verified(b2_mailing, b2
     stranger = f"{unique('stranger')}@example.org"
     mallory = Member(b2_mailing.url)
     await mallory.sign_up(unique("mallory"), email=stranger)
-    await _async_table_with_a_bot(b2_mailing, mallory)
-    got = await _arrived(inbox, stranger)
+    tid, _ = await _async_table_with_a_bot(b2_mailing, mallory)
+    # The barrier: the service decided on that turn's mail (and sends none afterwards).
+    await until(lambda: _log_count(b2_mailing, "mail not sent: address not confirmed", tid),
+                what="the decision on the turn mail")
+    got = len(inbox.to(stranger))
     await mallory.close()
     # Only the confirmation mail may go to it (``Inbox.to`` counts the game mails).
     assert len(inbox.confirmations(stranger)) == 1
@@ -266,7 +314,7 @@ async def test_a_line_break_in_the_table_name_does_not_lose_the_turn_mail(b2_mai
     mailer = Mailer(Settings(smtp_host="127.0.0.1", smtp_port=port))
     assert await mailer.send(address, "Your turn at Sunday\nBcc: x@evil.example\u2028!",
                              "text")
-    got = await _arrived(inbox, address)
+    got = await until(lambda: len(inbox.to(address)), what="the mail")
     assert got == 1, "the mail with a line break in its subject was lost"
     mail = inbox.to(address)[0]
     assert mail["Bcc"] is None and mail["Subject"] == "Your turn at Sunday Bcc: x@evil.example !"
@@ -288,8 +336,13 @@ async def test_a_connected_player_is_not_mailed_on_every_turn(b2_mailing, b2_smt
     for _ in range(8):  # bounded: 8 of its own actions, the bot moving in between
         await seats.step()
         turns += 1
-    # No event marks a mail not sent: a mail of those turns would have arrived within 1 s.
-    got = await _arrived(inbox, address, timeout=1.0)
+    # The barrier: the service decided on the mail of every turn the seat began (one
+    # decision each, none sent later), counted from the views the socket was sent.
+    begun = turns_begun(sock, 0)
+    assert begun >= 2
+    await until(lambda: _log_count(b2_mailing, "no turn mail: at the table", tid) == begun,
+                what=f"the decisions on {begun} turn mails")
+    got = len(inbox.to(address))
     await sock.close()
     await busy.close()
     assert got == 0, f"{got} turn mails in {turns} actions while connected to the table"

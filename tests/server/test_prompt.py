@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 from engine.loot_island import LOOT_ISLAND
 from tests.server.client import Lobby, Socket, ended, pack
 from tests.trust.wire import start_with_deck
+from tests.waiting import until
 
 
 async def test_prompt_details_match_the_events_of_the_actions_taken(server):
@@ -24,18 +24,19 @@ async def test_prompt_details_match_the_events_of_the_actions_taken(server):
     used = [0, 0]
     while not any(ended(d) for d in socks[0].deltas()):
         # Whoever holds the newest prompt answers it, preferring a buy or a fight.
-        found = None
-        for _ in range(500):  # 10 s at most
-            if found is not None or any(ended(d) for d in socks[0].deltas()):
-                break
+        def newest() -> tuple[Socket, dict] | str | None:
+            if any(ended(d) for d in socks[0].deltas()):
+                return "ended"
+            found = None
             for i, s in enumerate(socks):
                 prompts = [f for f in s.frames if f["t"] == "prompt"]
                 if len(prompts) > used[i]:
                     used[i] = len(prompts)
                     found = (s, prompts[-1])
-            if found is None:
-                await asyncio.sleep(0.02)
-        if found is None:
+            return found
+
+        found = await until(newest, interval=0.02, what="a new prompt or the end")
+        if found == "ended":
             break
         sock, prompt = found
         legal, details = prompt["legal_actions"], prompt["details"]

@@ -13,6 +13,7 @@ from server.accounts import ratings
 from server.store.accounts import AccountStore
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, ended, unique
+from tests.waiting import until
 
 
 def result(*totals: int) -> dict:
@@ -128,12 +129,12 @@ async def test_rated_once_with_two_processes_and_a_sigkill_at_the_end(server, do
         tid = await _play_rated(doomed, first, names)
     doomed.kill()  # right after the last action's ack: whatever it finished, it stops there
     m = Member(server.url)
-    for _ in range(200):
+    async def finished() -> dict | None:
         summary = (await m.get(f"/api/tables/{tid}")).json()  # a load finishes it if needed
-        if summary["status"] == "ended":
-            break
-        await asyncio.sleep(0.05)
-    assert summary["status"] == "ended" and summary["scores"]
+        return summary if summary["status"] == "ended" else None
+
+    summary = await until(finished, what="the table ended")
+    assert summary["scores"]
     profiles = [await _ratings_of(server.url, n) for n in names]
     for p in profiles:
         assert p["ratings"]["einauge"]["games"] == 1

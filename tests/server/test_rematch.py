@@ -13,6 +13,7 @@ from server.http.rematch import rematch_seats, rotated
 from server.table.meta import Seat
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Member, Seats, Socket, ended, unique
+from tests.waiting import until
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +33,12 @@ async def play_to_end(ws_url: str, tid: str, tokens: list[str]) -> list[Socket]:
 
 async def wait_status(lobby: Lobby, tid: str, status: str, key: str | None = None) -> dict:
     headers = {"X-Table-Key": key} if key else {}
-    for _ in range(200):
-        summary = (await lobby.http.get(f"/api/tables/{tid}", headers=headers)).json()
-        if summary["status"] == status:
-            return summary
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{tid} never became {status}: {summary}")
+
+    async def summary() -> dict | None:
+        s = (await lobby.http.get(f"/api/tables/{tid}", headers=headers)).json()
+        return s if s["status"] == status else None
+
+    return await until(summary, what=f"{tid} {status}")
 
 
 def test_seats_rotate_by_one_and_bots_keep_kind_and_level() -> None:

@@ -6,13 +6,13 @@ player (still at the table and in the players' chat) must not see."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from typing import Any
 
 import pytest
 
 from tests.server.client import Lobby, Member, Socket, apply_deltas, auth, events_of, unique
+from tests.waiting import until
 
 
 def _bot_drew(s: Socket, seat: int) -> bool:
@@ -24,22 +24,22 @@ async def _play_until_bot_draws(player: Socket, bot_seat: int, seed: int) -> Non
     """Seat ``player`` plays random legal actions until the bot's seat drew from the deck."""
     rng, done = random.Random(seed), 0
     while not _bot_drew(player, bot_seat):
+        seen = len(player.frames)
         prompts = [f for f in player.frames if f["t"] == "prompt"]
         if len(prompts) > done:
             done = len(prompts)
             await player.send({"t": "action", "id": f"a{done}", "seq": prompts[-1]["seq"],
                                "action": rng.choice(prompts[-1]["legal_actions"])})
-        await asyncio.sleep(0.01)
+        await player.wait(lambda _f: True, start=seen)  # the next frame
 
 
 async def _settled(lobby: Lobby, tid: str, seat: int) -> int:
     """Wait until ``seat`` (whom nobody plays for now) is to move; returns the seq."""
-    for _ in range(400):
+    async def its_turn() -> int | None:
         view = (await lobby.http.get(f"/api/tables/{tid}/view")).json()
-        if view["current_seat"] == seat:
-            return view["seq"]
-        await asyncio.sleep(0.025)
-    raise AssertionError(f"seat {seat} never came to move")
+        return view["seq"] if view["current_seat"] == seat else None
+
+    return await until(its_turn, interval=0.025, what=f"seat {seat} to move")
 
 
 def _folded(s: Socket) -> dict[str, Any]:
@@ -149,12 +149,13 @@ async def test_a_resigned_seats_catch_up_beyond_the_ring_is_a_spectators(server)
     rng, done = random.Random(9), 0
     while len([f for f in player.deltas() if f["seq"] > at]) < 40 and not any(
             e["event"]["type"] == "game_ended" for e in player.events()):
+        seen = len(player.frames)
         prompts = [f for f in player.frames if f["t"] == "prompt"]
         if len(prompts) > done:
             done = len(prompts)
             await player.send({"t": "action", "id": f"b{done}", "seq": prompts[-1]["seq"],
                                "action": rng.choice(prompts[-1]["legal_actions"])})
-        await asyncio.sleep(0.01)
+        await player.wait(lambda _f: True, start=seen)  # the next frame
     last = max(f["seq"] for f in player.deltas())
     resigned = await Socket(server.ws_url, tid).connect(token=tokens[1], last_seq=at)
     spectator = await Socket(server.ws_url, tid).connect(last_seq=at)
@@ -190,11 +191,11 @@ async def test_a_token_minted_for_a_resigned_seat_reads_no_hand(server) -> None:
     again = (await anna.http.get(f"/api/me/tables/{tid}")).json()
     assert again["seat"] == 0 and again["token"] != held["token"]
     # The bot plays seat 0's turn; then Ben, who plays nothing here, is to move.
-    for _ in range(400):
+    async def bens_turn() -> list | None:
         public = await _reads(anna, tid, None)
-        if public[0]["current_seat"] == 1:
-            break
-        await asyncio.sleep(0.025)
+        return public if public[0]["current_seat"] == 1 else None
+
+    public = await until(bens_turn, interval=0.025, what="Ben to move")
     assert any(e and e["type"] == "card_drawn" and e["seat"] == 0 and e["source"] == "deck"
                for e in public[1]["events"][r.json()["seq"]:])  # the bot drew
     minted = await _reads(anna, tid, again["token"])
@@ -222,17 +223,18 @@ GAMES = [("loot-island", 3, True), ("einauge", 3, False)]
 are open)"""
 
 
-async def _seq_settled(lobby: Lobby, tid: str) -> int:
-    """Wait until the seq stays put (the bot waits for a person); returns it."""
-    last, same = -1, 0
-    for _ in range(400):
-        seq = (await lobby.http.get(f"/api/tables/{tid}")).json()["seq"]
-        same = same + 1 if seq == last else 0
-        if same >= 8:
-            return seq
-        last = seq
-        await asyncio.sleep(0.05)
-    raise AssertionError("the table never settled")
+async def _persons_turn(lobby: Lobby, tid: str, bot: int | None = None) -> int:
+    """Wait until the running table waits for a person (its current seat is not ``bot``,
+    the seat a bot plays); returns its seq then."""
+    async def waiting() -> int | None:
+        before = (await lobby.http.get(f"/api/tables/{tid}")).json()
+        view = (await lobby.http.get(f"/api/tables/{tid}/view")).json()
+        after = (await lobby.http.get(f"/api/tables/{tid}")).json()
+        if (after["status"] == "running" and before["seq"] == after["seq"]
+                and view.get("current_seat") != bot):
+            return int(after["seq"])
+        return None
+    return await until(waiting, timeout=30, what="a person's turn")
 
 
 async def _no_prompt_after(sock: Socket, mark: int) -> None:
@@ -258,14 +260,14 @@ async def test_a_resigned_seat_reads_only_a_spectators_view(server, game, seats,
     for s in (resigner, spectator):
         await s.wait(lambda f: f["t"] == "welcome")
     await lobby.start(tid)
-    start = await _seq_settled(lobby, tid)
+    start = await _persons_turn(lobby, tid)
     own = await _reads(lobby, tid, tokens[gone])
     public = await _reads(lobby, tid, None)
     assert (own[0] != public[0]) == hidden  # the control: before, the seat reads its own
     r = await lobby.seat_call(tid, "resign", tokens[gone])
     assert r.status_code == 200, r.text
     # The other seats' people keep the bot moving: let it play whenever it is to move.
-    at = await _seq_settled(lobby, tid)
+    at = await _persons_turn(lobby, tid, bot=gone)
     assert at > start
     for s in (resigner, spectator):
         await s.wait(lambda f: f["t"] == "deltas" and f["seq"] >= at)

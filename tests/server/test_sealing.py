@@ -11,7 +11,6 @@ values bound to their table, a value of a key nobody holds refused.
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ from server.store import streams as store
 from server.store.sealing import SealError, SeedSeal, create_key_file, new_key, read_keys
 from tests.conftest import ROOT, RedisProcess, ServerProcess
 from tests.server.client import Lobby, Socket, auth
+from tests.waiting import until
 
 
 def test_a_seal_opens_what_it_sealed_for_the_same_table_only(tmp_path: Path) -> None:
@@ -82,13 +82,7 @@ def dump(r: redis.Redis, directory: Path) -> bytes:
 
 
 async def wait_for(check: Any, timeout: float = 60.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        got = await check()
-        if got:
-            return got
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.05)
+    return await until(check, timeout=timeout, what="the check")
 
 
 @pytest.mark.timeout(300)

@@ -15,6 +15,7 @@ from server.store import streams as st
 from server.store.presence import PresenceHashes
 from server.store.streams import Store
 from server.table.meta import Seat, TableMeta, token_hash
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -144,7 +145,7 @@ async def test_meta_updates_check_the_version_and_open_tables_expire(store):
 
     idle = new_meta()
     await store.create(idle.id, idle.to_fields(), ttl=1)
-    await asyncio.sleep(1.6)
+    await asyncio.sleep(1.6)  # Redis expires the key itself (1 s TTL): its clock, not ours
     assert await store.load_meta(idle.id) == {}
 
 
@@ -175,7 +176,7 @@ async def test_lobby_index_moves_rows_keeps_the_newest_version_and_drops_expired
     assert [r for r in running if r["id"] == a.id] == [summary(a, "running", base + 1)]
 
     # b's meta expired: the listing drops its row
-    await asyncio.sleep(0.6)
+    await asyncio.sleep(0.6)  # past b's meta TTL, which Redis counts in real time
     assert b.id not in {r["id"] for r in await lobby.listing(["open"], 1000, time.time())}
     assert await lobby.put(summary(b, "open", base + 2), 1)  # its version went with it
 
@@ -304,12 +305,14 @@ async def test_the_subscriber_skips_its_own_appends_only(store, redis_url, reade
                                    meta_changed=True)).status == "ok"
         assert (await store.append(meta.id, 3, entries[3:], "4" * 64, "0:d",
                                    prev="3" * 64)).status == "ok"
-        deadline = time.monotonic() + 5
-        while len(got) < 2 and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
-        await asyncio.sleep(0.1)
+        # A last append by the other process is the barrier: published after the others
+        # on the same channel, it comes after whatever they sent.
+        assert (await other.append(meta.id, 4, [{"e": {"type": "x", "n": 4}, "h": "5" * 64}],
+                                   "5" * 64, "0:e", prev="4" * 64)).status == "ok"
+        await until(lambda: any(m["from"] == 5 for m in got), timeout=5, interval=0.02,
+                    what="the last append's message")
         assert [(m["from"], m.get("by"), m["meta"]) for m in got] == [
-            (2, other.origin, False), (3, None, True)]
+            (2, other.origin, False), (3, None, True), (5, other.origin, False)]
     finally:
         await sub.stop()
         await other.close()

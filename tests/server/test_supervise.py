@@ -8,13 +8,13 @@ import asyncio
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 import redis
 
 from tests.conftest import ROOT, ServerProcess
 from tests.server.client import Lobby
+from tests.waiting import until
 
 
 def redis_pid(sock: str) -> int:
@@ -52,13 +52,13 @@ async def test_a_killed_embedded_redis_is_restarted_and_a_second_service_refused
         # The embedded Redis dies: it is started again, with its data.
         first = redis_pid(sock)
         os.kill(first, signal.SIGKILL)
-        health = None
-        for _ in range(200):
+        async def restarted() -> dict | None:
             r = await lobby.get("/healthz")
             health = r.json()
-            if r.status_code == 200 and health["embedded_redis"]["restarts"] == 1:
-                break
-            await asyncio.sleep(0.1)
+            return health if r.status_code == 200 and \
+                health["embedded_redis"]["restarts"] == 1 else None
+
+        health = await until(restarted, timeout=20, what="the embedded Redis restarted")
         assert health == {"ok": True, "redis": "ok",
                           "embedded_redis": {"state": "running", "restarts": 1,
                                              "last_exit": -signal.SIGKILL}}
@@ -74,14 +74,13 @@ async def test_a_killed_embedded_redis_is_restarted_and_a_second_service_refused
     # fixture had to SIGKILL still takes it along (PR_SET_PDEATHSIG).
     r = redis.Redis(unix_socket_path=sock, socket_timeout=1)
     try:
-        deadline = time.monotonic() + 30
-        while True:
+        def gone() -> bool:
             try:
                 r.ping()
             except (redis.ConnectionError, FileNotFoundError):
-                break
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the embedded Redis outlived its service (exit {code})")
-            await asyncio.sleep(0.1)
+                return True
+            return False
+
+        await until(gone, timeout=30, what=f"the embedded Redis gone (service exit {code})")
     finally:
         r.close()

@@ -42,6 +42,8 @@ class Spectator:
     problems: list[str] = field(default_factory=list)
     reconnects: int = 0
     resyncs: int = 0
+    welcomed: bool = False
+    """A first welcome came (the spectator is following the table)."""
     done: bool = False
 
     async def run(self, timeout: float) -> None:
@@ -59,12 +61,13 @@ class Spectator:
                 pass
             if not self.done:
                 self.reconnects += 1
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # a client's pause before it reconnects
 
     async def _session(self, ws: Any) -> None:
         async for data in ws:
             m = unpack(data)
             if m["t"] == "welcome":
+                self.welcomed = True
                 if m["view"] is not None:
                     if self.seq is not None and m["seq"] < self.seq:
                         self.problems.append(f"welcome at {m['seq']} after {self.seq}")
@@ -117,7 +120,7 @@ async def killer(servers: list[LoggedServer], every: float, stop: asyncio.Event,
         victim = rng.choice([s for s in servers if s.proc is not None])
         victim.kill()
         kills.append(time.monotonic())
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # the chaos: the process stays down a moment, clients fail over
         # A loaded machine can take long to import and start a server: wait, don't fail.
         await asyncio.to_thread(victim.start, 120.0)
 

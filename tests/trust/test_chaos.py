@@ -21,6 +21,7 @@ from tests.trust.chaos import (
     verify_record,
 )
 from tests.trust.wire import crashes
+from tests.waiting import until
 
 TABLES = 12
 SPECTATORS = 2
@@ -40,7 +41,9 @@ async def test_games_survive_killed_processes(own_redis, spawn, tmp_path) -> Non
     spectators = [Spectator(tid, servers, random.Random(f"{tid}/{i}"))
                   for tid, _ in tables for i in range(SPECTATORS)]
     watchers = [asyncio.create_task(s.run(timeout=150)) for s in spectators]
-    await asyncio.sleep(0.5)  # let them connect before the start: they see every event
+    # Every spectator follows its table before the start: they see every event.
+    await until(lambda: all(s.welcomed for s in spectators), timeout=30,
+                what="every spectator welcomed")
     for tid, owner in tables:
         await start_table(http, tid, owner)
     stop = asyncio.Event()

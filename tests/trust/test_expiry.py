@@ -27,7 +27,7 @@ async def test_unstarted_tables_expire_and_finished_games_stay(redis_url, spawn)
     await watcher.close()
     record = (await lobby.http.get(f"/api/tables/{played['id']}/record")).json()
 
-    await asyncio.sleep(IDLE + 1.5)
+    await asyncio.sleep(IDLE + 1.5)  # Redis expires the idle table's keys in real time
     gone = await lobby.http.get(f"/api/tables/{idle['id']}")
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "no_table"
     listed = (await lobby.http.get("/api/tables?status=open")).json()["tables"]

@@ -232,7 +232,7 @@ def test_websocket_fuzz(logged_server, fuzz_table) -> None:
         s.drain()
     tried = Counter()
 
-    @settings(max_examples=WS_EXAMPLES, deadline=None, database=None,
+    @settings(max_examples=WS_EXAMPLES, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(frame=frames, who=st.sampled_from(sorted(senders)))
     def one(frame: tuple[str, Any], who: str) -> None:
@@ -317,7 +317,7 @@ def test_http_fuzz(logged_server, fuzz_table) -> None:
              body=b"[" * 968 + b"]" * 968, token=None, query={})
     @example(endpoint=("POST", "/api/replay"), table="{table}", seat=0,
              body=b'{"players": ' + b"[" * 2000 + b"]" * 2000 + b"}", token=None, query={})
-    @settings(max_examples=HTTP_EXAMPLES, deadline=None, database=None,
+    @settings(max_examples=HTTP_EXAMPLES, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(endpoint=st.sampled_from(ENDPOINTS), table=path_params,
            seat=st.one_of(st.integers(-3, 8), st.text(max_size=5).filter(bool)),

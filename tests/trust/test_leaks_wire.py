@@ -19,7 +19,6 @@ an HTTP response, a log line or a metric before the end (nor a seat token in the
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import random
 from typing import Any
@@ -33,6 +32,7 @@ from engine.einauge.setup import shuffled_deck
 from engine.game import Message
 from tests.server.client import ClockFile, ended
 from tests.trust.test_leaks_engine import twin_decks
+from tests.trust.twins import settled
 from tests.trust.wire import (
     Client,
     Lobby,
@@ -164,8 +164,9 @@ async def play_pair(sides: list[tuple[LoggedServer, Lobby]], i: int) -> dict[str
         # The first event after which deck position k is face up reveals a differing card.
         first_diff = next((s for s, pos in enumerate(deck_positions(a.events)) if pos > k),
                           None)
-    # Let lobby frames and prompts settle: the last action's frames all arrived above.
-    await asyncio.sleep(0.05)
+    # The last action's prompts and lobby frames too, after the deltas awaited above.
+    for side in (a, b):
+        await settled(side.clients.values())
 
     compared = heads = 0
     for name in a.clients:

@@ -11,12 +11,20 @@ import signal
 import httpx
 
 from tests.trust.wire import Client, Lobby, crashes
+from tests.waiting import until
 
 
 async def act(client: Client, action_id: str, action: dict) -> dict:
     mark = len(client.frames)
     await client.send({"t": "action", "id": action_id, "action": action})
     return await client.wait(lambda f: f.get("id") == action_id, start=mark, timeout=30)
+
+
+def healthy(lobby):
+    """A predicate for ``until``: the service answers /healthz with 200."""
+    async def ok() -> bool:
+        return (await lobby.http.get("/healthz")).status_code == 200
+    return ok
 
 
 async def test_actions_during_a_redis_outage_are_refused_then_recovered(own_redis,
@@ -63,19 +71,16 @@ async def test_actions_during_a_redis_outage_are_refused_then_recovered(own_redi
         assert reply["t"] == "error" and reply["code"] == "unavailable", reply
         assert reply["message"]
         refused.append(reply)
-        await asyncio.sleep(0.3 * i)
+        await asyncio.sleep(0.3 * i)  # the outage goes on: refused again later too
     health = await lobby.http.get("/healthz")
     assert health.status_code == 503
     created = await lobby.http.post("/api/tables", json={"seats": 2, "options": {}})
     assert created.status_code == 503 and created.json()["error"]["code"] == "unavailable"
-    await asyncio.sleep(2)
+    await asyncio.sleep(2)  # the outage lasts: the service must not give up meanwhile
     own_redis.start()
 
     # Recovery by itself: health comes back, the same socket's resend is acknowledged once.
-    for _ in range(100):
-        if (await lobby.http.get("/healthz")).status_code == 200:
-            break
-        await asyncio.sleep(0.1)
+    await until(healthy(lobby), what="healthy again")
     reply = await act(mover, "during-outage", action)
     assert reply["t"] == "ack" and reply["seq"] > seq_before
     again = await act(mover, "during-outage", action)
@@ -152,10 +157,7 @@ async def test_a_frozen_redis_fails_calls_within_the_bound(own_redis, spawn) -> 
     finally:
         os.kill(own_redis.process.pid, signal.SIGCONT)
 
-    for _ in range(100):
-        if (await lobby.http.get("/healthz")).status_code == 200:
-            break
-        await asyncio.sleep(0.1)
+    await until(healthy(lobby), what="healthy again")
     reply = await act(mover, "while-frozen", action)
     assert reply["t"] == "ack"
     events = (await lobby.http.get(f"/api/tables/{tid}/events")).json()

@@ -13,7 +13,6 @@ no seed. What differs per game is a :class:`Spec`.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,6 +58,22 @@ def cards_in(node: Any, cards: frozenset[str]) -> set[str]:
     walk(node)
     return found
 
+
+
+async def settled(clients: Any) -> None:
+    """Every frame the server sent each of ``clients`` before now has arrived: a second
+    ``hello`` is answered with one ``bad_message`` error and nothing else, after whatever
+    the socket was sent before it; that error is then dropped from the frames (and from
+    the raw frames kept beside them)."""
+    for c in clients:
+        mark = len(c.frames)
+        await c.send({"t": "hello", "token": None, "last_seq": None})
+        err = await c.wait(lambda f: f["t"] == "error" and f.get("code") == "bad_message"
+                           and f.get("id") is None, start=mark)
+        k = next(k for k in range(len(c.frames) - 1, mark - 1, -1) if c.frames[k] is err)
+        del c.frames[k]
+        if hasattr(c, "raw"):
+            del c.raw[k]
 
 @dataclass(frozen=True)
 class Spec:
@@ -169,7 +184,8 @@ async def play_pair(spec: Spec, sides: list[tuple[LoggedServer, Lobby]], rng: ra
             side.record_states(game.decide(side.state, action))
             assert ack["seq"] == len(side.events)
             await side.caught_up()
-    await asyncio.sleep(0.05)
+    for side in (a, b):  # the last action's prompts and lobby frames too
+        await settled(side.clients.values())
 
     compared = cut_short = 0
     for name, seat in viewers(n):

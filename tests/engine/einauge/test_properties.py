@@ -24,7 +24,7 @@ from engine.einauge.events import EVENTS
 from engine.einauge.state import State
 from engine.game import IllegalAction, Message
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 games = st.fixed_dictionaries({
@@ -218,7 +218,7 @@ def test_random_games_keep_invariants(params: dict[str, Any]) -> None:
     play_checked(params, deep=True)
 
 
-@settings(max_examples=50, deadline=None, derandomize=True)
+@settings(max_examples=50, deadline=None)
 @given(games)
 def test_random_games_shallow(params: dict[str, Any]) -> None:
     play_checked(params, deep=False)

@@ -25,7 +25,7 @@ from engine.keltis.cards import CANONICAL, KIND, POINT_CARD
 from engine.keltis.events import EVENTS
 from engine.keltis.state import State
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 games = st.fixed_dictionaries({"n": st.integers(2, 4), "seed": st.text(max_size=10),
                                "rng": st.integers(0, 2**32 - 1)})
@@ -126,7 +126,7 @@ def test_random_games_keep_every_invariant(params: dict[str, Any]) -> None:
     play(params, exhaustive=True)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=60, deadline=None)
 @given(games)
 def test_scores_equal_an_independent_recomputation(params: dict[str, Any]) -> None:
     play(params, exhaustive=False)

@@ -110,7 +110,7 @@ def test_client_view_adds_helpers() -> None:
 
 # --- property: an unseen card changes nothing a viewer receives ------------------------------
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
