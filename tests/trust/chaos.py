@@ -15,6 +15,7 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from protocol.connection import ConnectionClosed, InvalidHandshake, InvalidStatu
 from protocol.frames import pack, unpack
 from tests.conftest import ROOT
 from tests.trust.wire import LoggedServer
+from tests.waiting import until
 
 
 @dataclass
@@ -123,6 +125,36 @@ async def killer(servers: list[LoggedServer], every: float, stop: asyncio.Event,
         await asyncio.sleep(0.2)  # the chaos: the process stays down a moment, clients fail over
         # A loaded machine can take long to import and start a server: wait, don't fail.
         await asyncio.to_thread(victim.start, 120.0)
+
+
+async def kill_at(servers: list[LoggedServer], marks: list[int],
+                  progress: Callable[[], int], rng: random.Random,
+                  kills: list[float]) -> None:
+    """SIGKILL one live process as ``progress()`` (say, the events the spectators applied)
+    reaches each of ``marks``, and restart it (same port) in the background: with more
+    processes than marks one always stays up, so every kill happens at its mark, in the
+    middle of the games, however long a restart takes on a loaded machine. Returns once
+    every killed process is back. Raises ``AssertionError`` when a mark is never reached
+    (the games ended first) or no process is left to kill."""
+    down: set[int] = set()
+
+    async def restart(victim: LoggedServer) -> None:
+        await asyncio.sleep(0.2)  # the chaos: the process stays down a moment, clients fail over
+        await asyncio.to_thread(victim.start, 120.0)
+        down.discard(id(victim))
+
+    restarts = []
+    for mark in marks:
+        await until(lambda mark=mark: progress() >= mark, timeout=120,
+                    what=f"{mark} events seen by the spectators")
+        live = [s for s in servers if id(s) not in down]
+        assert len(live) >= 2, "a kill would leave no process up"
+        victim = rng.choice(live)
+        down.add(id(victim))
+        victim.kill()
+        kills.append(time.monotonic())
+        restarts.append(asyncio.create_task(restart(victim)))
+    await asyncio.gather(*restarts)
 
 
 async def poke(servers: list[LoggedServer], table_id: str, http: httpx.AsyncClient) -> None:
