@@ -126,7 +126,9 @@ async def test_a_private_tables_refusal_does_the_work_of_an_unknown_ids(quiet) -
         assert watcher.frames and watcher.frames[0]["t"] == "welcome", watcher.frames
         for _ in range(100):  # until its presence is written (in the background)
             async with commands.during() as ran:
-                await asyncio.sleep(0.1)
+                # Those writes announce their end by nothing: the event is a 0.1 s
+                # window in which MONITOR sees no command.
+                await asyncio.sleep(0.1)  # polling: one window of MONITOR
             if not ran:
                 break
         assert not ran, ran
