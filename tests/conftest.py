@@ -17,7 +17,6 @@ browser's pages (tests/client/conftest.py, ``@pytest.mark.page_errors``).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import signal
@@ -40,6 +39,7 @@ from server.store.streams import events_key, unpack
 from tests import watch
 from tests.cluster import LocalCluster
 from tests.server import client
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,12 +84,12 @@ async def finished_bot_game(url: str, seats: int = 5, private: bool = False
             await lobby.bot(table["id"], seat)
         await lobby.start(table["id"])
         headers = {"X-Table-Key": table["invite_key"]} if private else {}
-        for _ in range(1200):
+
+        async def over() -> dict[str, Any] | None:
             r = await lobby.http.get(f"/api/tables/{table['id']}", headers=headers)
-            if r.json()["status"] == "ended":
-                return {**table, "seq": r.json()["seq"]}
-            await asyncio.sleep(0.05)
-        raise AssertionError("the bot game did not end")
+            return r.json() if r.json()["status"] == "ended" else None
+        got = await until(over, 120, "the bot game ended")
+        return {**table, "seq": got["seq"]}
     finally:
         await lobby.close()
 

@@ -96,7 +96,7 @@ async def access_lines(log: Path, client: str, count: int) -> list[dict[str, Any
                  if r.get("component") == "access" and r.get("client") == client]
         if len(found) >= count or time.monotonic() > deadline:
             return found
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.02)  # polling: the pause between two reads of the log
 
 
 @pytest.mark.timeout(180)

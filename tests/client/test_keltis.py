@@ -78,7 +78,7 @@ def test_keltis_game_by_clicking(browser: Browser, web: ServerProcess) -> None:
                 clicks += 1
                 acted = True
         if not acted:
-            anna.wait_for_timeout(30)
+            anna.wait_for_timeout(30)  # polling: nothing to click until the next frame
         if clicks >= 60 and not pictured and anna.evaluate(MY_PLAY):
             # Mid-game, a card selected: its places lit (the screenshot of the table). Only
             # on Anna's own play step: waiting for it here would wait for Ben, who is not
@@ -362,7 +362,7 @@ def test_keltis_drag_pile_viewer_and_spectator(browser: Browser, web: ServerProc
             break
         n += 1 if click_move(page, n) else 0
         if not my_turn(page):
-            page.wait_for_timeout(40)
+            page.wait_for_timeout(40)  # polling: nothing to click until the next frame
         spec_checks += assert_no_hand(spec, page, web, tid)
         assert n < 300
     assert full and mine, "no pile held two cards on Anna's turn"
@@ -468,7 +468,7 @@ def test_keltis_in_german_on_a_phone(
         if ok:
             n += 1
         else:
-            page.wait_for_timeout(40)
+            page.wait_for_timeout(40)  # polling: nothing to click until the next frame
     v = page.evaluate("() => window.__cardtable.view()")
     log = page.get_by_test_id("log").inner_text()
     assert "Jonas legte" in log or "Jonas warf" in log

@@ -327,7 +327,7 @@ def test_loot_island_game_by_clicking(browser: Browser, web: ServerProcess) -> N
                 clicks += 1
                 acted = True
         if not acted:
-            anna.wait_for_timeout(30)
+            anna.wait_for_timeout(30)  # polling: nothing to click until the next frame
         if (not shot_taken and seen["play"] >= 6 and my_turn(anna)
                 and anna.get_by_test_id("turn-banner").get_attribute("data-step") == "act"
                 and anna.locator(HAND).count()):

@@ -9,13 +9,13 @@ read as the winner of a fair game."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
 from engine.verify import verify_record
 from tests.server.client import Lobby, Socket, ended, events_of
+from tests.waiting import until
 
 
 async def test_a_record_with_its_resignations_erased_does_not_verify(server):
@@ -27,13 +27,12 @@ async def test_a_record_with_its_resignations_erased_does_not_verify(server):
     for token in tokens:
         r = await lobby.seat_call(tid, "resign", token)
         assert r.status_code == 200, r.text
-    record = None
-    for _ in range(600):
+
+    async def published() -> dict | None:
         r = await lobby.get(f"/api/tables/{tid}/record")
-        if r.status_code == 200:
-            record = r.json()
-            break
-        await asyncio.sleep(0.05)
+        return r.json() if r.status_code == 200 else None
+
+    record = await until(published, 30, "the record published")
     summary = (await lobby.get(f"/api/tables/{tid}")).json()
     await lobby.close()
     assert record is not None
@@ -68,8 +67,12 @@ async def test_keltis_record_with_a_resignation_verifies_and_replays(server) -> 
     r = await lobby.seat_call(tid, "resign", token)
     assert r.status_code == 200, r.text
     await spectator.wait(ended, timeout=60)
-    await asyncio.sleep(0.05)
-    record = (await lobby.http.get(f"/api/tables/{tid}/record")).json()
+
+    async def published() -> dict | None:
+        r = await lobby.http.get(f"/api/tables/{tid}/record")
+        return r.json() if r.status_code == 200 else None
+
+    record = await until(published, 30, "the record published")
     assert record["resigned"] == [0]
     assert [c["reason"] for c in record["seat_changes"]] == ["resigned"]
 

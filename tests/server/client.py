@@ -41,7 +41,7 @@ async def in_process(app: Any, lifespan: str = "off") -> AsyncIterator[int]:
             if serving.done():
                 serving.result()  # raises what stopped it
                 raise RuntimeError("uvicorn stopped before it started")
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01)  # polling: uvicorn announces its start by no event
         yield port
     finally:
         server.should_exit = True
@@ -165,7 +165,7 @@ class Player:
                 self.drops.append(repr(e))
             if not self.done:
                 self.reconnects += 1
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # a reconnecting client's pause before it dials again
 
     def surprises(self) -> list[str]:
         """What went wrong that the test did not declare: error codes, dropped sockets."""
@@ -211,7 +211,7 @@ class Player:
                 return
             if pending is None and prompt is not None and prompt["seq"] == self.seq:
                 if self.delay:
-                    await asyncio.sleep(self.delay)
+                    await asyncio.sleep(self.delay)  # a player's think time, asked for
                 action = self.rng.choice(prompt["legal_actions"])
                 prompt = None
                 self.n += 1
@@ -260,7 +260,7 @@ class Seats:
                             and self.used.get(id(s)) != len(prompts)):
                         self.used[id(s)] = len(prompts)
                         return prompts[-1], s
-                await asyncio.sleep(0.005)
+                await asyncio.sleep(0.005)  # polling: the pause between two scans of frames
         try:
             return await asyncio.wait_for(find(), 30)
         except TimeoutError:

@@ -97,7 +97,7 @@ async def _until(pred, timeout: float) -> bool:
     while time.monotonic() < deadline:
         if pred():
             return True
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # polling: the pause between two asks
     return pred()
 
 
@@ -183,7 +183,9 @@ async def test_lease_key_deleted_and_holder_killed_mid_game(own_redis) -> None:
         assert await _until(lambda: _stored(r, tid)[1] >= 5, 30)
         for _ in range(5):
             r.delete(streams.bot_lease_key(tid))
-            await asyncio.sleep(0.4)
+            # Under the 1 s lease: time for the holder (or the other process) to take the
+            # key again and move between two deletes.
+            await asyncio.sleep(0.4)  # a pause the behaviour needs
         at = _stored(r, tid)[1]
         assert await _until(lambda: _stored(r, tid)[1] > at + 3, 15) or \
             _stored(r, tid)[0] == "ended"

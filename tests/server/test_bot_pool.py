@@ -90,7 +90,7 @@ async def _moves_on(r: redis.Redis, tid: str, by: int, timeout: float) -> bool:
     while time.monotonic() < deadline:
         if _seq(r, tid) >= start + by or r.hget(store.meta_key(tid), "status") == b"ended":
             return True
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # polling: the pause between two reads of the seq
     return False
 
 

@@ -399,11 +399,11 @@ async def _finished_bot_game(url: str, kinds: list[str]) -> dict:
         for seat, kind in enumerate(kinds):
             await lobby.bot(table["id"], seat, kind)
         await lobby.start(table["id"])
-        for _ in range(1200):
+
+        async def over() -> bool:
             r = await lobby.http.get(f"/api/tables/{table['id']}")
-            if r.json()["status"] == "ended":
-                break
-            await asyncio.sleep(0.05)
+            return r.json()["status"] == "ended"
+        await until(over, 120, "the bot game ended")
         r = await lobby.http.get(f"/api/tables/{table['id']}/record")
         assert r.status_code == 200, r.text
         return r.json()

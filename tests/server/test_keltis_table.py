@@ -188,7 +188,11 @@ async def test_bad_keltis_actions_are_refused_clearly_and_change_nothing(server)
     assert (other["message"].replace(theirs[0], "X")
             == deck["message"].replace(in_deck, "X")), (other, deck)
 
-    await asyncio.sleep(0.1)
+    # Barrier: a sync round trip; a delta from a refused action would come before its
+    # welcome on this socket.
+    mark = len(sock.frames)
+    await sock.send({"t": "sync"})
+    await sock.wait(lambda f: f["t"] == "welcome", start=mark)
     after = (await lobby.http.get(f"/api/tables/{tid}/view", headers=auth(tokens[0]))).json()
     assert after == views[0]  # nothing changed
     assert not [f for f in sock.frames if f["t"] == "deltas" and f["seq"] > prompt["seq"]]

@@ -7,7 +7,6 @@ changed no longer verifies."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import subprocess
@@ -21,6 +20,7 @@ from engine.verify import CHECKS, PASS, verify_record
 from server.store import streams as store
 from tests.conftest import ROOT
 from tests.server.client import Lobby, Socket, apply_deltas, auth, ended, events_of, prompt_actions
+from tests.waiting import until
 
 
 async def test_loot_island_game_and_its_record_verify(server, tmp_path) -> None:
@@ -112,7 +112,7 @@ async def test_loot_island_cheats_are_refused_and_change_nothing(server, redis_u
     for s in socks:
         await s.wait(lambda f: f["t"] == "welcome")
     await lobby.start(tid)
-    prompted = await asyncio.wait_for(_first_prompt(socks), 60)
+    prompted = await _first_prompt(socks)
     mover, prompt = prompted
     sock, rival = socks[mover], socks[(mover + 1) % 3]
     views = [(await lobby.http.get(f"/api/tables/{tid}/view", headers=auth(t))).json()
@@ -194,7 +194,11 @@ async def test_loot_island_cheats_are_refused_and_change_nothing(server, redis_u
     # An oversized frame closes that socket (1009) and stores nothing.
     await sock.send_raw(b"\x81" + b"x" * (2 ** 21))
     assert await sock.wait_closed() == 1009
-    await asyncio.sleep(0.2)
+    # Barrier: the close answered that frame; a sync round trip on another seat's socket
+    # comes after anything the table did meanwhile.
+    mark = len(rival.frames)
+    await rival.send({"t": "sync"})
+    await rival.wait(lambda f: f["t"] == "welcome", start=mark)
     assert stream() == after
     for s in socks:
         await s.close()
@@ -203,9 +207,10 @@ async def test_loot_island_cheats_are_refused_and_change_nothing(server, redis_u
 
 
 async def _first_prompt(socks: list[Socket]) -> tuple[int, dict[str, Any]]:
-    while True:
+    def found() -> tuple[int, dict[str, Any]] | None:
         for i, s in enumerate(socks):
-            found = [f for f in s.frames if f["t"] == "prompt"]
-            if found:
-                return i, found[-1]
-        await asyncio.sleep(0.02)
+            prompts = [f for f in s.frames if f["t"] == "prompt"]
+            if prompts:
+                return i, prompts[-1]
+        return None
+    return await until(found, 60, "a prompt on a seat's socket")

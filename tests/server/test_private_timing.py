@@ -39,10 +39,13 @@ TIMERS = {("zrangebyscore", DEADLINES), ("srandmember", BOT_TABLES)}
 @pytest.fixture
 def quiet(tmp_path: Path) -> Iterator[tuple[RedisProcess, ServerProcess]]:
     """A Redis and one server of this test alone: MONITOR then sees only this server's
-    commands (no bot of another test's table), whatever ``--redis`` says."""
+    commands (no bot of another test's table), whatever ``--redis`` says. Its presence
+    refresh (every second by default) is set past the test's end: the watcher's refreshes
+    would land in the refusals' windows."""
     r = RedisProcess(tmp_path / "redis")
     r.start()
-    s = ServerProcess(r.url).start()
+    s = ServerProcess(r.url, env={"CARDTABLE_PRESENCE_INTERVAL": "600",
+                                  "CARDTABLE_PRESENCE_TTL": "1200"}).start()
     yield r, s
     s.stop()
     r.stop()
@@ -126,7 +129,9 @@ async def test_a_private_tables_refusal_does_the_work_of_an_unknown_ids(quiet) -
         assert watcher.frames and watcher.frames[0]["t"] == "welcome", watcher.frames
         for _ in range(100):  # until its presence is written (in the background)
             async with commands.during() as ran:
-                await asyncio.sleep(0.1)
+                # Those writes announce their end by nothing: the event is a 0.1 s
+                # window in which MONITOR sees no command.
+                await asyncio.sleep(0.1)  # polling: one window of MONITOR
             if not ran:
                 break
         assert not ran, ran

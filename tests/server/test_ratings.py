@@ -224,10 +224,10 @@ async def test_a_game_resigned_before_any_own_move_is_not_rated(server):
         if any(ended(f) for f in sock.frames):
             break
         await seats.step()
-    for _ in range(200):  # bounded: the end is settled in the background
-        if (await farmer.get(f"/api/tables/{tid}")).json()["status"] == "ended":
-            break
-        await asyncio.sleep(0.05)
+
+    async def over() -> bool:  # the end is settled in the background
+        return (await farmer.get(f"/api/tables/{tid}")).json()["status"] == "ended"
+    await until(over, 10, "the table ended")
     profile = (await farmer.get(f"/api/players/{fname}")).json()
     await sock.close()
     await farmer.close()

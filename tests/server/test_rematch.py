@@ -205,11 +205,9 @@ async def test_a_private_tables_rematch_is_private_with_the_same_invite_and_cloc
 
 
 async def _wait_ended(m: Member, tid: str) -> None:
-    for _ in range(200):  # bounded: 10 s
-        if (await m.get(f"/api/tables/{tid}")).json()["status"] == "ended":
-            return
-        await asyncio.sleep(0.05)
-    raise RuntimeError(f"{tid} did not end")
+    async def over() -> bool:
+        return (await m.get(f"/api/tables/{tid}")).json()["status"] == "ended"
+    await until(over, 10, f"{tid} ended")
 
 
 async def test_the_rematch_of_a_rated_table_is_rated_and_keeps_the_accounts(server):

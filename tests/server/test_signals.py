@@ -30,6 +30,7 @@ from server.store.embedded import free_port
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Member, unique
 from tests.server.test_notify import CONFIRM_SUBJECT, Inbox
+from tests.waiting import until
 
 PW = "correct horse 1"
 PUBLIC = "https://cards.example"
@@ -85,7 +86,7 @@ async def logged(server: ServerProcess, count: int = 1, timeout: float = 10.0,
         found = [r for r in records(server) if all(r.get(k) == v for k, v in fields.items())]
         if len(found) >= count or time.monotonic() > deadline:
             return found
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.02)  # polling: the pause between two reads of the log
 
 
 def metric(text: str, name: str, **labels: str) -> float:
@@ -210,9 +211,7 @@ async def test_an_address_lockout_has_its_line(observed: ServerProcess) -> None:
 
 
 async def confirmation(inbox: Inbox, address: str) -> Any:
-    deadline = time.monotonic() + 10
-    while not inbox.confirmations(address) and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
+    await until(lambda: inbox.confirmations(address), 10, f"a confirmation mail to {address}")
     mails = inbox.confirmations(address)
     assert len(mails) == 1, mails
     return mails[0]
