@@ -128,6 +128,9 @@ class BotPool:
                 future = await asyncio.to_thread(pool.submit, fn, *args)
                 future.add_done_callback(self._finished)
                 waiting = asyncio.wrap_future(future)
+                # A search given up as hung still ends, with the killed pool's error:
+                # retrieved here, or asyncio logs it as never retrieved.
+                waiting.add_done_callback(_retrieve)
                 while not (await asyncio.wait({waiting}, timeout=self.stall))[0]:
                     if self._pool is not pool:
                         raise BrokenProcessPool("the pool was ended as hung")
@@ -177,3 +180,8 @@ class BotPool:
         pool, self._pool = self._pool, None
         if pool is not None:
             await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
