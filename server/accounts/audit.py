@@ -11,6 +11,8 @@ service.
 
 from __future__ import annotations
 
+from typing import Any
+
 from server import metrics
 from server.logging import get_logger
 
@@ -62,3 +64,10 @@ def password_reset(uid: str, client: str, sessions_ended: int) -> None:
 def deleted(uid: str, client: str) -> None:
     """An account was deleted (its id only: its name is gone with it)."""
     log.info("account_deleted", uid=uid, client=client)
+
+
+def admin(actor: str, action: str, target: str, detail: dict[str, Any]) -> None:
+    """An administrative action (server/admin/ops.py; also kept in the audit stream):
+    ``actor`` (``cli:<os user>`` or ``account:<username>``), ``action``, ``target`` (an
+    account id, ``table:<id>``, ``name:<name>`` or ``address:<address>``) and its details."""
+    log.info("admin", actor=actor, action=action, target=target, **detail)
