@@ -21,7 +21,6 @@ from typing import Any
 
 from server import config
 from server.admin.ops import ROLES, Actor, Admin
-from server.app import Service
 from server.errors import LobbyError, Unavailable
 
 
@@ -88,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(settings: config.Settings, args: argparse.Namespace) -> int:
+    # Here, not at the top: every ``cardtable`` command imports this module, and the web
+    # application's imports take a third of a second.
+    from server.app import Service
+
     svc = Service(settings)
     try:
         out = await perform(Admin(svc), actor(), args)
