@@ -22,6 +22,7 @@ from typing import Any
 from server import config
 from server.admin.ops import ROLES, Actor, Admin
 from server.errors import LobbyError, Unavailable
+from server.logging import configure
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -80,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"cardtable admin: {e}", file=sys.stderr)
         return 2
+    # Log lines (the audit's among them) go to stderr, the result alone to stdout.
+    configure(settings.log_level, settings.log_json, process="admin")
     if not settings.redis_url:
         sock = Path(settings.redis_dir).resolve() / "redis.sock"
         settings = settings.replace(redis_url=f"unix://{sock}")
