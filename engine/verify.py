@@ -244,7 +244,7 @@ def _check_names(record: Mapping[str, Any], fields_ok: bool) -> Check:
                                         f"commitment is {want}")
     detail = f"{len(players) - len(redacted)} name(s) match their commitments"
     if redacted:
-        detail += f"; seat(s) {redacted} redacted (account deleted), committed only"
+        detail += f"; seat(s) {redacted} redacted (account deleted or renamed), committed only"
     return Check("names", PASS, detail)
 
 
