@@ -59,6 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     v.add_argument("table")
     v.add_argument("message", help="the message's id")
     verbs.add_parser("abort", help="close an open table").add_argument("table")
+    verbs.add_parser("void", help="end a running game without a result").add_argument(
+        "table")
     v = verbs.add_parser("audit", help="the audit log, newest first")
     v.add_argument("--count", type=int, default=50)
     v.add_argument("--before", default=None, help="entries older than this entry id")
@@ -132,5 +134,7 @@ async def perform(admin: Admin, who: Actor, args: argparse.Namespace) -> Any:
         return await admin.remove_chat(who, args.table, args.message)
     if verb == "abort":
         return await admin.abort(who, args.table)
+    if verb == "void":
+        return await admin.void(who, args.table)
     assert verb == "audit"
     return await admin.audit_log(who, args.count, args.before)

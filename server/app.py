@@ -111,6 +111,9 @@ class Service(TableListener):
         ``RedisError`` while the ratings are not all applied (the table is retried)."""
         meta = table.meta
         acts = await self.store.redis.hkeys(acts_key(table.id)) if meta.rated else []
+        if table.control.voided:
+            log.info("game voided: not rated", table=table.id)
+            return
         if meta.rated and meta.accounts and ratings.aborted(
                 meta.accounts, [k.decode() for k in acts]):
             log.info("game aborted: not rated", table=table.id)

@@ -1,9 +1,9 @@
 """Administration (docs/operations.md, "Administration"): find accounts; ban, unban,
 rename, delete one; grant and revoke roles; clear a login lockout; remove a chat message;
-abort an open table. Each action checks the actor's roles, acts, and writes an audit
-entry: a log line (``component=audit``, ``event=admin``) and an entry of the durable
-audit stream (``server.store.admin``). The ``cardtable admin`` command and the routes
-under ``/api/admin`` (server/http/admin.py) both call this module.
+abort an open table; void a running game. Each action checks the actor's roles, acts,
+and writes an audit entry: a log line (``component=audit``, ``event=admin``) and an
+entry of the durable audit stream (``server.store.admin``). The ``cardtable admin``
+command and the routes under ``/api/admin`` (server/http/admin.py) both call this module.
 
 Roles (``ROLES``), stored on the account: ``admin`` may do everything; ``moderator`` may
 find and show accounts, read the audit log, remove chat messages, and ban or unban an
@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engine import seat_control
+from engine.game import Message
 from server.accounts import audit, erase
 from server.accounts.accounts import Account, check_username
 from server.errors import LobbyError, confirmed
@@ -258,4 +260,29 @@ class Admin:
                                                  time.time() - 1))
         return await self.record(actor, "abort", f"table:{table_id}", game=meta.game,
                                  seats=[s.name for s in meta.seats])
+
+    async def void(self, actor: Actor, table_id: Any) -> dict[str, Any]:
+        """End a running game without a result: a ``game_voided`` event appended as the
+        seat-control events are (engine/seat_control.py), so every viewer is told and the
+        record keeps it; nobody acts after it, nothing is rated, the table is marked
+        ended (``voided``)."""
+        self.allow(actor, "void")
+        if not isinstance(table_id, str) or not 0 < len(table_id) <= 64:
+            raise LobbyError(400, "bad_message", "a table id is a string")
+        table = await self.svc.tables.get(table_id)
+        if table is None:
+            raise LobbyError(404, "no_table", f"no table {table_id!r}")
+        if table.seq == 0:
+            raise LobbyError(409, "not_started", "an open table is aborted, not voided")
+
+        def build(t: Any) -> list[Message]:
+            if t.game_over():
+                raise LobbyError(409, "ended", "the game has ended")
+            return [seat_control.GameVoided("admin")]
+
+        seq = await self.svc.tables.actions.change_control(table, build)
+        # Settled here too (repeatable): the command's process ends right after this.
+        await self.svc.tables.ending.settle(table)
+        return await self.record(actor, "void", f"table:{table_id}", game=table.meta.game,
+                                 seq=seq)
 

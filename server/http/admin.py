@@ -134,6 +134,13 @@ async def abort(request: Request) -> Response:
 
 
 @guarded
+async def void(request: Request) -> Response:
+    """``POST /api/admin/tables/{id}/void``: end a running game without a result."""
+    admin, actor = _staff(request)
+    return JSONResponse({"audit": await admin.void(actor, request.path_params["id"])})
+
+
+@guarded
 async def audit_log(request: Request) -> Response:
     """``GET /api/admin/audit?count=&before=``: ``{"entries": [...]}``, newest first."""
     admin, actor = _staff(request)
@@ -158,5 +165,6 @@ ROUTES = [
     Route("/api/admin/unlock", unlock, methods=["POST"]),
     Route("/api/admin/tables/{id}/chat/{message}", remove_chat, methods=["DELETE"]),
     Route("/api/admin/tables/{id}/abort", abort, methods=["POST"]),
+    Route("/api/admin/tables/{id}/void", void, methods=["POST"]),
     Route("/api/admin/audit", audit_log, methods=["GET"]),
 ]

@@ -18,11 +18,12 @@ import redis.asyncio as aioredis
 
 from cli import admin as admin_cli
 from cli.main import build_parser
+from engine.verify import CHECKS, PASS, verify_record
 from server import config
 from server.admin.ops import REMOVED_TEXT
 from server.store.accounts import account_key
 from tests.conftest import ServerProcess
-from tests.server.client import Member, Socket, unique
+from tests.server.client import Member, Socket, has_event, unique
 
 CLI_ACTOR = f"cli:{getpass.getuser()}"
 
@@ -364,4 +365,68 @@ async def test_a_banned_account_can_neither_log_in_nor_use_a_session(
     finally:
         await client.aclose()
     for c in (m, other, fresh):
+        await c.close()
+
+
+async def voided_game(server: ServerProcess, m: Member) -> tuple[str, Socket, dict[str, Any]]:
+    """A rated game of ``m`` against a bot, waiting for ``m``'s move: (table id, its
+    socket, the prompt)."""
+    table = await m.create(2, rated=True)
+    tid = table["id"]
+    token = (await m.join(tid, "x", token=table["owner_token"]))["token"]
+    await m.bot(tid, 1)
+    await m.start(tid)
+    sock = await Socket(server.ws_url, tid).connect(token=token)
+    prompt = await sock.wait(lambda f: f["t"] == "prompt")
+    return tid, sock, prompt
+
+
+async def test_voiding_ends_a_game_without_a_result_and_tells_its_viewers(
+        server: ServerProcess, redis_url: str, capsys: pytest.CaptureFixture) -> None:
+    cli = Cli(redis_url, capsys)
+    m, name = await member(server, "void")
+    boss, boss_name = await member(server, "vboss")
+    await cli.ok("grant", boss_name, "admin")
+    await boss.log_in(boss_name)
+
+    def voided(frame: dict[str, Any]) -> bool:
+        return has_event(frame, lambda e: e["event"] == {"type": "game_voided",
+                                                         "reason": "admin"})
+
+    # Once by the command (another process than the server's), once by the route.
+    for how in ("cli", "http"):
+        tid, sock, prompt = await voided_game(server, m)
+        if how == "cli":
+            done = await cli.ok("void", tid)
+        else:
+            r = await boss.http.post(f"/api/admin/tables/{tid}/void")
+            assert r.status_code == 200, r.text
+            done = r.json()["audit"]
+        entry = await audited(redis_url, "void", f"table:{tid}")
+        assert entry["id"] == done["id"] and entry["detail"]["seq"] == done["detail"]["seq"]
+        await sock.wait(voided)
+        await sock.send({"t": "action", "id": "late", "action": prompt["legal_actions"][0]})
+        refused = await sock.wait(lambda f: f["t"] == "error" and f["id"] == "late")
+        assert refused["code"] == "game_over"
+        summary = (await m.get(f"/api/tables/{tid}")).json()
+        assert summary["status"] == "ended" and not summary.get("winners")
+        record = (await m.get(f"/api/tables/{tid}/record")).json()
+        assert record["voided"] is True and record["result"] is None
+        assert record["seat_changes"][-1] == {"before_action": len(record["actions"]),
+                                              "type": "game_voided", "reason": "admin"}
+        report = verify_record(record)
+        assert {c.name: c.status for c in report.checks} == dict.fromkeys(CHECKS, PASS)
+        late = await Socket(server.ws_url, tid).connect()  # a viewer who comes later
+        welcome = await late.wait(lambda f: f["t"] == "welcome")
+        assert welcome["table"]["status"] == "ended"
+        await late.close()
+        await sock.close()
+        r = await boss.http.post(f"/api/admin/tables/{tid}/void")
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "ended")
+    profile = (await m.get(f"/api/players/{name}")).json()
+    assert profile["ratings"] == {}  # neither game was rated
+    open_table = await m.create(2)
+    r = await boss.http.post(f"/api/admin/tables/{open_table['id']}/void")
+    assert (r.status_code, r.json()["error"]["code"]) == (409, "not_started")
+    for c in (m, boss):
         await c.close()
