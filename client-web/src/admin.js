@@ -1,6 +1,6 @@
 // The administration page (/admin; docs/operations.md, "Administration"): find accounts
 // and ban, unban, rename, delete them or grant and revoke roles; clear a login lockout;
-// remove a chat message; abort an open table; the audit log. The server decides who may
+// remove a chat message; abort an open table or void a running game; the audit log. The server decides who may
 // do what (an admin everything, a moderator finding, bans of accounts without a role,
 // chat removal and the log); a refusal is shown as the server words it.
 import { call } from "./api.js";
@@ -117,7 +117,9 @@ export function adminPage(root) {
       h("button", { type: "submit", testid: "remove-chat" }, t("admin_remove_chat"))),
       h("form", { class: "row", onsubmit: (e) => { e.preventDefault(); act("POST", `${A}/tables/${enc(state.abortTable)}/abort`); } },
         field("abortTable", "abort-table", t("game_table")),
-        h("button", { type: "submit", testid: "abort" }, t("admin_abort"))),
+        h("button", { type: "submit", testid: "abort" }, t("admin_abort")),
+        h("button", { type: "button", testid: "void",
+          onclick: () => act("POST", `${A}/tables/${enc(state.abortTable)}/void`) }, t("admin_void"))),
       h("h2", {}, t("admin_audit")),
       !state.audit ? h("p", {}, t("loading")) : h("table", { class: "games", testid: "audit" },
         h("tbody", {}, state.audit.map((e) => h("tr", { testid: `audit-${e.id}` },

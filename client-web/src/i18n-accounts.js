@@ -116,6 +116,7 @@ const en = {
   admin_message: "Message id",
   admin_remove_chat: "Remove chat message",
   admin_abort: "Abort open table",
+  admin_void: "Void running game",
   admin_audit: "Audit log",
 };
 
@@ -233,6 +234,7 @@ const de = {
   admin_message: "Nachrichten-ID",
   admin_remove_chat: "Chatnachricht entfernen",
   admin_abort: "Offenen Tisch abbrechen",
+  admin_void: "Laufendes Spiel annullieren",
   admin_audit: "Prüfprotokoll",
 };
 
