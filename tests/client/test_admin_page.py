@@ -68,3 +68,32 @@ def test_an_account_without_a_role_is_refused(browser: Browser, web: ServerProce
     page.goto(web.url + "/admin")
     expect(page.get_by_test_id("admin-denied")).to_be_visible()
     page.context.close()
+
+
+def test_a_game_voided_on_the_page_is_told_to_its_spectators(
+        browser: Browser, web: ServerProcess, redis_url: str) -> None:
+    with httpx.Client(base_url=web.url) as api:
+        table = api.post("/api/tables", json={"seats": 2}).json()
+        tid, owner = table["id"], {"Authorization": f"Bearer {table['owner_token']}"}
+        assert api.post(f"/api/tables/{tid}/join", json={"name": "Ann"},
+                        headers=owner).status_code == 200
+        assert api.post(f"/api/tables/{tid}/seats/1/bot", json={"kind": "random"},
+                        headers=owner).status_code == 200
+        assert api.post(f"/api/tables/{tid}/start", headers=owner).status_code == 200
+    watcher = new_page(browser)
+    watcher.goto(f"{web.url}/table/{tid}")
+    expect(watcher.get_by_test_id("turn-text")).to_be_visible()
+
+    boss = unique("vboss")
+    page = new_page(browser)
+    sign_up(page, web, boss)
+    cardtable_admin(redis_url, "grant", boss, "admin")
+    page.goto(web.url + "/admin")
+    page.get_by_test_id("abort-table").fill(tid)
+    page.get_by_test_id("void").click()
+    expect(page.get_by_test_id("admin-done")).to_have_text(f"Done: void · table:{tid}")
+    expect(watcher.get_by_test_id("turn-banner").locator("span.hint")).to_have_text(
+        "The game was voided by the administration: it ends without a result.")
+    expect(watcher.locator(".log")).to_contain_text("voided by the administration")
+    watcher.context.close()
+    page.context.close()
