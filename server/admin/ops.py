@@ -14,6 +14,8 @@ admin (``cli:<os user>``: whoever can reach Redis owns the service anyway).
 
 from __future__ import annotations
 
+import contextlib
+import secrets
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,7 @@ from server.accounts.accounts import Account, check_username
 from server.errors import LobbyError, confirmed
 from server.play import chat
 from server.store.admin import AdminStore
+from server.table.meta import TableMeta, token_hash
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module's users
     from server.app import Service
@@ -143,8 +146,32 @@ class Admin:
         text = reason.strip() or "banned"
         await confirmed(self.store.set_ban(account.uid, text, actor.name))
         ended = await confirmed(self.svc.account_store.end_sessions(account.uid))
+        seats = await self.revoke_seats(account.uid)
         return await self.record(actor, "ban", account.uid, username=account.username,
-                                 reason=text, sessions_ended=ended)
+                                 reason=text, sessions_ended=ended, seats_revoked=seats)
+
+    async def revoke_seats(self, uid: str) -> int:
+        """Give every seat ``uid`` holds at a table not yet ended a fresh token nobody
+        knows: the sockets of its old token are closed (1008) and its actions refused;
+        the seat's clock runs on (a timed-out seat goes to a bot). Returns how many."""
+        revoked: dict[str, int] = {}
+        for table_id in await confirmed(self.svc.account_store.game_ids(uid, 10_000)):
+            def change(meta: TableMeta) -> dict[str, str]:
+                fields = {}
+                for i, s in enumerate(meta.seats):
+                    if s.account == uid and i < len(meta.tokens) and meta.tokens[i]:
+                        meta.tokens[i] = fields[f"tok:{i}"] = token_hash(
+                            secrets.token_urlsafe(16))
+                if not fields:
+                    raise LobbyError(409, "unchanged", "no seat of the account here")
+                revoked[meta.id] = len(fields)
+                return fields
+
+            # Ended, gone, or no seat held there: nothing to revoke.
+            with contextlib.suppress(LobbyError):
+                await self.svc.tables.lobby.change(table_id, change,
+                                                   statuses=("open", "running"))
+        return sum(revoked.values())
 
     async def unban(self, actor: Actor, name: Any) -> dict[str, Any]:
         """Lift an account's ban."""

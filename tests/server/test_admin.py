@@ -114,7 +114,8 @@ async def test_each_cli_verb_acts_and_is_audited(server: ServerProcess, redis_ur
     await cli.ok("ban", name, "--reason", "spam")
     assert (await cli.ok("show", name))["banned"] == "spam"
     entry = await audited(redis_url, "ban", uid)
-    assert entry["detail"] == {"username": name, "reason": "spam", "sessions_ended": 1}
+    assert entry["detail"] == {"username": name, "reason": "spam", "sessions_ended": 1,
+                               "seats_revoked": 0}
     assert (await m.get("/api/me")).status_code == 401  # its session ended
     refused = await m.try_log_in(name, "correct horse 1")
     assert (refused.status_code, refused.json()["error"]["code"]) == (403, "banned")
@@ -430,3 +431,16 @@ async def test_voiding_ends_a_game_without_a_result_and_tells_its_viewers(
     assert (r.status_code, r.json()["error"]["code"]) == (409, "not_started")
     for c in (m, boss):
         await c.close()
+
+
+async def test_a_ban_closes_the_sockets_of_the_accounts_seats(
+        server: ServerProcess, redis_url: str, capsys: pytest.CaptureFixture) -> None:
+    cli = Cli(redis_url, capsys)
+    m, name = await member(server, "seated")
+    tid, sock, _ = await voided_game(server, m)
+    code = asyncio.ensure_future(sock.wait_closed(timeout=30))
+    done = await cli.ok("ban", name)
+    assert done["detail"]["seats_revoked"] == 1
+    assert await code == 1008
+    assert (await m.get(f"/api/tables/{tid}")).json()["status"] == "running"  # plays on
+    await m.close()
