@@ -426,6 +426,21 @@ async def test_voiding_ends_a_game_without_a_result_and_tells_its_viewers(
         assert (r.status_code, r.json()["error"]["code"]) == (409, "ended")
     profile = (await m.get(f"/api/players/{name}")).json()
     assert profile["ratings"] == {}  # neither game was rated
+    # A rename reaches the account's records: the new name, the old one only committed.
+    before = (await m.get(f"/api/tables/{tid}/record")).json()
+    new = unique("renamed")
+    r = await boss.http.post(f"/api/admin/accounts/{name}/rename", json={"username": new})
+    assert r.status_code == 200
+    after = (await m.get(f"/api/tables/{tid}/record")).json()
+    assert after["players"] == [new, before["players"][1]]
+    assert after["name_salts"] == [None, before["name_salts"][1]]
+    assert after["name_commitments"] == before["name_commitments"]
+    report = verify_record(after)
+    assert {c.name: c.status for c in report.checks} == dict.fromkeys(CHECKS, PASS)
+    assert next(c.detail for c in report.checks if c.name == "names") == (
+        "1 name(s) match their commitments; seat(s) [0] redacted (account deleted or "
+        "renamed), committed only; seat(s) [0] show a name given since, which the record "
+        "does not prove")
     open_table = await m.create(2)
     r = await boss.http.post(f"/api/admin/tables/{open_table['id']}/void")
     assert (r.status_code, r.json()["error"]["code"]) == (409, "not_started")
