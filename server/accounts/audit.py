@@ -6,7 +6,9 @@ A line carries ids, the result and the address only: never a password, a token, 
 a mail's body, nor a name a client typed (a password typed in the name field would land in
 the log); a failed login names the account only by the id of the name tried, when an
 account has it. Every line is at level info (a lockout: warning): none is an error of the
-service.
+service. The administration's lines (``admin``) are the exception that names what the
+action was about (an account's name, a removed chat message's text): an operator wrote
+those, and the audit stream keeps the same (docs/operations.md, "Administration").
 """
 
 from __future__ import annotations
