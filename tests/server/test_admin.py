@@ -36,7 +36,8 @@ class Cli:
         self.capsys = capsys
 
     async def run(self, *argv: str) -> tuple[int, Any]:
-        """(exit code, the printed JSON or the error line)."""
+        """(exit code, the printed JSON or the error line). A table id may begin with
+        ``-``: it follows ``--``."""
         args = build_parser().parse_args(["admin", "--redis-url", self.url, *argv])
         self.capsys.readouterr()
         code = await admin_cli._run(config.from_env(redis_url=self.url), args)
@@ -141,17 +142,17 @@ async def test_each_cli_verb_acts_and_is_audited(server: ServerProcess, redis_ur
     await m.log_in(new)
 
     table_id, msg = await chat_line(server, m, "something rude")
-    await cli.ok("remove-chat", table_id, msg)
+    await cli.ok("remove-chat", "--", table_id, msg)
     entry = await audited(redis_url, "remove_chat", f"table:{table_id}")
     assert entry["detail"]["message"] == msg and entry["detail"]["text"] == "something rude"
     [line] = await history(server, table_id)
     assert (line["id"], line["text"], line["removed"]) == (msg, REMOVED_TEXT, True)
-    code, err = await cli.run("remove-chat", table_id, msg)
+    code, err = await cli.run("remove-chat", "--", table_id, msg)
     assert (code, err) == (1, "cardtable admin: no_message: no such chat message at that "
                               "table")
 
     open_table = await m.create(2)
-    await cli.ok("abort", open_table["id"])
+    await cli.ok("abort", "--", open_table["id"])
     assert (await m.get(f"/api/tables/{open_table['id']}")).status_code == 404
     listed = (await m.get("/api/tables?status=open")).json()["tables"]
     assert open_table["id"] not in [t["id"] for t in listed]
@@ -398,7 +399,7 @@ async def test_voiding_ends_a_game_without_a_result_and_tells_its_viewers(
     for how in ("cli", "http"):
         tid, sock, prompt = await voided_game(server, m)
         if how == "cli":
-            done = await cli.ok("void", tid)
+            done = await cli.ok("void", "--", tid)
         else:
             r = await boss.http.post(f"/api/admin/tables/{tid}/void")
             assert r.status_code == 200, r.text
