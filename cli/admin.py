@@ -97,6 +97,7 @@ async def _run(settings: config.Settings, args: argparse.Namespace) -> int:
     from server.app import Service
 
     svc = Service(settings)
+    svc.drives_bots = False  # a table it loads (to void it) plays no bot in this process
     try:
         out = await perform(Admin(svc), actor(), args)
     except LobbyError as e:
