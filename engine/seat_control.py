@@ -12,6 +12,10 @@ in the game record (``seat_changes``), so replays and ``cardtable verify`` see i
   timeouts in a row), ``handover`` (the table's creator), ``abandoned`` (another player
   claimed the seat of a player who was away too long), ``resigned`` or ``returned``.
 
+- ``game_voided {reason}``: the service's administration ended the game without a result
+  (``reason`` ``admin``): nobody acts after it, nobody wins, nothing is rated. It names no
+  seat: a table event of every game alike.
+
 A game's ``evolve`` never sees these events: the server folds them into ``Control``
 (pure, below) and the game's state is the fold of the game's events only. Which moves a
 bot made is read off the stream: the action after a ``seat_timed_out``, and every action
@@ -53,7 +57,16 @@ class SeatControllerChanged(Message):
     level: int | None = None
 
 
-CODEC = Codec([SeatTimedOut, SeatControllerChanged])
+@dataclass(frozen=True, slots=True)
+class GameVoided(Message):
+    """The game ends here without a result (the administration voided it)."""
+
+    type = "game_voided"
+    reason: str
+
+
+VOID_REASONS = ("admin",)
+CODEC = Codec([SeatTimedOut, SeatControllerChanged, GameVoided])
 TYPES = frozenset(CODEC.classes)
 
 
@@ -87,6 +100,10 @@ def decode(codec: Codec, data: Mapping[str, Any]) -> Message:
 def check(event: Message, seats: int) -> None:
     """Raise ``ValueError`` for a control event that names no seat of ``seats`` or an
     unknown ``by``/``reason``."""
+    if isinstance(event, GameVoided):
+        if event.reason not in VOID_REASONS:
+            raise ValueError(f"game_voided: reason {event.reason!r} (reason: {VOID_REASONS})")
+        return
     seat = getattr(event, "seat", None)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < seats:
         raise ValueError(f"{event.type}: seat {seat!r} is not a seat of this game")
@@ -116,10 +133,14 @@ class Control:
     """The fold of a table's seat-control events (one ``SeatState`` per seat touched)."""
 
     seats: dict[int, SeatState] = field(default_factory=dict)
+    voided: bool = False
+    """True once the game was voided (``game_voided``): it is over, without a result."""
 
     def apply(self, event: Message) -> None:
         """Fold one control event in (``seat_timed_out`` changes no controller)."""
-        if isinstance(event, SeatControllerChanged):
+        if isinstance(event, GameVoided):
+            self.voided = True
+        elif isinstance(event, SeatControllerChanged):
             s = self.seats.setdefault(event.seat, SeatState())
             s.by, s.reason = event.by, event.reason
             s.bot, s.level = (event.bot, event.level) if event.by == "bot" else (None, None)

@@ -19,9 +19,11 @@ A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``com
   ``resigned`` (absent: ``[]``) lists exactly the seats its ``seat_changes`` resign (a
   resigned seat never wins, so the winners are the result's minus those seats).
 - ``names``: each seat's name with its revealed salt (``name_salts``) gives its
-  ``name_commitments`` entry; a seat without a salt (its account was deleted) is named
-  ``engine.chain.REDACTED``. Not run for a record without those fields (a table started
-  before names were committed: its chain links the names themselves).
+  ``name_commitments`` entry; a seat without a salt (its account was deleted, named
+  ``engine.chain.REDACTED``, or renamed by the administration) is committed only: its
+  name is not checked, and the check's detail lists it. Not run for a record without
+  those fields (a table started before names were committed: its chain links the names
+  themselves).
 - ``chain``: the hash chain over the replayed events' spectator projections ends at
   ``head`` (docs/fairness.md §5), the first event's names replaced by
   ``name_commitments`` when the record has them; the record's ``seat_changes``
@@ -233,10 +235,7 @@ def _check_names(record: Mapping[str, Any], fields_ok: bool) -> Check:
     redacted = []
     for i, (name, salt, want) in enumerate(zip(players, record["name_salts"],
                                                record["name_commitments"], strict=True)):
-        if salt is None:
-            if name != REDACTED:
-                return Check("names", FAIL, f"seat {i} has no salt, so its name must be "
-                                            f"{REDACTED!r}, not {_short(name)}")
+        if salt is None:  # deleted (``REDACTED``) or renamed: the name is not checked
             redacted.append(i)
         elif name_commitment(salt, name) != want:
             return Check("names", FAIL, f"seat {i}: SHA-256(salt:name) is "
@@ -244,7 +243,11 @@ def _check_names(record: Mapping[str, Any], fields_ok: bool) -> Check:
                                         f"commitment is {want}")
     detail = f"{len(players) - len(redacted)} name(s) match their commitments"
     if redacted:
-        detail += f"; seat(s) {redacted} redacted (account deleted), committed only"
+        renamed = [i for i in redacted if players[i] != REDACTED]
+        detail += f"; seat(s) {redacted} redacted (account deleted or renamed), committed only"
+        if renamed:
+            detail += (f"; seat(s) {renamed} show a name given since, which the record "
+                       "does not prove")
     return Check("names", PASS, detail)
 
 

@@ -32,12 +32,14 @@ from server.accounts.accounts import Accounts
 from server.accounts.mail import Mailer
 from server.accounts.notify import Notifier
 from server.accounts.passkeys import Passkeys
+from server.admin.ops import Admin
 from server.bots.driver import BotDriver
 from server.config import Settings
 from server.errors import Unavailable
 from server.fanout.frames import RawSend
 from server.fanout.room import Connection
 from server.http import accounts as account_api
+from server.http import admin as admin_api
 from server.http import lobby, observe, passwords, profiles, rematch, takeover
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
@@ -92,6 +94,7 @@ class Service(TableListener):
                                  settings.public_url, settings.turn_mail_period,
                                  self.attendance.online)
         self.passkeys = Passkeys(self.account_store, settings.public_url)
+        self.admin = Admin(self)
         # Turn changes matter only for turn mails.
         self.wants_turns = self.notifier.mailer.enabled
 
@@ -108,6 +111,9 @@ class Service(TableListener):
         ``RedisError`` while the ratings are not all applied (the table is retried)."""
         meta = table.meta
         acts = await self.store.redis.hkeys(acts_key(table.id)) if meta.rated else []
+        if table.control.voided:
+            log.info("game voided: not rated", table=table.id)
+            return
         if meta.rated and meta.accounts and ratings.aborted(
                 meta.accounts, [k.decode() for k in acts]):
             log.info("game aborted: not rated", table=table.id)
@@ -269,6 +275,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *lobby.ROUTES,
         *takeover.ROUTES,
         *rematch.ROUTES,
+        *admin_api.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():
@@ -278,7 +285,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         routes += [Route("/table/{id}", page), Route("/replay/{id}", page),
                    Route("/replay", page), Route("/rules", page),
                    Route("/rules/{game}", _spa(dist / "index.html", "game")),
-                   Route("/account", page),
+                   Route("/account", page), Route("/admin", page),
                    Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]

@@ -1,8 +1,9 @@
 // Entry point: the header (home link, account, language switch) and a small router for
 // / (lobby), /table/<id> (live table), /replay/<id> and /replay (replay viewer), /account,
-// /my-games, /players/<name>, /leaderboard, and /rules/<game> (/rules: the server's default
+// /my-games, /admin, /players/<name>, /leaderboard, and /rules/<game> (/rules: the server's default
 // game's).
 import { accountPage, currentAccount, loadSession, onSessionChange } from "./account.js";
+import { adminPage } from "./admin.js";
 import { h, mount } from "./dom.js";
 import { LANGS, currentLang, onLangChange, setLang, t } from "./i18n.js";
 import { icons } from "./icons.js";
@@ -40,6 +41,9 @@ function renderHeader() {
     h("nav", { class: `nav${menuOpen ? " open" : ""}`, id: "site-nav" }, h("a", { href: "/", "data-link": true }, t("lobby")),
       h("a", { href: "/my-games", "data-link": true, testid: "nav-my-games" }, t("nav_my_games")),
       h("a", { href: "/leaderboard", "data-link": true, testid: "nav-leaderboard" }, t("nav_leaderboard")),
+      // Only for an account with a role: the server refuses everyone else anyway.
+      currentAccount() && (currentAccount().roles || []).length
+        ? h("a", { href: "/admin", "data-link": true, testid: "nav-admin" }, t("nav_admin")) : null,
       h("a", { href: "/account", "data-link": true, testid: "nav-account", class: "account-link" },
         currentAccount() ? currentAccount().username : t("nav_log_in")),
       // The rules of the game in context (a table, a replay, the lobby's choice).
@@ -65,6 +69,7 @@ function route() {
   else if ((m = path.match(/^\/replay\/([^/]+)$/))) cleanup = replayPage(root, decodeURIComponent(m[1]));
   else if (path === "/replay") cleanup = replayPage(root, null);
   else if (path === "/account") cleanup = accountPage(root, go);
+  else if (path === "/admin") cleanup = adminPage(root);
   else if (path === "/my-games") cleanup = myGamesPage(root, go);
   else if (path === "/leaderboard") cleanup = leaderboardPage(root);
   else if ((m = path.match(/^\/players\/([^/]+)$/))) cleanup = profilePage(root, decodeURIComponent(m[1]));

@@ -1,5 +1,5 @@
 // The log lines every game shares: who plays a seat (engine/seat_control.py's
-// `seat_timed_out` and `seat_controller_changed`), in the log and the replay. A game
+// `seat_timed_out`, `seat_controller_changed` and `game_voided`), in the log and the replay. A game
 // module's `describeEvent` tells its own events and hands the rest here.
 import { t } from "./i18n.js";
 
@@ -13,6 +13,7 @@ const person = (e, names) => {
  *  the persons behind them), or null when `e` is not a seat event. */
 export function seatEventText(e, names = []) {
   if (e.type === "seat_timed_out") return t("ev_seat_timed_out", { name: person(e, names), n: e.count });
+  if (e.type === "game_voided") return t("ev_game_voided");
   if (e.type !== "seat_controller_changed") return null;
   const key = `ev_seat_${e.by}_${e.reason}`;
   const text = t(key, { name: person(e, names) });
@@ -23,4 +24,4 @@ export function seatEventText(e, names = []) {
 export const eventSeat = (e) => (typeof e.seat === "number" ? e.seat : null);
 
 /** The seat events: emphasised in every game's log. */
-export const isSeatEvent = (e) => e.type === "seat_timed_out" || e.type === "seat_controller_changed";
+export const isSeatEvent = (e) => e.type === "seat_timed_out" || e.type === "seat_controller_changed" || e.type === "game_voided";

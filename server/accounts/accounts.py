@@ -65,6 +65,11 @@ class Account:
     is ``email``)."""
     bot: bool = False
     settings: dict[str, bool] = field(default_factory=dict)
+    roles: frozenset[str] = frozenset()
+    """``admin`` and/or ``moderator`` (server/admin/ops.py)."""
+    banned: str = ""
+    """The reason of a ban while the account is banned (it can neither log in nor use a
+    session), else ''."""
 
     def public(self) -> dict[str, Any]:
         """What anyone may see."""
@@ -73,7 +78,8 @@ class Account:
     def private(self) -> dict[str, Any]:
         """What the account itself sees."""
         return {**self.public(), "id": self.uid, "email": self.email,
-                "email_verified": self.verified, "settings": self.settings}
+                "email_verified": self.verified, "settings": self.settings,
+                "roles": sorted(self.roles)}
 
     @property
     def verified(self) -> bool:
@@ -88,7 +94,9 @@ def from_fields(uid: str, f: dict[str, str]) -> Account | None:
     return Account(uid=uid, username=f["username"], created_at=float(f.get("created_at", 0)),
                    email=f.get("email", ""), email_ok=f.get("email_ok", ""),
                    bot=f.get("bot") == "1",
-                   settings={**DEFAULT_SETTINGS, **json.loads(f.get("settings") or "{}")})
+                   settings={**DEFAULT_SETTINGS, **json.loads(f.get("settings") or "{}")},
+                   roles=frozenset(r for r in f.get("roles", "").split(",") if r),
+                   banned=f.get("banned", ""))
 
 
 def check_username(name: Any) -> str:
@@ -204,6 +212,9 @@ class Accounts:
             await self.store.update_account(uid, {"pw": await _hash(password)})  # type: ignore[arg-type]
         account = from_fields(uid, fields)  # type: ignore[arg-type]
         assert account is not None
+        if account.banned:
+            audit.login_refused("banned", address, "password", account.uid)
+            raise LobbyError(403, "banned", "this account is banned")
         audit.logged_in(account.uid, address, "password")
         return account
 

@@ -6,10 +6,14 @@ A line carries ids, the result and the address only: never a password, a token, 
 a mail's body, nor a name a client typed (a password typed in the name field would land in
 the log); a failed login names the account only by the id of the name tried, when an
 account has it. Every line is at level info (a lockout: warning): none is an error of the
-service.
+service. The administration's lines (``admin``) are the exception that names what the
+action was about (an account's name, a removed chat message's text): an operator wrote
+those, and the audit stream keeps the same (docs/operations.md, "Administration").
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from server import metrics
 from server.logging import get_logger
@@ -62,3 +66,10 @@ def password_reset(uid: str, client: str, sessions_ended: int) -> None:
 def deleted(uid: str, client: str) -> None:
     """An account was deleted (its id only: its name is gone with it)."""
     log.info("account_deleted", uid=uid, client=client)
+
+
+def admin(actor: str, action: str, target: str, detail: dict[str, Any]) -> None:
+    """An administrative action (server/admin/ops.py; also kept in the audit stream):
+    ``actor`` (``cli:<os user>`` or ``account:<username>``), ``action``, ``target`` (an
+    account id, ``table:<id>``, ``name:<name>`` or ``address:<address>``) and its details."""
+    log.info("admin", actor=actor, action=action, target=target, **detail)

@@ -6,10 +6,8 @@ Errors as in ``server.http.lobby``.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import html
-import json
 import secrets
 from typing import Any
 
@@ -18,13 +16,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from server.accounts import audit, sessions
-from server.accounts.accounts import DELETED, DELETED_NAME, Account
+from server.accounts import audit, erase, sessions
+from server.accounts.accounts import Account
 from server.accounts.sessions import Session
 from server.errors import LobbyError, Unavailable
 from server.http import csrf
 from server.http.common import body, guarded, svc_of
-from server.play import chat
 from server.table.meta import TableMeta, token_hash
 
 MAX_CLAIMS = 50
@@ -312,49 +309,7 @@ async def delete_account(request: Request) -> Response:
     account = session.account
     await svc.accounts.check_password_of(account, data.get("password")
                                          if isinstance(data, dict) else None)
-    queue = list(await from_store(svc.account_store.game_ids(account.uid, 10_000)))
-    seen: set[str] = set()
-    while queue:
-        table_id = queue.pop()
-        if table_id in seen:
-            continue
-        seen.add(table_id)
-        fields = (await from_store(svc.account_store.table_metas([table_id])))[0]
-        if not fields:
-            continue  # an open table that expired
-        meta = TableMeta.from_fields(table_id, fields)
-        if meta.rematch:
-            queue.append(meta.rematch)  # a seat may wait for the account there
-        mine = {i: DELETED_NAME for i, s in enumerate(meta.seats) if s.account == account.uid}
-        if not mine:
-            continue
-        if meta.status != "open":  # the stored game first: the meta change rebuilds caches
-            await svc.tables.lobby.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
-        old_names = {meta.seats[i].name or "" for i in mine}
-        for other in set(meta.accounts) - {account.uid}:  # the others' rating histories
-            await from_store(svc.account_store.rename_opponent(other, table_id, old_names,
-                                                               DELETED_NAME))
-
-        def change(meta: TableMeta) -> dict[str, str]:
-            out: dict[str, str] = {}
-            for i, s in enumerate(meta.seats):
-                if s.account == account.uid:
-                    meta.seats[i] = dataclasses.replace(s, name=DELETED_NAME, account=DELETED)
-                    if i < len(meta.name_salts):
-                        meta.name_salts[i] = None
-                        out["name_salts"] = json.dumps(meta.name_salts)
-            return {**out, "seats": meta.seats_json()}
-
-        with contextlib.suppress(LobbyError):  # an expired open table
-            await svc.tables.lobby.change(table_id, change,
-                                          statuses=("open", "running", "ended"))
-        if meta.status != "open":
-            # Again (a no-op unless needed): an archive packed from entries read before
-            # the first pass may have been stored since.
-            await svc.tables.lobby.rename_seats(table_id, mine, (chat.PLAYERS, chat.SPECTATORS))
-        # An archived game's compacted meta still packs the old seats and salts.
-        await from_store(svc.store.repack_meta(table_id))
-    await from_store(svc.account_store.delete_account(account.uid, account.username))
+    await from_store(erase.erase_account(svc, account))
     audit.deleted(account.uid, request.client.host if request.client else "?")
     response = JSONResponse({"deleted": True})
     sessions.clear_cookie(response, request)
@@ -428,6 +383,8 @@ async def passkey_login(request: Request) -> Response:
         account = await from_store(accounts.get(uid))
         if account is None:
             raise LobbyError(400, "bad_passkey", "this passkey belongs to no account here")
+        if account.banned:
+            raise LobbyError(403, "banned", "this account is banned")
     except LobbyError as e:
         audit.login_refused(e.code, addr, "passkey")
         raise

@@ -9,7 +9,8 @@ moved to the new name on the response, the old one cleared) into
 session's token in ``X-CSRF-Token`` (synchronizer token: a page of another site can
 neither read it nor set the header without a CORS preflight the server never grants), else
 403 ``csrf`` and nothing runs. Requests without a session cookie are authenticated by
-bearer tokens only, which a browser never sends by itself. Sign-up and login set a cookie,
+bearer tokens only, which a browser never sends by itself. A session of a banned account
+is refused with 403 ``banned`` (server/admin/ops.py). Sign-up and login set a cookie,
 so they also refuse an ``Origin`` of another site (403 ``csrf``; login CSRF).
 """
 
@@ -65,6 +66,11 @@ class SessionAuth:
                 await _refuse(scope, receive, send, 503, "unavailable",
                               "the store is unavailable; try again")
                 return
+        if session is not None and session.account.banned:
+            # A ban ends the account's sessions; one loaded in the same instant is
+            # refused here.
+            await _refuse(scope, receive, send, 403, "banned", "this account is banned")
+            return
         scope[SCOPE_KEY] = session
         if session is not None and scope["method"] not in SAFE:
             given = conn.headers.get("x-csrf-token", "")

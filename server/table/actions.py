@@ -70,6 +70,8 @@ class Actions:
                         await self.tables.streams.sync(table)
                     # On every state the action is decided on: a sync (or the lock's wait)
                     # may have brought the seat's change to a bot.
+                    if table.control.voided:
+                        raise IllegalAction("game_over", "the game was voided")
                     if not by_bot and table.by_bot(seat):
                         raise IllegalAction("seat_handed_over", f"seat #{seat + 1} is played "
                                             "by a bot now; this token no longer acts")

@@ -68,11 +68,23 @@ class Ending:
             self.tables.spawn(self.finish(table))
 
     async def finish(self, table: LiveTable) -> None:
-        result = table.game.result(table.state)
+        """Settle the end (``settle``), then archive the game later unless this process
+        watches it."""
+        if await self.settle(table) and self.tables.cache.get(table.id) is not table:
+            await self.archive_later(table)  # nobody here watched it to its end
+
+    async def settle(self, table: LiveTable) -> bool:
+        """The end of the game settled: ratings and mails (the listener), then the meta
+        and lobby row marked ``ended`` (with the winners and totals; ``voided`` for a
+        voided game). False when the listener failed (a later load retries). Repeatable."""
+        voided = table.control.voided
+        result = None if voided else table.game.result(table.state)
         winners = result.get("winners") if isinstance(result, dict) else None
         if winners is not None:  # a resigned seat cannot win (docs/rules.md, "Resigning")
             winners = [w for w in winners if not table.control.resigned(w)]
         fields = {"status": "ended", "ended_at": repr(time.time())}
+        if voided:
+            fields["voided"] = "1"
         if winners is not None:
             fields["winners"] = json.dumps(winners)
         scores = result.get("scores") if isinstance(result, dict) else None
@@ -83,7 +95,7 @@ class Ending:
             await self.tables.listener.game_ended(table)
         except Exception as e:  # ratings not (all) applied: leave it for a retry
             log.warning("end of game not settled", table=table.id, error=repr(e))
-            return
+            return False
         try:
             version = await self.tables.store.update_meta(table.id, fields)
             if version is not None:
@@ -95,9 +107,8 @@ class Ending:
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("could not mark ended", table=table.id, error=str(e))
-        log.info("game ended", table=table.id, seq=table.seq)
-        if self.tables.cache.get(table.id) is not table:
-            await self.archive_later(table)  # nobody here watched it to its end
+        log.info("game ended", table=table.id, seq=table.seq, voided=voided)
+        return True
 
     async def record(self, table: LiveTable) -> dict[str, Any]:
         """The game record (CONTRACT §1 with ``seed`` and ``deck``) plus ``server_seed``,
@@ -133,7 +144,8 @@ class Ending:
                            server_seed=meta.server_seed, commitment=meta.commitment,
                            contributions=list(meta.contributions), table_id=table.id,
                            head=entries[-1]["h"] if entries else meta.head,
-                           result=game.result(table.state),
+                           result=None if table.control.voided else game.result(table.state),
                            seat_changes=seat_control.record_changes(entries),
                            resigned=[i for i in range(len(players)) if table.control.resigned(i)],
-                           **names, **({"redacted_seats": redacted} if redacted else {}))
+                           **names, **({"redacted_seats": redacted} if redacted else {}),
+                           **({"voided": True} if table.control.voided else {}))

@@ -117,7 +117,9 @@ class StreamSync:
         table.meta = meta
         meta.seq, meta.head = max(meta.seq, table.seq), meta.head or table.head.hex()
         if (old.version, old.status) != (meta.version, meta.status):
-            if table.seq and any(s.account == DELETED and o.account != DELETED
+            # An account deleted, or renamed by the administration (same account, new name).
+            if table.seq and any((s.account == DELETED and o.account != DELETED)
+                                 or (s.account and s.account == o.account and s.name != o.name)
                                  for s, o in zip(meta.seats, old.seats, strict=False)):
                 self.tables.spawn(self.renamed(table))  # its name left the stored game too
             # A seat given to someone else drops the sockets of the old token.
@@ -171,7 +173,8 @@ class StreamSync:
             log.warning("table not rechecked", table=table.id, error=str(e))
 
     async def renamed(self, table: LiveTable) -> None:
-        """A seat of a started table was renamed in the store (an account deleted): fold
+        """A seat of a started table was renamed in the store (an account deleted or
+        renamed): fold
         the stored entries again, so views carry the new name, and resend welcomes."""
         async with table.lock:
             try:
