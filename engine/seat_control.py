@@ -11,6 +11,10 @@ in the game record (``seat_changes``), so replays and ``cardtable verify`` see i
   played by ``by`` (``"bot"`` or ``"player"``); ``reason`` is ``timeout`` (too many
   timeouts in a row), ``handover`` (the table's creator), ``abandoned`` (another player
   claimed the seat of a player who was away too long), ``resigned`` or ``returned``.
+- ``game_voided {reason}``: the game is void from here on: nobody moves again, nobody
+  wins, no rating changes (the operator's ``cardtable void-rewound`` after a restore from
+  an older backup, or an administrator: server/table/void.py). It names no seat; in a
+  record it is the last of the ``seat_changes``.
 
 A game's ``evolve`` never sees these events: the server folds them into ``Control``
 (pure, below) and the game's state is the fold of the game's events only. Which moves a
@@ -53,7 +57,15 @@ class SeatControllerChanged(Message):
     level: int | None = None
 
 
-CODEC = Codec([SeatTimedOut, SeatControllerChanged])
+@dataclass(frozen=True, slots=True)
+class GameVoided(Message):
+    """The game is void from this event on (``reason``: why, for people to read)."""
+
+    type = "game_voided"
+    reason: str
+
+
+CODEC = Codec([SeatTimedOut, SeatControllerChanged, GameVoided])
 TYPES = frozenset(CODEC.classes)
 
 
@@ -86,7 +98,11 @@ def decode(codec: Codec, data: Mapping[str, Any]) -> Message:
 
 def check(event: Message, seats: int) -> None:
     """Raise ``ValueError`` for a control event that names no seat of ``seats`` or an
-    unknown ``by``/``reason``."""
+    unknown ``by``/``reason`` (a ``game_voided``: a reason that is no text)."""
+    if isinstance(event, GameVoided):
+        if not isinstance(event.reason, str) or not event.reason:
+            raise ValueError("game_voided: reason must be a non-empty text")
+        return
     seat = getattr(event, "seat", None)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < seats:
         raise ValueError(f"{event.type}: seat {seat!r} is not a seat of this game")
@@ -116,9 +132,13 @@ class Control:
     """The fold of a table's seat-control events (one ``SeatState`` per seat touched)."""
 
     seats: dict[int, SeatState] = field(default_factory=dict)
+    voided: str | None = None
+    """The reason of the ``game_voided`` event, once the game is void."""
 
     def apply(self, event: Message) -> None:
         """Fold one control event in (``seat_timed_out`` changes no controller)."""
+        if isinstance(event, GameVoided):
+            self.voided = event.reason
         if isinstance(event, SeatControllerChanged):
             s = self.seats.setdefault(event.seat, SeatState())
             s.by, s.reason = event.by, event.reason
@@ -137,6 +157,11 @@ class Control:
         """True once the seat's player resigned."""
         s = self.seats.get(seat)
         return bool(s and s.resigned)
+
+
+def voided(events: Iterable[Message]) -> str | None:
+    """The reason of the first ``game_voided`` among ``events``, else ``None``."""
+    return next((e.reason for e in events if isinstance(e, GameVoided)), None)
 
 
 def record_changes(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -177,6 +202,9 @@ def parse_changes(raw: Any, actions: int, seats: int) -> list[tuple[int, Message
             check(event, seats)
         except Exception as e:  # IllegalAction or ValueError: both a malformed record
             raise ValueError(f"seat_changes[{i}]: {e}") from None
+        if isinstance(event, GameVoided) and (at != actions or i != len(raw) - 1):
+            raise ValueError(f"seat_changes[{i}]: game_voided must be the last change, "
+                             "after every action")
         out.append((at, event))
         last = at
     return out

@@ -71,7 +71,7 @@ def _presence(svc: Service, table: LiveTable, fields: dict[str, str], seat: int,
 
 
 def _over(table: LiveTable) -> bool:
-    return table.game.is_over(table.state)
+    return table.game_over()
 
 
 @guarded

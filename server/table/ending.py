@@ -68,6 +68,11 @@ class Ending:
             self.tables.spawn(self.finish(table))
 
     async def finish(self, table: LiveTable) -> None:
+        if table.voided is not None:
+            await self.mark_voided(table)
+            if self.tables.cache.get(table.id) is not table:
+                await self.archive_later(table)
+            return
         result = table.game.result(table.state)
         winners = result.get("winners") if isinstance(result, dict) else None
         if winners is not None:  # a resigned seat cannot win (docs/rules.md, "Resigning")
@@ -98,6 +103,25 @@ class Ending:
         log.info("game ended", table=table.id, seq=table.seq)
         if self.tables.cache.get(table.id) is not table:
             await self.archive_later(table)  # nobody here watched it to its end
+
+    async def mark_voided(self, table: LiveTable) -> None:
+        """Mark a voided game ended in the meta and the lobby row, with ``voided`` (its
+        reason) and no winners; nobody is told to settle it (no ratings, no mails). Safe
+        to repeat."""
+        reason = table.voided or ""
+        fields = {"status": "ended", "ended_at": repr(time.time()), "voided": reason}
+        try:
+            version = await self.tables.store.update_meta(table.id, fields)
+            if version is not None:
+                await self.tables.lobby.index(dataclasses.replace(
+                    table.meta, status="ended", winners=None, scores=None, voided=reason,
+                    version=str(version)))
+            await self.tables.store.mark_bot_table(table.id, False)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("could not mark voided", table=table.id, error=str(e))
+            raise
+        log.info("game voided", table=table.id, seq=table.seq, reason=reason)
 
     async def record(self, table: LiveTable) -> dict[str, Any]:
         """The game record (CONTRACT §1 with ``seed`` and ``deck``) plus ``server_seed``,
