@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import time
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
@@ -77,7 +76,7 @@ class Ending:
         winners = result.get("winners") if isinstance(result, dict) else None
         if winners is not None:  # a resigned seat cannot win (docs/rules.md, "Resigning")
             winners = [w for w in winners if not table.control.resigned(w)]
-        fields = {"status": "ended", "ended_at": repr(time.time())}
+        fields = {"status": "ended", "ended_at": repr(self.tables.now() / 1000)}
         if winners is not None:
             fields["winners"] = json.dumps(winners)
         scores = result.get("scores") if isinstance(result, dict) else None
@@ -109,7 +108,7 @@ class Ending:
         reason) and no winners; nobody is told to settle it (no ratings, no mails). Safe
         to repeat."""
         reason = table.voided or ""
-        fields = {"status": "ended", "ended_at": repr(time.time()), "voided": reason}
+        fields = {"status": "ended", "ended_at": repr(self.tables.now() / 1000), "voided": reason}
         try:
             version = await self.tables.store.update_meta(table.id, fields)
             if version is not None:
