@@ -22,7 +22,11 @@ forge. A bad entry there (no IP address or network) stops ``balance`` with statu
 
 Each started process is announced on stderr as ``cardtable balance: serve <port> pid <pid>``;
 SIGTERM/SIGINT stop HAProxy first (no new connections), then every process (SIGTERM:
-sockets get 1001 and reconnect elsewhere), then the embedded Redis.
+sockets get 1001 and reconnect elsewhere), then the embedded Redis. SIGHUP restarts the
+processes one at a time (a rolling restart, e.g. onto upgraded code: each new process runs
+the code now installed): stop one (its sockets reconnect to the others), start it again,
+wait until its ``/healthz`` answers 200, then the next; ``cardtable balance: rolling restart
+done`` on stderr when all are (docs/operations.md, "Rolling deploys and upgrades").
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 HAPROXY_HINT = ("haproxy was not found. Install it (Debian/Ubuntu: `sudo apt-get install "
@@ -239,14 +244,19 @@ def run(args: argparse.Namespace) -> int:
         except (RedisMissing, RuntimeError) as e:
             print(f"cardtable balance: {e}", file=sys.stderr)
             return 1
-    stopping = False
+    stopping = rolling = False
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping
         stopping = True
 
+    def roll(signum: int, frame: object) -> None:
+        nonlocal rolling
+        rolling = True
+
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGHUP, roll)
     folder = Path(tempfile.mkdtemp(prefix="cardtable-balance-"))
     config_file = folder / "haproxy.cfg"
     config_file.write_text(haproxy_config(host, listen, ports, _maxconn(),
@@ -262,6 +272,20 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
         while not stopping:
             time.sleep(0.2)
+            if rolling:
+                rolling = False
+                for port in ports:
+                    if stopping:
+                        break
+                    _stop(procs[port])
+                    procs[port] = _serve(port, redis_url, trust)
+                    if not _healthy(port, procs[port], lambda: stopping):
+                        print(f"cardtable balance: serve {port} did not answer /healthz; "
+                              "rolling restart stopped", file=sys.stderr, flush=True)
+                        break
+                else:
+                    print("cardtable balance: rolling restart done", file=sys.stderr,
+                          flush=True)
             if proxy.poll() is not None:
                 print(f"cardtable balance: haproxy exited with {proxy.returncode}",
                       file=sys.stderr)
@@ -284,6 +308,22 @@ def run(args: argparse.Namespace) -> int:
         if embedded is not None:
             embedded.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _healthy(port: int, proc: subprocess.Popen[bytes], stopping: Callable[[], bool],
+             timeout: float = 120.0) -> bool:
+    """Wait until the process on ``port`` answers ``/healthz`` with 200 (False: it exited,
+    the balancer is stopping, or ``timeout`` seconds passed)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None and not stopping():
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.1)  # polling a process that is starting
+    return False
 
 
 def _maxconn() -> int:
