@@ -22,7 +22,11 @@ forge. A bad entry there (no IP address or network) stops ``balance`` with statu
 
 Each started process is announced on stderr as ``cardtable balance: serve <port> pid <pid>``;
 SIGTERM/SIGINT stop HAProxy first (no new connections), then every process (SIGTERM:
-sockets get 1001 and reconnect elsewhere), then the embedded Redis.
+sockets get 1001 and reconnect elsewhere), then the embedded Redis. SIGHUP restarts the
+processes one at a time (a rolling restart, e.g. onto upgraded code: each new process runs
+the code now installed): stop one (its sockets reconnect to the others), start it again,
+wait until its ``/healthz`` answers 200, then the next; ``cardtable balance: rolling restart
+done`` on stderr when all are (docs/operations.md, "Rolling deploys and upgrades").
 """
 
 from __future__ import annotations
@@ -33,11 +37,13 @@ import ipaddress
 import os
 import shutil
 import signal
+import string
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 HAPROXY_HINT = ("haproxy was not found. Install it (Debian/Ubuntu: `sudo apt-get install "
@@ -64,6 +70,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--leastconn", action="store_true",
                    help="spread a table's sockets over the processes too (each process "
                         "then follows every table: more CPU per action; for comparison)")
+    p.add_argument("--config", metavar="TEMPLATE",
+                   help="your own HAProxy configuration template (e.g. TLS in HAProxy) with "
+                        "the placeholders of cli/balance.py DEFAULT_TEMPLATE; checked with "
+                        "haproxy -c before anything starts")
     p.add_argument("--redis-url", help="shared Redis (default: REDIS_URL, else embedded)")
     p.add_argument("--redis-dir", default="var/redis",
                    help="data directory of the embedded Redis (var/redis)")
@@ -132,6 +142,50 @@ def _forwarding(trusted: Sequence[str]) -> str:
 """
 
 
+DEFAULT_TEMPLATE = """global
+    maxconn ${maxconn}
+    log stderr format short local0 warning
+
+defaults
+    mode http
+    log global
+    option dontlognull
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    # a websocket is a tunnel once upgraded: idle players must not be cut off
+    timeout tunnel 1h
+    timeout client-fin 5s
+    retries 3
+    option redispatch 1
+    # the processes trust X-Forwarded-For from this address only (and the front proxies)
+    source ${source}
+
+frontend cardtable
+    bind ${host}:${port}
+${forwarding}${routing}${backends}"""
+"""The configuration ``balance`` writes, as a template of ``string.Template``: an
+operator's own (``--config``, e.g. with ``bind :443 ssl crt …``) uses the same
+placeholders: ``${forwarding}`` (the forwarded-header rules) and ``${routing}`` (the
+backend choice), both inside the frontend in this order, ``${backends}`` (every backend:
+after it), and ``${host}``, ``${port}``, ``${maxconn}``, ``${source}`` (what the defaults
+keep: ``source ${source}`` must stay, the processes trust only that address and the front
+proxies)."""
+
+
+def render(template: str, host: str, port: int, backends: list[int], maxconn: int = 10_000,
+           leastconn: bool = False, trusted: Sequence[str] = ()) -> str:
+    """``template`` with its placeholders (``DEFAULT_TEMPLATE``) filled in; raises
+    ``ValueError`` naming a placeholder it does not know or a ``$`` it cannot read."""
+    routing, parts = _parts(backends, leastconn)
+    try:
+        return string.Template(template).substitute(
+            forwarding=_forwarding(trusted), routing=routing, backends=parts, host=host,
+            port=port, maxconn=maxconn, source=BALANCER_SOURCE)
+    except KeyError as e:
+        raise ValueError(f"unknown placeholder ${{{e.args[0]}}} in the template") from None
+
+
 def haproxy_config(host: str, port: int, backends: list[int], maxconn: int = 10_000,
                    leastconn: bool = False, trusted: Sequence[str] = ()) -> str:
     """The HAProxy configuration: one HTTP frontend on ``host:port``, one server per
@@ -150,6 +204,11 @@ def haproxy_config(host: str, port: int, backends: list[int], maxconn: int = 10_
     other request. ``leastconn``: every request to ``serve``. ``PROCESS_PATH`` goes to
     the backend of that one process (``process<n>``), as its own ``/metrics`` or
     ``/healthz``."""
+    return render(DEFAULT_TEMPLATE, host, port, backends, maxconn, leastconn, trusted)
+
+
+def _parts(backends: list[int], leastconn: bool) -> tuple[str, str]:
+    """The frontend's routing lines and every backend (``haproxy_config``)."""
     def servers(extra: str) -> str:  # ``{name}`` in ``extra``: the server's name
         return "\n".join(f"    server serve{i} 127.0.0.1:{p} " + extra.format(name=f"serve{i}")
                          for i, p in enumerate(backends))
@@ -168,38 +227,20 @@ backend tables
     route = "" if leastconn else f"""    acl table_path path_reg {TABLE_PATH}
     use_backend tables if table_path
 """
-    return f"""global
-    maxconn {maxconn}
-    log stderr format short local0 warning
-
-defaults
-    mode http
-    log global
-    option dontlognull
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    # a websocket is a tunnel once upgraded: idle players must not be cut off
-    timeout tunnel 1h
-    timeout client-fin 5s
-    retries 3
-    option redispatch 1
-    # the processes trust X-Forwarded-For from this address only (and the front proxies)
-    source {BALANCER_SOURCE}
-
-frontend cardtable
-    bind {host}:{port}
-{_forwarding(trusted)}    # each process's own /metrics and /healthz: /process/<n>/metrics
+    routing = f"""\
+    # each process's own /metrics and /healthz: /process/<n>/metrics
     acl process_path path_reg {PROCESS_PATH}
     use_backend process%[path,field(3,/)] if process_path
 {route}    default_backend serve
-{tables}{processes}
+"""
+    parts = f"""{tables}{processes}
 backend serve
     balance leastconn
     option httpchk GET /healthz
     http-check expect status 200
 {servers("check inter 500 fall 2 rise 2 on-marked-down shutdown-sessions")}
 """
+    return routing, parts
 
 
 def run(args: argparse.Namespace) -> int:
@@ -230,6 +271,23 @@ def run(args: argparse.Namespace) -> int:
     ports = [first + i for i in range(args.processes)]
     if args.ports:
         ports = [int(p) for p in args.ports.split(",")]
+    try:
+        template = Path(args.config).read_text() if args.config else DEFAULT_TEMPLATE
+        text = render(template, host, listen, ports, _maxconn(), args.leastconn, trusted)
+    except (OSError, ValueError) as e:
+        print(f"cardtable balance: --config {args.config}: {e}", file=sys.stderr)
+        return 2
+    folder = Path(tempfile.mkdtemp(prefix="cardtable-balance-"))
+    config_file = folder / "haproxy.cfg"
+    config_file.write_text(text)
+    if args.config:
+        checked = subprocess.run([haproxy, "-c", "-q", "-f", str(config_file)],
+                                 capture_output=True, text=True, check=False)
+        if checked.returncode != 0:
+            print(f"cardtable balance: --config {args.config}: haproxy refuses it: "
+                  f"{(checked.stdout + checked.stderr).strip()}", file=sys.stderr)
+            shutil.rmtree(folder, ignore_errors=True)
+            return 2
     redis_url = args.redis_url or os.environ.get("REDIS_URL")
     embedded = None
     if not redis_url:
@@ -238,19 +296,21 @@ def run(args: argparse.Namespace) -> int:
             redis_url = embedded.start()
         except (RedisMissing, RuntimeError) as e:
             print(f"cardtable balance: {e}", file=sys.stderr)
+            shutil.rmtree(folder, ignore_errors=True)
             return 1
-    stopping = False
+    stopping = rolling = False
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping
         stopping = True
 
+    def roll(signum: int, frame: object) -> None:
+        nonlocal rolling
+        rolling = True
+
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    folder = Path(tempfile.mkdtemp(prefix="cardtable-balance-"))
-    config_file = folder / "haproxy.cfg"
-    config_file.write_text(haproxy_config(host, listen, ports, _maxconn(),
-                                          args.leastconn, trusted))
+    signal.signal(signal.SIGHUP, roll)
     trust = process_trust(trusted)
     procs: dict[int, subprocess.Popen[bytes]] = {}
     proxy: subprocess.Popen[bytes] | None = None
@@ -262,6 +322,20 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
         while not stopping:
             time.sleep(0.2)
+            if rolling:
+                rolling = False
+                for port in ports:
+                    if stopping:
+                        break
+                    _stop(procs[port])
+                    procs[port] = _serve(port, redis_url, trust)
+                    if not _healthy(port, procs[port], lambda: stopping):
+                        print(f"cardtable balance: serve {port} did not answer /healthz; "
+                              "rolling restart stopped", file=sys.stderr, flush=True)
+                        break
+                else:
+                    print("cardtable balance: rolling restart done", file=sys.stderr,
+                          flush=True)
             if proxy.poll() is not None:
                 print(f"cardtable balance: haproxy exited with {proxy.returncode}",
                       file=sys.stderr)
@@ -284,6 +358,22 @@ def run(args: argparse.Namespace) -> int:
         if embedded is not None:
             embedded.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _healthy(port: int, proc: subprocess.Popen[bytes], stopping: Callable[[], bool],
+             timeout: float = 120.0) -> bool:
+    """Wait until the process on ``port`` answers ``/healthz`` with 200 (False: it exited,
+    the balancer is stopping, or ``timeout`` seconds passed)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None and not stopping():
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.1)  # polling a process that is starting
+    return False
 
 
 def _maxconn() -> int:

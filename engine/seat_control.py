@@ -11,10 +11,11 @@ in the game record (``seat_changes``), so replays and ``cardtable verify`` see i
   played by ``by`` (``"bot"`` or ``"player"``); ``reason`` is ``timeout`` (too many
   timeouts in a row), ``handover`` (the table's creator), ``abandoned`` (another player
   claimed the seat of a player who was away too long), ``resigned`` or ``returned``.
-
-- ``game_voided {reason}``: the service's administration ended the game without a result
-  (``reason`` ``admin``): nobody acts after it, nobody wins, nothing is rated. It names no
-  seat: a table event of every game alike.
+- ``game_voided {reason}``: the game is void from here on: nobody moves again, nobody
+  wins, no rating changes (the operator's ``cardtable void-rewound`` after a restore from
+  an older backup, or an administrator: server/table/void.py). It names no seat; in a
+  record it is the last of the ``seat_changes``. An administrator's void has the reason
+  ``admin``.
 
 A game's ``evolve`` never sees these events: the server folds them into ``Control``
 (pure, below) and the game's state is the fold of the game's events only. Which moves a
@@ -59,13 +60,12 @@ class SeatControllerChanged(Message):
 
 @dataclass(frozen=True, slots=True)
 class GameVoided(Message):
-    """The game ends here without a result (the administration voided it)."""
+    """The game is void from this event on (``reason``: why, for people to read)."""
 
     type = "game_voided"
     reason: str
 
 
-VOID_REASONS = ("admin",)
 CODEC = Codec([SeatTimedOut, SeatControllerChanged, GameVoided])
 TYPES = frozenset(CODEC.classes)
 
@@ -99,10 +99,10 @@ def decode(codec: Codec, data: Mapping[str, Any]) -> Message:
 
 def check(event: Message, seats: int) -> None:
     """Raise ``ValueError`` for a control event that names no seat of ``seats`` or an
-    unknown ``by``/``reason``."""
+    unknown ``by``/``reason`` (a ``game_voided``: a reason that is no text)."""
     if isinstance(event, GameVoided):
-        if event.reason not in VOID_REASONS:
-            raise ValueError(f"game_voided: reason {event.reason!r} (reason: {VOID_REASONS})")
+        if not isinstance(event.reason, str) or not event.reason:
+            raise ValueError("game_voided: reason must be a non-empty text")
         return
     seat = getattr(event, "seat", None)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < seats:
@@ -133,14 +133,14 @@ class Control:
     """The fold of a table's seat-control events (one ``SeatState`` per seat touched)."""
 
     seats: dict[int, SeatState] = field(default_factory=dict)
-    voided: bool = False
-    """True once the game was voided (``game_voided``): it is over, without a result."""
+    voided: str | None = None
+    """The reason of the ``game_voided`` event, once the game is void."""
 
     def apply(self, event: Message) -> None:
         """Fold one control event in (``seat_timed_out`` changes no controller)."""
         if isinstance(event, GameVoided):
-            self.voided = True
-        elif isinstance(event, SeatControllerChanged):
+            self.voided = event.reason
+        if isinstance(event, SeatControllerChanged):
             s = self.seats.setdefault(event.seat, SeatState())
             s.by, s.reason = event.by, event.reason
             s.bot, s.level = (event.bot, event.level) if event.by == "bot" else (None, None)
@@ -158,6 +158,11 @@ class Control:
         """True once the seat's player resigned."""
         s = self.seats.get(seat)
         return bool(s and s.resigned)
+
+
+def voided(events: Iterable[Message]) -> str | None:
+    """The reason of the first ``game_voided`` among ``events``, else ``None``."""
+    return next((e.reason for e in events if isinstance(e, GameVoided)), None)
 
 
 def record_changes(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -198,6 +203,9 @@ def parse_changes(raw: Any, actions: int, seats: int) -> list[tuple[int, Message
             check(event, seats)
         except Exception as e:  # IllegalAction or ValueError: both a malformed record
             raise ValueError(f"seat_changes[{i}]: {e}") from None
+        if isinstance(event, GameVoided) and (at != actions or i != len(raw) - 1):
+            raise ValueError(f"seat_changes[{i}]: game_voided must be the last change, "
+                             "after every action")
         out.append((at, event))
         last = at
     return out

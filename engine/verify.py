@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import GAMES, UNNAMED_RECORD_GAME, record_game
+from engine import GAMES, UNNAMED_RECORD_GAME, record_game, seat_control
 from engine.chain import REDACTED, heads, name_commitment, public_events
 from engine.game import Game, RecordError
 from engine.seat_control import SeatControllerChanged
@@ -442,6 +442,8 @@ def verify_record(record: Any) -> Report:
         actions = record.get("actions", [])
         result = game.result(state)
         ended = "the game ended" if result is not None else "the game has not ended"
+        if (reason := seat_control.voided(events)) is not None:
+            ended = f"the game was voided ({reason}): no result, nobody won"
         odd = _not_as_written(game, record, events) if _is_service(record) else None
         if odd:
             replay = Check("replay", FAIL, odd)

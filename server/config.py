@@ -107,6 +107,10 @@ class Settings(BaseSettings):
     """seconds a finished game keeps its event list once no socket or bot of a process
     watches it, before that process stores it as its archive (compressed actions, rebuilt
     by replay on demand: docs/protocol.md §3)"""
+    keep_finished_days: int = Field(0, ge=0)
+    """days a finished game stays in Redis after its end before `cardtable prune` exports
+    its record (`--export DIR`) and deletes it (docs/operations.md, "Retention"); `0`:
+    forever (prune deletes nothing)"""
     hello_timeout: float = Field(10.0, gt=0)
     """seconds a new socket has to send `hello`"""
     outbox_limit: int = Field(4096, gt=0)

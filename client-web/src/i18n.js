@@ -35,7 +35,8 @@ const en = {
   spectators_n: (p) => `${plural(p.n, "spectator", "spectators")} watching`,
   seat_bot_notice: "A bot plays your seat now; you can take it back.",
   seat_resigned_notice: "You resigned: a bot plays your seat to the end.",
-  ev_game_voided: "The game was voided by the administration: it ends without a result.",
+  ev_game_voided: (p) => (p.reason === "admin" ? "The game was voided by the administration: nobody wins, no rating changes."
+    : `The game was voided (${p.reason}): nobody wins, no rating changes.`),
   ev_seat_timed_out: (p) => `${p.name}'s time ran out: a bot makes this move (${plural(p.n, "timeout", "timeouts")} in a row).`,
   ev_seat_bot_timeout: (p) => `${p.name} ran out of time too often: a bot plays the seat from now on.`,
   ev_seat_bot_handover: (p) => `The table's creator handed ${p.name}'s seat to a bot.`,
@@ -245,7 +246,8 @@ const de = {
   spectators_n: (p) => `${plural(p.n, "Zuschauer", "Zuschauer")}`,
   seat_bot_notice: "Ein Bot spielt jetzt deinen Platz; du kannst ihn zurücknehmen.",
   seat_resigned_notice: "Du hast aufgegeben: Ein Bot spielt deinen Platz zu Ende.",
-  ev_game_voided: "Das Spiel wurde von der Verwaltung annulliert: Es endet ohne Ergebnis.",
+  ev_game_voided: (p) => (p.reason === "admin" ? "Die Partie wurde von der Verwaltung annulliert: Niemand gewinnt, keine Wertung ändert sich."
+    : `Die Partie wurde annulliert (${p.reason}): Niemand gewinnt, keine Wertung ändert sich.`),
   ev_seat_timed_out: (p) => `${p.name}s Zeit ist abgelaufen: Ein Bot macht diesen Zug (${p.n}. Mal in Folge).`,
   ev_seat_bot_timeout: (p) => `${p.name} hat zu oft die Zeit überschritten: Ab jetzt spielt ein Bot den Platz.`,
   ev_seat_bot_handover: (p) => `Wer den Tisch erstellt hat, hat ${p.name}s Platz einem Bot gegeben.`,

@@ -12,8 +12,8 @@ const person = (e, names) => {
 /** The sentence of seat event `e` (`names`: the players' names by seat, with `people`
  *  the persons behind them), or null when `e` is not a seat event. */
 export function seatEventText(e, names = []) {
+  if (e.type === "game_voided") return t("ev_game_voided", { reason: e.reason });
   if (e.type === "seat_timed_out") return t("ev_seat_timed_out", { name: person(e, names), n: e.count });
-  if (e.type === "game_voided") return t("ev_game_voided");
   if (e.type !== "seat_controller_changed") return null;
   const key = `ev_seat_${e.by}_${e.reason}`;
   const text = t(key, { name: person(e, names) });
@@ -24,4 +24,5 @@ export function seatEventText(e, names = []) {
 export const eventSeat = (e) => (typeof e.seat === "number" ? e.seat : null);
 
 /** The seat events: emphasised in every game's log. */
-export const isSeatEvent = (e) => e.type === "seat_timed_out" || e.type === "seat_controller_changed" || e.type === "game_voided";
+export const isSeatEvent = (e) =>
+  e.type === "seat_timed_out" || e.type === "seat_controller_changed" || e.type === "game_voided";

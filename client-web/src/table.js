@@ -357,8 +357,9 @@ export function tablePage(root, id) {
     const myTurn = acts && acts.any;
     let hint = "";
     // Ended while the game's own view has not: the administration voided it (game_voided).
-    const voided = (st.summary || conn.table || {}).status === "ended" && v.phase !== "ended";
-    if (voided) hint = t("ev_game_voided");
+    const summary = st.summary || conn.table || {};
+    const voided = summary.status === "ended" && v.phase !== "ended";
+    if (voided) hint = t("ev_game_voided", { reason: summary.voided || "admin" });
     else if (myTurn) hint = game().turnHint(v);
     else if (v.phase !== "ended" && v.current_seat !== null && v.current_seat !== undefined && v.current_seat !== mine) hint = t("waiting_for", { name: v.players[v.current_seat].name });
     else if (conn.seat === null && v.phase !== "ended") hint = t("spectating");

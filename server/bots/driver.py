@@ -64,7 +64,7 @@ class BotDriver:
         turn = table.turn[seat]
         # Until the game ends, or the seat's player takes it back (engine/seat_control.py).
         while not table.game_over() and table.by_bot(seat):
-            if seat not in game.to_move(table.state):
+            if seat not in table.to_move():
                 turn.clear()
                 await turn.wait()
                 continue
@@ -90,7 +90,7 @@ class BotDriver:
             # hidden hand (docs/fairness.md).
             spent = asyncio.get_running_loop().time() - started
             await asyncio.sleep(max(0.0, self.delay - spent))
-            if (table.seq != seq or seat not in game.to_move(table.state)
+            if (table.seq != seq or seat not in table.to_move()
                     or not table.by_bot(seat)):
                 continue  # another process stored this move meanwhile, or the seat changed
             try:

@@ -115,7 +115,7 @@ class Deadlines:
     @staticmethod
     def _bot_to_move(table: LiveTable) -> bool:
         return (table.seq > 0 and not table.game_over()
-                and any(table.by_bot(s) for s in table.game.to_move(table.state)))
+                and any(table.by_bot(s) for s in table.to_move()))
 
     async def _run(self) -> None:
         while True:

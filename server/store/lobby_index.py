@@ -115,6 +115,17 @@ class LobbyIndex:
         raw = await self._list(keys=self.keys, args=[now, limit, PURGE_BATCH, *which])
         return [json.loads(r) for r in raw]
 
+    async def forget(self, table_id: str) -> None:
+        """Drop a table's row from every list (a pruned game: docs/operations.md,
+        "Retention"); one slot, one transaction."""
+        pipe = self._client.pipeline(transaction=True)
+        for key in self.keys[:3]:
+            pipe.zrem(key, table_id)
+        pipe.hdel(self.keys[3], table_id)
+        pipe.hdel(self.keys[4], table_id)
+        pipe.zrem(self.keys[5], table_id)
+        await pipe.execute()
+
     async def ids(self, status: str, limit: int) -> list[str]:
         """Up to ``limit`` listed table ids with ``status``, newest first (one command on
         the lobby's slot). Raises ``redis.RedisError``."""

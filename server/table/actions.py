@@ -70,11 +70,11 @@ class Actions:
                         await self.tables.streams.sync(table)
                     # On every state the action is decided on: a sync (or the lock's wait)
                     # may have brought the seat's change to a bot.
-                    if table.control.voided:
-                        raise IllegalAction("game_over", "the game was voided")
                     if not by_bot and table.by_bot(seat):
                         raise IllegalAction("seat_handed_over", f"seat #{seat + 1} is played "
                                             "by a bot now; this token no longer acts")
+                    if table.voided is not None:
+                        raise IllegalAction("voided", f"the game was voided: {table.voided}")
                     if expected_seq is not None and table.seq != expected_seq:
                         done = await self.tables.store.act_seq(table.id, act_key)
                         if done is not None:
@@ -217,6 +217,6 @@ class Actions:
         return seq
 
     def turn_hook(self, table: LiveTable, before: tuple[int, ...]) -> None:
-        fresh = tuple(s for s in table.game.to_move(table.state) if s not in before)
+        fresh = tuple(s for s in table.to_move() if s not in before)
         if self.tables.listener.wants_turns and fresh and not table.game_over():
             self.tables.spawn(self.tables.listener.turn_changed(table, fresh))

@@ -285,7 +285,7 @@ class TableCore:
         if self.tc.clocked and any("c" in e for e in fresh):
             out.clock = self.clock_message(now)
         out.control_changed = any(seat_control.is_control(e) for _, _, e in folded)
-        out.to_move = () if self.control.voided else self.game.to_move(self.state)
+        out.to_move = self.to_move()
         # A seat handed to a bot keeps its former player's sockets (as watchers): no
         # prompt for them.
         out.prompts = [(seat, self.seq, self.prompt(seat)) for seat in out.to_move
@@ -297,7 +297,17 @@ class TableCore:
 
     def game_over(self) -> bool:
         """True once the table's game has started and ended (or was voided)."""
-        return self.seq > 0 and (self.control.voided or self.game.is_over(self.state))
+        return self.seq > 0 and (self.control.voided is not None
+                                 or self.game.is_over(self.state))
+
+    @property
+    def voided(self) -> str | None:
+        """The reason of the table's ``game_voided`` event, or ``None``."""
+        return self.control.voided
+
+    def to_move(self) -> tuple[int, ...]:
+        """The seats to move now (none once the game is voided)."""
+        return () if self.control.voided is not None else self.game.to_move(self.state)
 
     def by_bot(self, seat: int) -> bool:
         """True while a bot plays ``seat`` (a bot seat, or one handed to a bot)."""
@@ -314,9 +324,9 @@ class TableCore:
     def deadline(self) -> tuple[int, int] | None:
         """``(deadline ms, seat)`` of the earliest running move time of a seat its player
         plays, or ``None`` (no clock, game over, only bots to move)."""
-        if self.game_over() or self.seq == 0:
+        if self.seq == 0 or self.game_over():
             return None
-        people = [s for s in self.game.to_move(self.state) if not self.by_bot(s)]
+        people = [s for s in self.to_move() if not self.by_bot(s)]
         return clocks.next_deadline(self.tc, self.clock, people)
 
     def clock_state(self) -> dict[str, Any] | None:

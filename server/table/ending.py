@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import time
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
@@ -77,14 +76,14 @@ class Ending:
         """The end of the game settled: ratings and mails (the listener), then the meta
         and lobby row marked ``ended`` (with the winners and totals; ``voided`` for a
         voided game). False when the listener failed (a later load retries). Repeatable."""
-        voided = table.control.voided
-        result = None if voided else table.game.result(table.state)
+        if table.voided is not None:
+            await self.mark_voided(table)  # no result: nothing to rate or mail
+            return True
+        result = table.game.result(table.state)
         winners = result.get("winners") if isinstance(result, dict) else None
         if winners is not None:  # a resigned seat cannot win (docs/rules.md, "Resigning")
             winners = [w for w in winners if not table.control.resigned(w)]
-        fields = {"status": "ended", "ended_at": repr(time.time())}
-        if voided:
-            fields["voided"] = "1"
+        fields = {"status": "ended", "ended_at": repr(self.tables.now() / 1000)}
         if winners is not None:
             fields["winners"] = json.dumps(winners)
         scores = result.get("scores") if isinstance(result, dict) else None
@@ -107,8 +106,27 @@ class Ending:
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("could not mark ended", table=table.id, error=str(e))
-        log.info("game ended", table=table.id, seq=table.seq, voided=voided)
+        log.info("game ended", table=table.id, seq=table.seq)
         return True
+
+    async def mark_voided(self, table: LiveTable) -> None:
+        """Mark a voided game ended in the meta and the lobby row, with ``voided`` (its
+        reason) and no winners; nobody is told to settle it (no ratings, no mails). Safe
+        to repeat."""
+        reason = table.voided or ""
+        fields = {"status": "ended", "ended_at": repr(self.tables.now() / 1000), "voided": reason}
+        try:
+            version = await self.tables.store.update_meta(table.id, fields)
+            if version is not None:
+                await self.tables.lobby.index(dataclasses.replace(
+                    table.meta, status="ended", winners=None, scores=None, voided=reason,
+                    version=str(version)))
+            await self.tables.store.mark_bot_table(table.id, False)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("could not mark voided", table=table.id, error=str(e))
+            raise
+        log.info("game voided", table=table.id, seq=table.seq, reason=reason)
 
     async def record(self, table: LiveTable) -> dict[str, Any]:
         """The game record (CONTRACT §1 with ``seed`` and ``deck``) plus ``server_seed``,

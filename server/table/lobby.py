@@ -213,7 +213,7 @@ class TableLobby:
     async def first_turn(self, table_id: str) -> None:
         table = await self.tables.get(table_id)
         if table is not None and not table.game_over():
-            await self.tables.listener.turn_changed(table, table.game.to_move(table.state))
+            await self.tables.listener.turn_changed(table, table.to_move())
 
     async def listing(self, statuses: list[str], limit: int = 100) -> list[dict[str, Any]]:
         """Summaries of the listed (not private) tables with those statuses, newest first,

@@ -138,6 +138,8 @@ class TableMeta:
     name_commitments: list[str] = field(default_factory=list)
     """From the start: each seat's ``engine.chain.name_commitment``, linked by the chain
     instead of the names (empty: a table started before, whose chain links the names)."""
+    voided: str = ""
+    """Once the game was voided (server/table/void.py): the reason ('' : not voided)."""
 
     @classmethod
     def from_fields(cls, table_id: str, f: dict[str, str]) -> TableMeta:
@@ -158,7 +160,8 @@ class TableMeta:
             rated=f.get("rated") == "1", accounts=json.loads(f.get("accounts") or "[]"),
             scores=json.loads(f["scores"]) if f.get("scores") else None,
             name_salts=json.loads(f.get("name_salts") or "[]"),
-            name_commitments=json.loads(f.get("name_commitments") or "[]"))
+            name_commitments=json.loads(f.get("name_commitments") or "[]"),
+            voided=f.get("voided", ""))
 
     def to_fields(self) -> dict[str, str]:
         """Every field as stored (including the secrets: only for Redis)."""
@@ -248,6 +251,8 @@ class TableMeta:
                                       ("rematch_of", self.rematch_of)) if v})
         if self.scores is not None:
             out["scores"] = self.scores
+        if self.voided:
+            out["voided"] = self.voided
         if self.name_commitments:  # what the chain links for the names (fairness.md §5)
             out["name_commitments"] = list(self.name_commitments)
         return out

@@ -81,7 +81,7 @@ class StreamSync:
                     conn.shut(1008, "seat token no longer valid")
         self.tables.listener.resynced(table)
         self.tables.actions.clock_moved(table)  # the clock as stored now
-        for seat in table.game.to_move(table.state):
+        for seat in table.to_move():
             turn = table.turn.get(seat)
             if turn is not None:
                 turn.set()  # a bot waiting for its turn looks again

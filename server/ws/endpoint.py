@@ -341,8 +341,7 @@ def _welcome_now(table: LiveTable, conn: Connection, deltas: list[Any] | None,
             conn.push(*prepared)
     conn.seq = table.seq
     table.room.add(conn)
-    if (conn.seat is not None and not table.game_over()
-            and conn.seat in table.game.to_move(table.state)
+    if (conn.seat is not None and conn.seat in table.to_move()
             and not table.by_bot(conn.seat)):  # handed over: the bot plays
         conn.message(table.prompt(conn.seat))
     if table.clock_state() is not None:

@@ -147,7 +147,7 @@ class Balanced:
     """``python -m cli balance`` on free ports, its stderr in a file."""
 
     def __init__(self, redis_url: str, log: Path, processes: int = PROCESSES,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, extra: tuple[str, ...] = ()) -> None:
         self.redis_url = redis_url
         self.port = free_port()
         self.processes = processes
@@ -162,7 +162,8 @@ class Balanced:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "cli", "balance", "-n", str(processes),
                  "--port", str(self.port), "--first-port", str(self.first),
-                 "--redis-url", redis_url], cwd=ROOT, env=environ, stdout=out, stderr=out)
+                 "--redis-url", redis_url, *extra], cwd=ROOT, env=environ, stdout=out,
+                stderr=out)
         # Watched as a ServerProcess is (tests/watch.py): the balancer's log holds its
         # processes' logs too.
         self.watcher = watch.ServerWatch(self)

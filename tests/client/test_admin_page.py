@@ -93,7 +93,7 @@ def test_a_game_voided_on_the_page_is_told_to_its_spectators(
     page.get_by_test_id("void").click()
     expect(page.get_by_test_id("admin-done")).to_have_text(f"Done: void · table:{tid}")
     expect(watcher.get_by_test_id("turn-banner").locator("span.hint")).to_have_text(
-        "The game was voided by the administration: it ends without a result.")
+        "The game was voided by the administration: nobody wins, no rating changes.")
     expect(watcher.locator(".log")).to_contain_text("voided by the administration")
     watcher.context.close()
     page.context.close()

@@ -59,3 +59,20 @@ def test_malformed_seat_changes_are_refused(bad):
     with pytest.raises(RecordError) as e:
         replay_record(record)
     assert e.value.index is None
+
+
+def test_a_voided_game_folds_its_reason_and_the_void_comes_last_in_a_record():
+    ctl = sc.Control()
+    assert ctl.voided is None
+    ctl.apply(sc.GameVoided("restored from an older backup"))
+    assert ctl.voided == "restored from an older backup"
+    assert sc.is_control({"type": "game_voided", "reason": "x"})
+    void = {"before_action": 2, "type": "game_voided", "reason": "x"}
+    [(at, event)] = sc.parse_changes([void], 2, 2)
+    assert (at, event) == (2, sc.GameVoided("x"))
+    assert sc.voided([event]) == "x"
+    timed_out = {"before_action": 2, "type": "seat_timed_out", "seat": 0, "count": 1}
+    for bad in ([{**void, "before_action": 1}], [void, timed_out],
+                [{**void, "reason": ""}]):
+        with pytest.raises(ValueError, match="game_voided"):
+            sc.parse_changes(bad, 2, 2)

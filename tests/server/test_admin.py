@@ -409,7 +409,7 @@ async def test_voiding_ends_a_game_without_a_result_and_tells_its_viewers(
         await sock.wait(voided)
         await sock.send({"t": "action", "id": "late", "action": prompt["legal_actions"][0]})
         refused = await sock.wait(lambda f: f["t"] == "error" and f["id"] == "late")
-        assert refused["code"] == "game_over"
+        assert refused["code"] == "voided"
         summary = (await m.get(f"/api/tables/{tid}")).json()
         assert summary["status"] == "ended" and not summary.get("winners")
         record = (await m.get(f"/api/tables/{tid}/record")).json()

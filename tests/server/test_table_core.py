@@ -186,3 +186,24 @@ def test_a_resigned_seat_gets_the_spectators_frames_from_its_resignation_on() ->
         if out.delta.first > at:
             assert 2 not in out.delta.dicts  # the spectators' frame
     assert 2 not in core.keys and core.viewer_class(2) is None
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_voided_game_is_over_with_nobody_to_move(name: str) -> None:
+    game = GAMES[name]
+    core = TableCore(meta(name, 2), ring_size=100)
+    entries, _ = core.chain(list(game.start(["p0", "p1"], {}, "seed")), None)
+    out = core.take(entries, 1, {0, 1}, now=0)
+    assert out is not None and out.to_move and not out.over and not core.game_over()
+    entries, head = core.chain([seat_control.GameVoided("restored")], None)
+    out = core.take(entries, core.seq + 1, {0, 1}, now=0)
+    assert out is not None and out.delta is not None and core.head.hex() == head
+    assert (out.over, out.to_move, out.prompts) == (True, (), [])
+    assert core.game_over() and core.voided == "restored" and core.deadline() is None
+    assert not game.is_over(core.state)  # the game itself did not end by its rules
+    # Every viewer is sent the void, unchanged.
+    for key in (None, 0, 1):
+        msg = out.delta.message(key)
+        assert msg is not None
+        assert [e["event"] for e in msg["events"]] == [{"type": "game_voided",
+                                                        "reason": "restored"}]
