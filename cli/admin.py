@@ -23,6 +23,7 @@ from server import config
 from server.admin.ops import ROLES, Actor, Admin
 from server.errors import LobbyError, Unavailable
 from server.logging import configure
+from server.store.sealing import SealError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -83,6 +84,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"cardtable admin: {e}", file=sys.stderr)
         return 2
+    keys = Path(settings.seed_keys)
+    if not keys.is_file():
+        # Made anew here, it would open none of the stored seeds: a verb that loads a
+        # running table (rename, delete, void) would fail halfway.
+        print(f"cardtable admin: no seed key file at {keys.resolve()} (the seed_keys "
+              "setting, relative to the working directory): run the command where the "
+              "service runs, or set CARDTABLE_SEED_KEYS", file=sys.stderr)
+        return 2
     # Log lines (the audit's among them) go to stderr, the result alone to stdout.
     configure(settings.log_level, settings.log_json, process="admin")
     if not settings.redis_url:
@@ -106,6 +115,10 @@ async def _run(settings: config.Settings, args: argparse.Namespace) -> int:
     except Unavailable as e:
         print(f"cardtable admin: Redis unavailable: {e}", file=sys.stderr)
         return 3
+    except SealError as e:
+        print(f"cardtable admin: {e} (is CARDTABLE_SEED_KEYS the service's key file?)",
+              file=sys.stderr)
+        return 2
     finally:
         await svc.store.close()
     print(json.dumps(out, indent=2, ensure_ascii=False))

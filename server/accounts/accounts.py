@@ -273,6 +273,8 @@ class Accounts:
         account = await self.get(uid) if uid is not None else None
         if account is None:
             raise bad
+        if account.banned:  # the link is spent, the password unchanged
+            raise LobbyError(403, "banned", "this account is banned")
         await self.store.set_password(uid, hashed)  # type: ignore[arg-type]
         return account
 

@@ -15,6 +15,7 @@ admin (``cli:<os user>``: whoever can reach Redis owns the service anyway).
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ from server.errors import LobbyError, confirmed
 from server.play import chat
 from server.store.admin import AdminStore
 from server.table.meta import TableMeta, token_hash
+
+AUDIT_ID = re.compile(r"[0-9]{1,19}(-[0-9]{1,19})?")
+"""An audit stream entry id (Redis: milliseconds, then a counter), as ``before`` takes it."""
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module's users
     from server.app import Service
@@ -128,8 +132,14 @@ class Admin:
 
     async def audit_log(self, actor: Actor, count: int = 100, before: str | None = None
                         ) -> list[dict[str, Any]]:
-        """The newest audit entries, newest first."""
+        """The newest audit entries (older than the entry id ``before``, ``<ms>-<n>`` or
+        ``<ms>``), newest first. Raises 400 ``bad_message`` for a malformed ``before``."""
         self.allow(actor, "audit")
+        if before is not None:
+            if not AUDIT_ID.fullmatch(before):
+                raise LobbyError(400, "bad_message", "before is an audit entry id (ms-n)")
+            if not any(int(part) for part in before.split("-")):
+                return []  # nothing is older than the first possible id
         return await confirmed(self.store.audit(max(1, min(count, 1000)), before))
 
     # ---- accounts ------------------------------------------------------------------------
@@ -151,26 +161,35 @@ class Admin:
                                  reason=text, sessions_ended=ended, seats_revoked=seats)
 
     async def revoke_seats(self, uid: str) -> int:
-        """Give every seat ``uid`` holds at a table not yet ended a fresh token nobody
-        knows: the sockets of its old token are closed (1008) and its actions refused;
-        the seat's clock runs on (a timed-out seat goes to a bot). Returns how many."""
+        """Give every seat ``uid`` holds a fresh token nobody knows, at ended tables too
+        (an old token there would open a rematch): the sockets of its old token are closed
+        (1008) and its actions refused; the seat's clock runs on (a timed-out seat goes to
+        a bot). A seat whose token held the creator's or the host's role takes that role
+        along, so the account keeps no table's host powers either. Returns how many."""
         revoked: dict[str, int] = {}
         for table_id in await confirmed(self.svc.account_store.game_ids(uid, 10_000)):
             def change(meta: TableMeta) -> dict[str, str]:
                 fields = {}
                 for i, s in enumerate(meta.seats):
                     if s.account == uid and i < len(meta.tokens) and meta.tokens[i]:
+                        old = meta.tokens[i]
                         meta.tokens[i] = fields[f"tok:{i}"] = token_hash(
                             secrets.token_urlsafe(16))
+                        if meta.owner == old:
+                            meta.owner = fields["owner"] = meta.tokens[i]
+                        if meta.host == old:
+                            meta.host = fields["host"] = meta.tokens[i]
                 if not fields:
                     raise LobbyError(409, "unchanged", "no seat of the account here")
-                revoked[meta.id] = len(fields)
+                revoked[meta.id] = sum(k.startswith("tok:") for k in fields)
                 return fields
 
-            # Ended, gone, or no seat held there: nothing to revoke.
+            # Gone, or no seat held there: nothing to revoke.
             with contextlib.suppress(LobbyError):
                 await self.svc.tables.lobby.change(table_id, change,
-                                                   statuses=("open", "running"))
+                                                   statuses=("open", "running", "ended"))
+                # An archived game's compacted meta still packs the old tokens.
+                await confirmed(self.svc.store.repack_meta(table_id))
         return sum(revoked.values())
 
     async def unban(self, actor: Actor, name: Any) -> dict[str, Any]:

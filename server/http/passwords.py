@@ -70,6 +70,9 @@ async def _send_reset(svc: Service, username: str) -> None:
         if account is None or account.bot or not account.verified:
             log.info("no reset mail", reason="no confirmed address")
             return
+        if account.banned:
+            log.info("no reset mail", reason="banned")
+            return
         s = svc.settings
         if not await svc.account_store.reset_mail_allowed(account.uid, s.password_reset_period):
             log.info("no reset mail", reason="one went in the period")

@@ -262,3 +262,37 @@ async def test_reset_requests_are_limited_per_address(limited):
     r = await m.http.post("/api/account/password-reset", json={"username": unique()})
     assert (r.status_code, r.json()["error"]["code"]) == (429, "rate_limited")
     await m.close()
+
+
+async def test_a_banned_account_gets_no_reset_and_its_link_changes_nothing(
+        mailing, smtp, mail_redis):
+    # Found by an attack on the ban: a banned account reset its password, got a session
+    # cookie and claimed a guest's seat with the reset's ``seats``.
+    inbox, _ = smtp
+    a = Member(mailing.url)
+    name, address = unique("bn"), f"{unique('bn')}@example.org"
+    await a.sign_up(name, email=address)
+    await confirm(inbox, a, address)
+    guest = Member(mailing.url)
+    r = await guest.http.post("/api/account/password-reset", json={"username": name})
+    assert r.status_code == 202
+    [token] = await _reset_arrives(inbox, address)  # mailed before the ban
+    client = aioredis.from_url(mail_redis)
+    try:
+        await client.hset(account_key(a.account["id"]), "banned", "spam")
+    finally:
+        await client.aclose()
+    r = await guest.http.post("/api/account/password-reset/confirm",
+                              json={"token": token, "password": "new password 3"})
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "banned")
+    assert "set-cookie" not in r.headers
+    r = await Member(mailing.url).try_log_in(name, "new password 3")  # not set
+    assert (r.status_code, r.json()["error"]["code"]) == (401, "bad_login")
+    before = refusals(mailing, "banned")
+    r = await guest.http.post("/api/account/password-reset", json={"username": name})
+    assert r.status_code == 202  # the same answer as for anyone: it tells nothing
+    await until(lambda: refusals(mailing, "banned") == before + 1,
+                what="the reset of a banned account refused")
+    assert len(resets(inbox, address)) == 1
+    for m in (a, guest):
+        await m.close()
