@@ -2,7 +2,7 @@
 
 ::
 
-    .venv/bin/python -m bench.redis_memory --games 5 --json /tmp/redis-memory.json
+    .venv/bin/python -m bench.redis_memory --games 5 --json redis-memory.json
 
 With its own redis-server and ``cardtable serve`` (random bots, no delay), for each game
 and seat count it plays ``--games`` tables to their end through the service, then reads

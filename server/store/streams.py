@@ -301,6 +301,17 @@ class Store:
         """The chat list keys of a table's channels."""
         return [chat_key(table_id, ch) for ch in chat_channels]
 
+    async def table_ids(self) -> list[str]:
+        """The ids of every table Redis holds a meta of, sorted: a ``SCAN`` of the metas,
+        the truth rather than the lobby's read model, for the operator's commands (never
+        on a request's path)."""
+        prefix, suffix = meta_key("")[:-len("}:meta")], "}:meta"
+        ids = set()
+        async for key in self.redis.scan_iter(match=meta_key("*"), count=1000):
+            name = key.decode() if isinstance(key, bytes) else key
+            ids.add(name[len(prefix):-len(suffix)])
+        return sorted(ids)
+
     @bounded
     async def load_meta(self, table_id: str) -> dict[str, str]:
         """The meta hash as ``str → str`` (empty when the table does not exist; an

@@ -37,12 +37,8 @@ DAY = 86400.0
 async def finished_before(store: Store, cutoff: float) -> list[str]:
     """The ids of the games that ended at or before ``cutoff`` (seconds since the epoch;
     the meta's ``ended_at``), sorted (a ``SCAN`` of the metas)."""
-    ids = set()
-    async for key in store.redis.scan_iter(match=meta_key("*"), count=1000):
-        name = key.decode() if isinstance(key, bytes) else key
-        ids.add(name[len("t:{"):-len("}:meta")])
     out = []
-    for table_id in sorted(ids):
+    for table_id in await store.table_ids():
         fields = await store.load_meta(table_id)
         if fields.get("status") != "ended":
             continue

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from engine.game import Message
 from engine.seat_control import GameVoided
 from server.errors import LobbyError
-from server.store.streams import Store, meta_key
+from server.store.streams import Store
 from server.table.live import LiveTable
 
 if TYPE_CHECKING:  # the hub the caller passes (no import at run time)
@@ -50,12 +50,8 @@ async def running_tables(store: Store, started_by: float | None = None) -> list[
     """The ids of every running table (a ``SCAN`` of the metas: the truth, not the lobby's
     read model), sorted; with ``started_by`` (seconds since the epoch) only those started
     at or before that time."""
-    ids = set()
-    async for key in store.redis.scan_iter(match=meta_key("*"), count=1000):
-        name = key.decode() if isinstance(key, bytes) else key
-        ids.add(name[len("t:{"):-len("}:meta")])
     out = []
-    for table_id in sorted(ids):
+    for table_id in await store.table_ids():
         fields = await store.load_meta(table_id)
         if fields.get("status") != "running":
             continue
