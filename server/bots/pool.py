@@ -162,24 +162,36 @@ class BotPool:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        # The executor has no public way to end a busy worker: its processes, by pid.
-        for process in list(getattr(pool, "_processes", {}).values()):
-            with contextlib.suppress(OSError, ValueError):
-                process.kill()
+        _kill_workers(pool)
         pool.shutdown(wait=False, cancel_futures=True)
 
     async def close(self) -> None:
-        """Stop the workers and wait for them (in a thread: a search under way finishes
-        in its process first, its result dropped; queued searches are cancelled). The pool
-        is created again if ``think`` is called afterwards.
+        """End the workers at once (a search under way is dropped: nobody waits for it any
+        more) and wait for the executor to wind down, in a thread; queued searches are
+        cancelled. The pool is created again if ``think`` is called afterwards.
 
-        Waiting matters: the executor's queues hold named semaphores (five), which are
-        unlinked only when the stopped executor is freed. uvicorn ends the process by
-        re-raising SIGTERM/SIGINT, so nothing runs at exit, and a pool left running has
+        Not a polite stop: a worker runs at a lower priority (``WORKER_NICE``) and, asked
+        to exit, must first be scheduled to read its sentinel and then tear its
+        interpreter down; on a busy machine that took 3-4 s per shutdown, and past 15 s
+        once, which is longer than a service manager waits.
+
+        Waiting for the executor still matters: its queues hold named semaphores (five),
+        which are unlinked only when the stopped executor is freed. uvicorn ends the process
+        by re-raising SIGTERM/SIGINT, so nothing runs at exit, and a pool left running has
         multiprocessing's resource tracker report them as leaked."""
         pool, self._pool = self._pool, None
         if pool is not None:
+            _kill_workers(pool)
             await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGKILL every worker of ``pool``, busy or idle. The executor has no public way to
+    end a busy worker: its processes, by pid (``_processes``, pinned by
+    tests/server/test_bot_pool.py)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:

@@ -20,6 +20,7 @@ from server.bots.pool import MAX_STALLS, BotPool
 from server.store import streams as store
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby
+from tests.waiting import until
 
 
 async def test_each_pool_ended_as_hung_gets_twice_as_long_until_the_work_is_done() -> None:
@@ -43,6 +44,24 @@ async def test_each_pool_ended_as_hung_gets_twice_as_long_until_the_work_is_done
     finally:
         await pool.close()
 
+
+
+async def test_close_ends_a_search_under_way_instead_of_waiting_for_it() -> None:
+    # A stopping server waited for the workers to finish and exit on their own; at their
+    # lower priority on a busy machine that took past the 15 s a stop is given (seen in
+    # CI). A long search must not hold the close up either: its result is dropped anyway.
+    pool = BotPool(workers=1)
+    search = asyncio.ensure_future(pool.run(time.sleep, 120))
+    await until(lambda: pool._pool is not None and any(
+        p.is_alive() for p in (pool._pool._processes or {}).values()), what="a worker started")
+    workers = list(pool._pool._processes.values())
+    started = time.monotonic()
+    await pool.close()
+    took = time.monotonic() - started
+    assert not any(p.is_alive() for p in workers)
+    assert took < 60, took  # ended, not waited for
+    with pytest.raises(BrokenProcessPool):
+        await search
 
 # The attack these tests guard against (found in a security review):
 # Breaker b4: a bot search worker that hangs (SIGSTOP: a frozen or swapped-out
