@@ -145,3 +145,54 @@ async def test_who_may_claim_resign_and_return(server):
     replayed = (await lobby.http.post("/api/replay", json=record)).json()["deltas"]
     assert [e["event"] for e in events_of(replayed)] == [e["event"] for e in events_of(deltas)]
     await lobby.close()
+
+
+async def test_a_crowd_joining_is_not_told_of_each_spectator(redis_url):
+    """A spectator joining tells the sockets already there nothing by itself (the count
+    waits for the periodic refresh: here never, the interval is an hour); each newcomer is
+    told the count as it is, and a seat's change carries the count to everyone at once.
+    Told at once, N spectators joining one by one cost N²/2 presence messages."""
+    s = ServerProcess(redis_url, env={"CARDTABLE_PRESENCE_INTERVAL": "3600",
+                                      "CARDTABLE_PRESENCE_GRACE": "0"}).start()
+    socks: list[Socket] = []
+    try:
+        lobby = Lobby(s.url)
+        table = await lobby.create(2)
+        tid = table["id"]
+        token = (await lobby.join(tid, "Anna"))["token"]  # not connected: not online
+        await lobby.bot(tid, 1)
+        for n in range(1, 11):
+            spec = await Socket(s.ws_url, tid).connect()
+            socks.append(spec)
+            first = await spec.wait(lambda f: f["t"] == "presence")
+            assert first["spectators"] == n
+            assert states(first)[0] != "online"
+        socks.append(await Socket(s.ws_url, tid).connect(token=token))
+        told = await presence_where(socks[0], lambda f: states(f)[0] == "online")
+        assert told["spectators"] == 10
+        presences = [f for f in socks[0].frames if f["t"] == "presence"]
+        assert [p["spectators"] for p in presences] == [1, 10]
+    finally:
+        for sock in socks:
+            await sock.close()
+        s.stop()
+
+
+async def test_the_spectator_count_follows_at_the_periodic_refresh(redis_url):
+    s = ServerProcess(redis_url, env={"CARDTABLE_PRESENCE_INTERVAL": "0.2"}).start()
+    socks: list[Socket] = []
+    try:
+        lobby = Lobby(s.url)
+        tid = (await lobby.create(2))["id"]
+        first = await Socket(s.ws_url, tid).connect()
+        socks.append(first)
+        await first.wait(lambda f: f["t"] == "presence")
+        for _ in range(3):
+            socks.append(await Socket(s.ws_url, tid).connect())
+        await presence_where(first, lambda f: f["spectators"] == 4)
+        await socks.pop().close()
+        await presence_where(first, lambda f: f["spectators"] == 3)
+    finally:
+        for sock in socks:
+            await sock.close()
+        s.stop()
