@@ -141,10 +141,10 @@ class LootIslandEncoding(Encoding):
     num_tokens = NUM_TOKENS
     max_tokens_per_action = 2 + len(MAP_IDS)
     """A discard of a whole hand (a hand never holds every map card: a safe bound)."""
-    max_chance_nodes = len(MAP_IDS) * 40 + sum(len(v) for k, v in CANONICAL.items()
-                                               if k != "map")
-    """The setup lists and up to 39 reshuffles of the whole map deck (random play makes a
-    handful: the conformance games stay far below)."""
+    max_chance_nodes = (sum(len(v) for v in CANONICAL.values())
+                        + len(MAP_IDS) * LOOT_ISLAND.max_game_length)
+    """The setup lists, and a reshuffle of at most every map card per event of the game
+    (each reshuffle is an event, ``map_deck_reshuffled``; random play makes a handful)."""
 
     def tokens(self, action: Message) -> tuple[int, ...]:
         return action_tokens(action)

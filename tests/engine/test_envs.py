@@ -290,3 +290,46 @@ def test_ismcts_example_plays_keltis_against_the_greedy_bot() -> None:
     lines = out.strip().splitlines()
     assert lines[0].startswith("game 1: returns [")
     assert lines[-1].startswith("ISMCTS won ") and lines[-1].endswith(" of 1 games")
+
+
+def _dealt(game, outcomes: list[int]):
+    state = game.new_initial_state()
+    for o in outcomes:
+        state.apply_action(o)
+    return state
+
+
+@pytest.mark.parametrize("game_name", ["keltis", "einauge"])
+def test_openspiel_deals_differing_in_hidden_cards_look_the_same(game_name: str) -> None:
+    """Two chance histories that differ only in cards seat 0 cannot see (Keltis: a card of
+    seat 1's hand swapped with the bottom card of the deck; Einauge: the two bottom island
+    cards of the deck) give seat 0 the same information state and observation tensor, also
+    after its first action; seat 1 (Keltis) sees the difference in its own hand."""
+    game = openspiel_game(game_name, 3)
+    rng = np.random.default_rng(5)
+    state = game.new_initial_state()
+    outcomes: list[int] = []
+    while state.is_chance_node():
+        o = int(rng.choice([o for o, _ in state.chance_outcomes()]))
+        outcomes.append(o)
+        state.apply_action(o)
+    enc = state.match.enc
+    deck = state.match.chosen["deck"]
+    if game_name == "keltis":
+        x, y = state.match.state.players[1].hand[0], deck[-1]
+    else:
+        x, y = deck[-2], deck[-1]
+    i, j = outcomes.index(enc.chance_index[x]), outcomes.index(enc.chance_index[y])
+    swapped = list(outcomes)
+    swapped[i], swapped[j] = swapped[j], swapped[i]
+    other = _dealt(game, swapped)
+    assert str(other) != str(state) or other.match.chosen != state.match.chosen
+    for _ in range(2):  # the deal, then after seat 0's first action
+        assert other.information_state_string(0) == state.information_state_string(0)
+        assert other.observation_tensor(0) == state.observation_tensor(0)
+        if game_name == "keltis":
+            assert other.information_state_string(1) != state.information_state_string(1)
+        token = state.legal_actions()[0]
+        assert other.legal_actions() == state.legal_actions()
+        state.apply_action(token)
+        other.apply_action(token)
