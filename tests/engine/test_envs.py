@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyspiel
 import pytest
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from engine import GAMES
 from engine.envs import ENCODINGS, Match, encoding, openspiel_game, pettingzoo_env
@@ -53,6 +53,14 @@ def test_player_counts_outside_a_games_range_are_refused() -> None:
                 encoding(name, n)
     with pytest.raises(KeyError):
         encoding("chess", 2)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_pettingzoo_seed_and_render_tests(game: str) -> None:
+    players = GAMES[game].min_players + 1
+    seed_test(lambda: pettingzoo_env(game, players), num_cycles=100)
+    render_test(lambda render_mode=None: pettingzoo_env(game, players,
+                                                          render_mode=render_mode))
 
 
 def _run_env(game: str, players: int, seed: int, policy_seed: int) -> list[tuple[bytes, ...]]:
