@@ -111,7 +111,8 @@ class Encoding:
 
 
 OBS_HIGH = 1000.0
-"""The upper bound of every observation value (counts, never negative)."""
+"""The upper bound of every observation value (counts, never negative; ``Match.encode``
+caps a larger one, which no game reaches)."""
 
 
 def _plain(obj: Any) -> Any:
@@ -286,9 +287,12 @@ class Match:
 
     def encode(self, seat: int) -> np.ndarray:
         """``Encoding.encode`` of ``seat``'s observation, with the chosen tokens when it
-        is the seat to move."""
+        is the seat to move; values capped at ``OBS_HIGH``."""
         prefix = self.prefix if self.seat() == seat else ()
-        return self.enc.encode(self.observation(seat), prefix)
+        vec = self.enc.encode(self.observation(seat), prefix)
+        # The observation space's bound: a count past it (no game comes near) is capped.
+        np.minimum(vec, OBS_HIGH, out=vec)
+        return vec
 
     def info_string(self, seat: int) -> str:
         """``Encoding.info_string`` of ``seat`` (what it knows, as text)."""
