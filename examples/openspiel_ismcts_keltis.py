@@ -29,7 +29,7 @@ from engine.bots.registry import make_bot
 from engine.envs import openspiel_game
 
 
-def play(game, rng: np.random.Generator, simulations: int, rollouts: int, seed: int,
+def play(game, rng: np.random.RandomState, simulations: int, rollouts: int, seed: int,
          players: int) -> tuple[list[float], list[int | None]]:
     """One game: seat 0 ISMCTS, the others greedy; returns and final scores by seat."""
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=rng)
@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     game = openspiel_game("keltis", args.players)
-    rng = np.random.default_rng(args.seed)
+    # OpenSpiel's search takes numpy's RandomState (it calls ``randint``).
+    rng = np.random.RandomState(args.seed)
     wins = 0.0
     for g in range(args.games):
         returns, scores = play(game, rng, args.simulations, args.rollouts,
