@@ -46,11 +46,12 @@ bench: setup
 # Rewrite the Python lockfiles from pyproject.toml (README, "Dependencies"): kept pins stay
 # unless pyproject.toml needs another version; `make lock LOCK_ARGS=--upgrade` takes the
 # newest versions its bounds allow; `LOCK_ARGS="-P uvicorn"` upgrades just one package.
+# requirements/dev.txt holds the `dev` and `ml` extras (the tests of engine/envs need both).
 PIP_COMPILE = .venv/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links --all-build-deps --no-header $(LOCK_ARGS)
 
 lock:
 	[ -x .venv/bin/pip-compile ] || ./scripts/setup.sh
 	$(PIP_COMPILE) -o requirements/service.txt pyproject.toml
-	$(PIP_COMPILE) --extra dev -c requirements/service.txt -o requirements/dev.txt pyproject.toml
+	$(PIP_COMPILE) --extra dev --extra ml -c requirements/service.txt -o requirements/dev.txt pyproject.toml
 	./scripts/setup.sh

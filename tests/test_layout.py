@@ -11,7 +11,9 @@
 - ``protocol/`` (the one client of the wire) imports nothing of the project, and neither
   the engine nor the server imports it; no module of the tests or the benchmarks but
   ``protocol/`` imports ``websockets`` or defines its own ``pack``, ``unpack`` or
-  ``Lobby``.
+  ``Lobby``;
+- only ``engine/envs/`` imports the machine-learning libraries (the ``ml`` extra), and
+  nothing of the engine, the server, the CLI or the protocol package imports it.
 """
 
 from __future__ import annotations
@@ -72,6 +74,33 @@ def imports(path: Path) -> list[tuple[str, bool]]:
 
     visit(tree, False)
     return [(name, local) for name, local in out if name.split(".")[0] in PACKAGES]
+
+
+ML_LIBRARIES = ("numpy", "gymnasium", "pettingzoo", "pyspiel", "open_spiel")
+"""The ``ml`` extra of pyproject.toml: the service runs without it."""
+
+
+def every_import(path: Path) -> list[str]:
+    """Every module ``path`` imports, at any depth, type-only ones too (``from a import
+    b`` counts as ``a`` and ``a.b``)."""
+    out: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    return out
+
+
+def test_only_the_ml_adapters_import_the_ml_libraries() -> None:
+    wrong = [(module_name(p), name)
+             for package in ("engine", "server", "cli", "protocol") for p in sources(package)
+             if not module_name(p).startswith("engine.envs")
+             for name in every_import(p)
+             if name.split(".")[0] in ML_LIBRARIES or name.startswith("engine.envs")]
+    assert wrong == []
+    adapters = {name.split(".")[0] for p in sources("engine/envs") for name in every_import(p)}
+    assert {"numpy", "pettingzoo", "pyspiel"} <= adapters  # the rule sees their imports
 
 
 @pytest.mark.parametrize(("package", "forbidden"), [
