@@ -50,6 +50,7 @@ from server.play.chat import ChatService
 from server.play.deadlines import Deadlines
 from server.store import lobby_migration
 from server.store.accounts import AccountStore
+from server.store.aof import AofScrub
 from server.store.sealing import SeedSeal
 from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
@@ -95,6 +96,8 @@ class Service(TableListener):
                                  self.attendance.online)
         self.passkeys = Passkeys(self.account_store, settings.public_url)
         self.admin = Admin(self)
+        self.aof = AofScrub(self.store.redis)
+        """Rewrites the append-only files after an account's deletion (erase.py)."""
         # Turn changes matter only for turn mails.
         self.wants_turns = self.notifier.mailer.enabled
 
@@ -259,6 +262,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
             yield
         finally:
             await svc.close_sockets()
+            await svc.aof.drain(5.0)  # a deletion's rewrite, if one is still waiting
             await svc.deadlines.stop()
             await svc.attendance.stop()
             await svc.tables.stop()
