@@ -141,6 +141,10 @@ class Service(TableListener):
         """A chat message arrived on the table's channel: to each local reader."""
         chat.deliver(table.room.connections(), msg, table.game_over())
 
+    def chat_removed(self, table: LiveTable, note: dict[str, Any]) -> None:
+        """A chat message was removed: each local reader of its channel is told."""
+        chat.deliver_removed(table.room.connections(), note, table.game_over())
+
     def start_bot(self, table: LiveTable, seat: int) -> asyncio.Task[None]:
         """The task that plays ``seat`` of ``table`` (server/bots/driver.py)."""
         return self.bots.start(table, seat)

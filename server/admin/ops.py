@@ -268,8 +268,9 @@ class Admin:
 
     async def remove_chat(self, actor: Actor, table_id: Any, message_id: Any
                           ) -> dict[str, Any]:
-        """Replace a stored chat message's text by ``REMOVED_TEXT`` (``removed: true``);
-        a viewer sees it so at its next history (a reconnect, a reload)."""
+        """Replace a stored chat message's text by ``REMOVED_TEXT`` (``removed: true``)
+        and tell the table's open sockets on every process (``chat_removed``), so the
+        pages drop the text at once; a later history has it removed too."""
         self.allow(actor, "remove_chat")
         if not isinstance(table_id, str) or not isinstance(message_id, str):
             raise LobbyError(400, "bad_message", "table and message ids are strings")
@@ -286,6 +287,8 @@ class Admin:
             await confirmed(self.svc.store.rewrite_list(key, strike))
         if not found:
             raise LobbyError(404, "no_message", "no such chat message at that table")
+        await confirmed(self.svc.store.publish_chat_removed(table_id, {
+            "id": message_id, "channel": found[0].get("channel"), "text": REMOVED_TEXT}))
         said = found[0].get("text", found[0].get("quick"))
         return await self.record(actor, "remove_chat", f"table:{table_id}",
                                  message=message_id, sender=found[0].get("from"), text=said)
