@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError, ResponseError
 
@@ -31,6 +32,30 @@ POLL = 0.2
 
 WAIT = 600.0
 """Seconds to wait for a node's rewrite in progress before giving up (logged)."""
+
+
+def _auth(client: Any) -> dict[str, Any]:
+    """The credentials and TLS settings of ``client``'s connections (for its replicas)."""
+    if isinstance(client, RedisCluster):
+        kwargs = dict(client.connection_kwargs)
+    else:
+        kwargs = dict(client.connection_pool.connection_kwargs)
+    keep = ("username", "password", "socket_timeout", "socket_connect_timeout")
+    out = {k: kwargs[k] for k in keep if kwargs.get(k) is not None}
+    if kwargs.get("ssl") or "ssl_cert_reqs" in kwargs:
+        out["ssl"] = True
+        out["ssl_cert_reqs"] = kwargs.get("ssl_cert_reqs", "required")
+    return out
+
+
+async def _replicas_of(client: Any, node: Any) -> list[tuple[str, int]]:
+    """(host, port) of every replica a node names in ``INFO replication``."""
+    info = _info(await _on(client, node, "INFO", "replication"), node)
+    out = []
+    for key, value in info.items():
+        if str(key).startswith("slave") and isinstance(value, dict) and "ip" in value:
+            out.append((str(value["ip"]), int(value["port"])))
+    return out
 
 
 def _info(raw: Any, node: Any) -> dict[str, Any]:
@@ -73,20 +98,38 @@ async def rewrite_node(client: Any, node: Any = None, wait: float = WAIT) -> boo
 
 
 async def rewrite_everywhere(client: Any, wait: float = WAIT) -> int:
-    """``rewrite_node`` on every node of ``client`` (a cluster's masters and replicas);
+    """``rewrite_node`` on every node of ``client`` (a cluster's masters) and on every
+    replica each names in ``INFO replication`` (reached with the client's credentials);
     returns how many rewrites started. A node that fails is logged, the others still
-    served; raises ``RedisError`` when none could be asked."""
-    nodes: list[Any] = list(client.get_nodes()) if isinstance(client, RedisCluster) else [None]
-    started, failed = 0, 0
+    served; raises ``RedisError`` when no master could be asked."""
+    nodes: list[Any] = [None]
+    if isinstance(client, RedisCluster):
+        await client.initialize()  # the node list is empty until the first command
+        nodes = list(client.get_nodes())
+    started, failed, asked = 0, 0, 0
     for node in nodes:
         where = getattr(node, "name", "redis")
         try:
             started += await rewrite_node(client, node, wait)
+            replicas = await _replicas_of(client, node)
         except (RedisError, OSError, TimeoutError) as e:
             failed += 1
             log.warning("append-only file not rewritten: rewrite it by hand "
                         "(redis-cli BGREWRITEAOF)", node=where, error=str(e))
-    if failed == len(nodes):
+            continue
+        asked += 1
+        for host, port in replicas:  # they replicated the deletion; their files log it too
+            replica = aioredis.Redis(host=host, port=port, **_auth(client))
+            try:
+                started += await rewrite_node(replica, None, wait)
+            except (RedisError, OSError, TimeoutError) as e:
+                failed += 1
+                log.warning("append-only file of a replica not rewritten: rewrite it by "
+                            "hand (redis-cli BGREWRITEAOF)", node=f"{host}:{port}",
+                            error=str(e))
+            finally:
+                await replica.aclose()
+    if not asked:
         raise RedisError("no node's append-only file could be rewritten")
     log.info("append-only file rewrite started", nodes=started, failed=failed)
     return started

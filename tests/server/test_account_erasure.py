@@ -14,6 +14,8 @@ import pytest
 import redis.asyncio as aioredis
 from aiosmtpd.controller import Controller
 
+from server.store.aof import rewrite_everywhere
+from server.store.client import connect
 from server.store.embedded import free_port
 from tests.conftest import RedisProcess, ServerProcess
 from tests.server.client import Member, unique
@@ -121,3 +123,24 @@ async def test_a_deleted_accounts_name_and_address_leave_redis_and_its_append_on
         server.stop()
         await client.aclose()
         store.stop()
+
+
+async def test_the_rewrite_reaches_every_master_and_replica_of_a_cluster(cluster) -> None:
+    """On a cluster (3 masters, 3 replicas) the rewrite after a deletion starts on all six
+    nodes: the masters the client knows and the replicas they name."""
+    nodes = [aioredis.from_url(f"redis://127.0.0.1:{p}/0") for p in cluster.ports]
+    client = connect(cluster.url)
+    try:
+        before = [(await n.info("persistence"))["aof_rewrites"] for n in nodes]
+        assert await rewrite_everywhere(client) == len(nodes) == 6
+
+        async def all_rewritten() -> bool:
+            infos = [await n.info("persistence") for n in nodes]
+            return all(i["aof_rewrites"] > b and not i["aof_rewrite_in_progress"]
+                       for i, b in zip(infos, before, strict=True))
+
+        await until(all_rewritten, 30, "a rewrite on every node")
+    finally:
+        await client.aclose()
+        for n in nodes:
+            await n.aclose()
