@@ -109,6 +109,7 @@ async def _run(settings: config.Settings, args: argparse.Namespace) -> int:
     svc.drives_bots = False  # a table it loads (to void it) plays no bot in this process
     try:
         out = await perform(Admin(svc), actor(), args)
+        await svc.aof.drain()  # a deletion's rewrite started before the command exits
     except LobbyError as e:
         print(f"cardtable admin: {e.code}: {e.message}", file=sys.stderr)
         return 1

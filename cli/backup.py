@@ -13,12 +13,20 @@ separately (docs/operations.md, "Seed keys").
 that is running in the restored Redis and started no later than the snapshot: its players
 may have seen cards after the snapshot's state that the restored game would deal again
 differently, so it cannot go on fairly (docs/operations.md, "Backup and restore").
+
+Exit codes of both, as ``cardtable admin``'s: 0 done; 1 Redis answered but the work
+failed (the snapshot was refused, a game was not voided: run it again); 2 bad usage,
+settings or files (``--out`` not a writable directory, an unreadable manifest or key
+file, no ``redis-cli``); 3 Redis did not answer. ``backup`` leaves no ``dump.rdb`` or
+``manifest.json`` behind unless it exits 0 (both are written under temporary names and
+renamed at the end).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime
 import hashlib
 import json
@@ -28,6 +36,10 @@ import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import config
 from server.errors import LobbyError, Unavailable
@@ -74,9 +86,21 @@ def redis_cli_args(url: str) -> list[str]:
     return ["-u", url, *(["--tls"] if parts.scheme == "rediss" else [])]
 
 
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+"""What a Redis that does not answer raises (exit 3)."""
+
+
+async def _answers(url: str) -> None:
+    """Raise (``UNREACHABLE``) unless the Redis at ``url`` answers a PING."""
+    store = Store.from_url(url)
+    try:
+        await store.redis.ping()
+    finally:
+        await store.close()
+
+
 def run_backup(args: argparse.Namespace) -> int:
-    """Write the snapshot and its manifest; 0 when both are written, 1 when Redis refused,
-    2 for bad settings or no ``redis-cli``."""
+    """Write the snapshot and its manifest; the exit codes are the module docstring's."""
     try:
         settings, url = _settings(args.redis_url)
     except ValueError as e:
@@ -87,22 +111,64 @@ def run_backup(args: argparse.Namespace) -> int:
         print("cardtable backup: redis-cli is not installed", file=sys.stderr)
         return 2
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    rdb = out / "dump.rdb"
-    done = subprocess.run([cli, *redis_cli_args(url), "--rdb", str(rdb)],
+    rdb, part = out / "dump.rdb", out / "dump.rdb.part"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        part.unlink(missing_ok=True)
+    except OSError as e:
+        print(f"cardtable backup: --out {out}: {e}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(_answers(url))
+    except UNREACHABLE as e:
+        print(f"cardtable backup: Redis at {_shown(url)} did not answer: {e}",
+              file=sys.stderr)
+        return 3
+    done = subprocess.run([cli, *redis_cli_args(url), "--rdb", str(part)],
                           capture_output=True, text=True, check=False)
-    if done.returncode != 0 or not rdb.exists():
+    if done.returncode != 0 or not part.exists():
         print(f"cardtable backup: redis-cli --rdb failed: {done.stderr.strip()}",
               file=sys.stderr)
+        part.unlink(missing_ok=True)
         return 1
     # The snapshot's instant lies before this: a game started after it is not in it.
     taken_at = settings.now_ms() / 1000
-    manifest = asyncio.run(_manifest(url, rdb, taken_at))
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    try:
+        manifest = asyncio.run(_manifest(url, part, taken_at))
+    except UNREACHABLE as e:
+        part.unlink(missing_ok=True)
+        print(f"cardtable backup: Redis at {_shown(url)} stopped answering: {e}",
+              file=sys.stderr)
+        return 3
+    except RedisError as e:
+        part.unlink(missing_ok=True)
+        print(f"cardtable backup: the running tables could not be read: {e}",
+              file=sys.stderr)
+        return 1
+    listed = out / "manifest.json.part"
+    try:
+        listed.write_text(json.dumps(manifest, indent=2) + "\n")
+        part.replace(rdb)
+        listed.replace(out / "manifest.json")
+    except OSError as e:
+        for left in (part, listed):
+            with contextlib.suppress(OSError):
+                left.unlink(missing_ok=True)
+        print(f"cardtable backup: --out {out}: {e}", file=sys.stderr)
+        return 2
     print(f"backup {rdb} ({manifest['rdb_bytes']} bytes) taken at {manifest['taken_at_utc']}; "
           f"{len(manifest['running'])} running tables; back up {settings.seed_keys} "
           "separately")
     return 0
+
+
+def _shown(url: str) -> str:
+    """``url`` without its password (an error line is no place for it)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=f"{parts.username or ''}:***@{parts.hostname}"
+                          + (f":{parts.port}" if parts.port else "")).geturl()
 
 
 async def _manifest(url: str, rdb: Path, taken_at: float) -> dict[str, Any]:
@@ -122,8 +188,8 @@ async def _manifest(url: str, rdb: Path, taken_at: float) -> dict[str, Any]:
 
 
 def run_void(args: argparse.Namespace) -> int:
-    """Void the rewound games; 0 when every one is voided (or none was running), 1 when
-    one could not be, 2 for bad settings or an unreadable manifest or key file."""
+    """Void the rewound games; the exit codes are the module docstring's (1: a game could
+    not be voided; 3: Redis did not answer at the start)."""
     try:
         settings, url = _settings(args.redis_url)
         since = args.since
@@ -133,6 +199,12 @@ def run_void(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"cardtable void-rewound: {e}", file=sys.stderr)
         return 2
+    try:
+        asyncio.run(_answers(url))
+    except UNREACHABLE as e:
+        print(f"cardtable void-rewound: Redis at {_shown(url)} did not answer: {e}",
+              file=sys.stderr)
+        return 3
     return asyncio.run(_void(settings, Store.from_url(url, seal=seal), since, args.reason,
                              args.dry_run))
 

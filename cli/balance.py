@@ -21,12 +21,14 @@ address that connected to HAProxy (or that a front proxy forwards), which a clie
 forge. A bad entry there (no IP address or network) stops ``balance`` with status 2.
 
 Each started process is announced on stderr as ``cardtable balance: serve <port> pid <pid>``;
-SIGTERM/SIGINT stop HAProxy first (no new connections), then every process (SIGTERM:
-sockets get 1001 and reconnect elsewhere), then the embedded Redis. SIGHUP restarts the
-processes one at a time (a rolling restart, e.g. onto upgraded code: each new process runs
-the code now installed): stop one (its sockets reconnect to the others), start it again,
-wait until its ``/healthz`` answers 200, then the next; ``cardtable balance: rolling restart
-done`` on stderr when all are (docs/operations.md, "Rolling deploys and upgrades").
+SIGTERM/SIGINT soft-stop HAProxy first (SIGUSR1: no new connections, the open ones kept),
+then stop every process (SIGTERM: their sockets get 1001 through HAProxy), then HAProxy
+once its connections ended (at most ``PROXY_DRAIN`` s), then the embedded Redis. SIGHUP
+restarts the processes one at a time (a rolling restart, e.g. onto upgraded code: each new
+process runs the code now installed): stop one (its sockets reconnect to the others),
+start it again, wait until its ``/healthz`` answers 200, then the next; ``cardtable
+balance: rolling restart done`` on stderr when all are (docs/operations.md, "Rolling
+deploys and upgrades").
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ from pathlib import Path
 
 HAPROXY_HINT = ("haproxy was not found. Install it (Debian/Ubuntu: `sudo apt-get install "
                 "haproxy`; scripts/setup.sh does).")
+
+
+PROXY_DRAIN = 5.0
+"""Seconds HAProxy may pass the last bytes of its connections (the processes' close
+frames) after they stopped, before it is stopped too."""
 
 
 def find_haproxy() -> str | None:
@@ -348,13 +355,22 @@ def run(args: argparse.Namespace) -> int:
                     procs[port] = _serve(port, redis_url, trust)
         return 0
     finally:
-        if proxy is not None:
-            _stop(proxy)
+        if proxy is not None and proxy.poll() is None:
+            # Soft stop: HAProxy takes no new connection but keeps the open ones, so the
+            # processes' close frames (1001) still reach their clients; a hard stop first
+            # cut every socket without one (the clients saw 1006).
+            proxy.send_signal(signal.SIGUSR1)
         for proc in procs.values():  # all at once, then wait for each
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
         for proc in procs.values():
             _stop(proc, signalled=True)
+        if proxy is not None:
+            # It exits once its last connection ended; one a client holds open is cut.
+            try:
+                proxy.wait(PROXY_DRAIN)
+            except subprocess.TimeoutExpired:
+                _stop(proxy)
         if embedded is not None:
             embedded.stop()
         shutil.rmtree(folder, ignore_errors=True)

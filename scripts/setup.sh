@@ -10,6 +10,8 @@ command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 # HAProxy: `cardtable balance` (N server processes behind one port) and its test.
 command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || need_apt+=(haproxy)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+# nginx: the front-proxy example (deploy/nginx/) run in front of the service by its test.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 if [ "${#need_apt[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   echo "setup: installing Debian packages: ${need_apt[*]}"

@@ -50,6 +50,7 @@ from server.play.chat import ChatService
 from server.play.deadlines import Deadlines
 from server.store import lobby_migration
 from server.store.accounts import AccountStore
+from server.store.aof import AofScrub
 from server.store.sealing import SeedSeal
 from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
@@ -95,6 +96,8 @@ class Service(TableListener):
                                  self.attendance.online)
         self.passkeys = Passkeys(self.account_store, settings.public_url)
         self.admin = Admin(self)
+        self.aof = AofScrub(self.store.redis)
+        """Rewrites the append-only files after an account's deletion (erase.py)."""
         # Turn changes matter only for turn mails.
         self.wants_turns = self.notifier.mailer.enabled
 
@@ -137,6 +140,10 @@ class Service(TableListener):
     def chat_published(self, table: LiveTable, msg: dict[str, Any]) -> None:
         """A chat message arrived on the table's channel: to each local reader."""
         chat.deliver(table.room.connections(), msg, table.game_over())
+
+    def chat_removed(self, table: LiveTable, note: dict[str, Any]) -> None:
+        """A chat message was removed: each local reader of its channel is told."""
+        chat.deliver_removed(table.room.connections(), note, table.game_over())
 
     def start_bot(self, table: LiveTable, seat: int) -> asyncio.Task[None]:
         """The task that plays ``seat`` of ``table`` (server/bots/driver.py)."""
@@ -259,6 +266,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
             yield
         finally:
             await svc.close_sockets()
+            await svc.aof.drain(5.0)  # a deletion's rewrite, if one is still waiting
             await svc.deadlines.stop()
             await svc.attendance.stop()
             await svc.tables.stop()

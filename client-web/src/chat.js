@@ -73,6 +73,16 @@ export function chatPanel(tableId, conn, seatNames) {
     if (!st.readable.includes(msg.channel)) st.readable = [...st.readable, msg.channel];
     if (add(msg.channel, msg)) render(msg.channel === (st.tab || own()));
   });
+  // A moderator removed a message: its text leaves the page at once, as a reload shows it.
+  conn.addEventListener("chat_removed", (e) => {
+    const { id, channel } = e.detail;
+    const msgs = list(channel);
+    const i = msgs.findIndex((m) => m.id === id);
+    if (i < 0) return;
+    const { quick: _quick, ...kept } = msgs[i];
+    msgs[i] = { ...kept, text: e.detail.text, removed: true };
+    render(false);
+  });
   conn.addEventListener("error", (e) => {
     const m = e.detail;
     if (!m.code || !m.code.startsWith("chat_")) return;
@@ -108,8 +118,8 @@ export function chatPanel(tableId, conn, seatNames) {
   function message(m) {
     const key = m.from.key;
     const mine = key === st.you;
-    const text = m.quick ? t(`quick_${m.quick}`) : m.text;
-    return h("li", { class: `chat-msg${mine ? " mine" : ""}${m.quick ? " quick" : ""}`, testid: "chat-msg", dataset: { id: m.id, from: key } },
+    const text = m.removed ? t("chat_removed") : m.quick ? t(`quick_${m.quick}`) : m.text;
+    return h("li", { class: `chat-msg${mine ? " mine" : ""}${m.quick ? " quick" : ""}${m.removed ? " removed" : ""}`, testid: "chat-msg", dataset: { id: m.id, from: key } },
       h("b", { class: "chat-from" }, senderName(m.from)), " ",
       h("span", { class: "chat-text", testid: "chat-text" }, text),
       mine ? null : h("button", { type: "button", class: "ghost tiny", testid: `mute-${key}`, title: t("chat_mute"), "aria-label": `${t("chat_mute")}: ${senderName(m.from)}`, onclick: () => setMuted(key, true) }, t("chat_mute")));

@@ -10,7 +10,7 @@ const MAX_DELAY_MS = 10000;
  * Emits (as `CustomEvent`s with `detail`): `status` {state, retryIn}, `welcome`, `delta`
  * {delta, events, view} (one `deltas` frame: its events, and the view after them), `view` (after every change of the view), `prompt`, `table`, `ack`,
  * `clock`, `presence` (the messages; also kept in `this.clock`/`this.presence`),
- * `error` (server error message), `seat_lost`, `chat` and `chat_history` (the messages).
+ * `error` (server error message), `seat_lost`, `chat`, `chat_history` and `chat_removed` (the messages).
  */
 export class TableConnection extends EventTarget {
   constructor(tableId, token = null, key = null) {
@@ -208,6 +208,7 @@ export class TableConnection extends EventTarget {
         break;
       case "chat":
       case "chat_history":
+      case "chat_removed":
         this.emit(msg.t, msg);
         break;
       default:

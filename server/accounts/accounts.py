@@ -18,6 +18,7 @@ import json
 import re
 import secrets
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,9 +116,18 @@ def check_password(pw: Any) -> str:
 
 
 def check_email(email: Any) -> str:
-    """``email`` ('' allowed: none) if it looks like an address; raises 400 ``bad_email``."""
+    """``email`` ('' allowed: none) if it looks like an address; raises 400 ``bad_email``,
+    also for an address holding a control, format (invisible, direction-changing: U+200B,
+    U+202E, …), private-use, unassigned or separator character other than the ASCII
+    space, which is refused by the pattern: such an address shows as another one."""
     if email in (None, ""):
         return ""
+    if isinstance(email, str):
+        hidden = next((ch for ch in email if unicodedata.category(ch)[0] in "CZ"
+                       and ch != " "), None)
+        if hidden is not None:
+            raise LobbyError(400, "bad_email", "an e-mail address may not hold invisible, "
+                             f"control or direction-changing characters (U+{ord(hidden):04X})")
     if (not isinstance(email, str) or len(email) > 254
             or not re.match(r"^[^@\s<>,;\"]+@[^@\s<>,;\"]+\.[^@\s<>,;\"]+$", email)):
         raise LobbyError(400, "bad_email", "not an e-mail address")

@@ -63,12 +63,15 @@ class Actor:
         return "admin" in self.roles or ("moderator" in self.roles and action in MODERATOR)
 
 
-def summary(account: Account) -> dict[str, Any]:
-    """What the administration sees of an account."""
-    return {"id": account.uid, "username": account.username,
-            "created_at": account.created_at, "email": account.email,
-            "email_verified": account.verified, "bot": account.bot,
-            "roles": sorted(account.roles), "banned": account.banned or None}
+def summary(account: Account, actor: Actor) -> dict[str, Any]:
+    """What the administration sees of an account: an admin its e-mail address too
+    (``email``, ``email_verified``), a moderator not (it needs none to moderate)."""
+    out = {"id": account.uid, "username": account.username,
+           "created_at": account.created_at, "bot": account.bot,
+           "roles": sorted(account.roles), "banned": account.banned or None}
+    if "admin" in actor.roles:
+        out |= {"email": account.email, "email_verified": account.verified}
+    return out
 
 
 class Admin:
@@ -122,13 +125,13 @@ class Admin:
         for _, uid in rows:
             account = await confirmed(self.svc.accounts.get(uid))
             if account is not None:
-                out.append(summary(account))
+                out.append(summary(account, actor))
         return out
 
     async def show(self, actor: Actor, name: Any) -> dict[str, Any]:
         """One account's summary."""
         self.allow(actor, "show")
-        return summary(await self.account(name))
+        return summary(await self.account(name), actor)
 
     async def audit_log(self, actor: Actor, count: int = 100, before: str | None = None
                         ) -> list[dict[str, Any]]:
@@ -151,6 +154,9 @@ class Admin:
         self.not_self(actor, account, "ban")
         if account.roles and "admin" not in actor.roles:
             raise LobbyError(403, "forbidden", "only an admin bans an account with a role")
+        if account.banned:  # the first ban's reason, time and author stay
+            raise LobbyError(409, "already_banned",
+                             f"the account is banned already ({account.banned})")
         if not isinstance(reason, str) or len(reason) > MAX_REASON:
             raise LobbyError(400, "bad_message", f"reason: at most {MAX_REASON} characters")
         text = reason.strip() or "banned"
@@ -268,8 +274,9 @@ class Admin:
 
     async def remove_chat(self, actor: Actor, table_id: Any, message_id: Any
                           ) -> dict[str, Any]:
-        """Replace a stored chat message's text by ``REMOVED_TEXT`` (``removed: true``);
-        a viewer sees it so at its next history (a reconnect, a reload)."""
+        """Replace a stored chat message's text by ``REMOVED_TEXT`` (``removed: true``)
+        and tell the table's open sockets on every process (``chat_removed``), so the
+        pages drop the text at once; a later history has it removed too."""
         self.allow(actor, "remove_chat")
         if not isinstance(table_id, str) or not isinstance(message_id, str):
             raise LobbyError(400, "bad_message", "table and message ids are strings")
@@ -286,6 +293,8 @@ class Admin:
             await confirmed(self.svc.store.rewrite_list(key, strike))
         if not found:
             raise LobbyError(404, "no_message", "no such chat message at that table")
+        await confirmed(self.svc.store.publish_chat_removed(table_id, {
+            "id": message_id, "channel": found[0].get("channel"), "text": REMOVED_TEXT}))
         said = found[0].get("text", found[0].get("quick"))
         return await self.record(actor, "remove_chat", f"table:{table_id}",
                                  message=message_id, sender=found[0].get("from"), text=said)

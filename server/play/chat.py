@@ -199,6 +199,24 @@ def deliver(conns: Iterable[Any], msg: dict[str, Any], ended: bool) -> int:
     return n
 
 
+def deliver_removed(conns: Iterable[Any], note: dict[str, Any], ended: bool) -> int:
+    """Push ``{"t": "chat_removed", "id", "channel", "text"}`` (a stored message the
+    administration removed, ``text`` its replacement) to each connection that may read
+    its channel; returns how many got it."""
+    frames: dict[bool, bytes | str] = {}
+    n = 0
+    for conn in conns:
+        if note.get("channel") not in readable(conn.seat, ended):
+            continue
+        if conn.binary not in frames:
+            frames[conn.binary] = protocol.encode(
+                {"t": "chat_removed", "id": note.get("id"), "channel": note.get("channel"),
+                 "text": note.get("text")}, conn.binary)
+        conn.push(frames[conn.binary])
+        n += 1
+    return n
+
+
 def history_for(stored: dict[str, list[dict[str, Any]]], seat: int | None,
                 ended: bool) -> dict[str, list[dict[str, Any]]]:
     """The stored history of the channels ``seat`` may read (oldest first)."""

@@ -128,7 +128,19 @@ def ceremony_key(ticket: str) -> str:
 def verification_key(token: str) -> str:
     """String ``<uid> <email>``: an e-mail confirmation link's token, keyed by its
     SHA-256 (``secret_hash``); used once; expires."""
-    return f"ev:{{{secret_hash(token)}}}"
+    return confirmation_key(secret_hash(token))
+
+
+def confirmation_key(token_hash: str) -> str:
+    """``verification_key`` of a token known by its ``secret_hash``."""
+    return f"ev:{{{token_hash}}}"
+
+
+def confirmations_key(uid: str) -> str:
+    """Set of the ``secret_hash`` of every confirmation token of the account that may
+    still be live (``verification_key``), so a deletion removes them with the address
+    they hold; expires with the newest of them."""
+    return f"u:{{u:{uid}}}:confirm"
 
 
 def reset_key(uid: str) -> str:
@@ -220,6 +232,11 @@ class AccountStore:
         """A one-use token (base64url) that confirms ``email`` for ``uid`` within ``ttl``
         s (``ev:{<token>}`` → ``<uid> <email>``)."""
         token = secrets.token_urlsafe(24)
+        # The index first: no token key exists that a deletion could not find.
+        pipe = self.redis.pipeline(transaction=True)  # one slot: the account's
+        pipe.sadd(confirmations_key(uid), secret_hash(token))
+        pipe.expire(confirmations_key(uid), ttl)
+        await pipe.execute()
         await self.redis.set(verification_key(token), f"{uid} {email}", ex=ttl)
         return token
 
@@ -229,6 +246,7 @@ class AccountStore:
         if raw is None:
             return None
         uid, _, email = raw.decode().partition(" ")
+        await self.redis.srem(confirmations_key(uid), secret_hash(token))
         return uid, email
 
     async def update_account(self, uid: str, fields: dict[str, str]) -> None:
@@ -254,12 +272,21 @@ class AccountStore:
             await self.redis.delete(credential_key(credential_id))
         for game in ratings:
             await self.redis.zrem(leaderboard_key(game), uid)
+        for token_hash in await self.redis.smembers(confirmations_key(uid)):
+            # ``ev:{<hash>}``: a pending confirmation link's key holds the address.
+            await self.redis.delete(confirmation_key(_s(token_hash)))
         # One slot: the account's own keys go in one command.
         await self.redis.delete(account_key(uid), tables_key(uid), games_key(uid),
                                 ratings_key(uid), rated_key(uid), sessions_of_key(uid),
-                                passkeys_key(uid), reset_key(uid), reset_mail_key(uid))
+                                passkeys_key(uid), reset_key(uid), reset_mail_key(uid),
+                                confirmations_key(uid))
         if await self.uid_of(username) == uid:
             await self.redis.delete(name_key(username))
+        # The failed-login counters of the name (``n:<name>:<address>``, one key per
+        # address: found by a scan) carry the name in their key.
+        prefix = failures_key(f"n:{username.lower()}:")[:-1]
+        async for key in self.redis.scan_iter(match=prefix + "*", count=1000):
+            await self.redis.delete(key)
         return list(ratings)
 
     async def set_password(self, uid: str, pw_hash: str) -> None:

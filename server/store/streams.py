@@ -228,6 +228,13 @@ class Store:
         return int(wait_ms) / 1000.0 if int(code) == 2 else 0.0
 
     @bounded
+    async def publish_chat_removed(self, table_id: str, note: dict[str, Any]) -> None:
+        """Tell every process's sockets of the table that a stored chat message was
+        removed: ``{"table", "chat_removed": note}`` on the table's channel."""
+        await self.redis.spublish(channel(table_id),
+                                  pack({"table": table_id, "chat_removed": note}))
+
+    @bounded
     async def load_chat(self, table_id: str, chat_channels: tuple[str, ...]
                         ) -> list[list[dict[str, Any]]]:
         """The stored chat messages of each channel, oldest first, in one round trip."""

@@ -112,15 +112,27 @@ class Ending:
     async def mark_voided(self, table: LiveTable) -> None:
         """Mark a voided game ended in the meta and the lobby row, with ``voided`` (its
         reason) and no winners; nobody is told to settle it (no ratings, no mails). Safe
-        to repeat."""
+        to repeat, from several tasks and processes at once (the process that voids, the
+        command's own settling, a process that watches the table): the meta is marked
+        by compare-and-set on its version, and only the one that marked it logs ``game
+        voided``."""
         reason = table.voided or ""
         fields = {"status": "ended", "ended_at": repr(self.tables.now() / 1000), "voided": reason}
         try:
-            version = await self.tables.store.update_meta(table.id, fields)
-            if version is not None:
-                await self.tables.lobby.index(dataclasses.replace(
-                    table.meta, status="ended", winners=None, scores=None, voided=reason,
-                    version=str(version)))
+            for _ in range(5):
+                stored = await self.tables.store.load_meta(table.id)
+                if not stored or (stored.get("status") == "ended"
+                                  and stored.get("voided") == reason):
+                    return  # gone, or marked by another task or process
+                version = await self.tables.store.update_meta(
+                    table.id, fields, expected_version=stored.get("version", ""))
+                if version is not None:
+                    break
+            else:
+                return  # changed under us each time: a later load settles it again
+            await self.tables.lobby.index(dataclasses.replace(
+                table.meta, status="ended", winners=None, scores=None, voided=reason,
+                version=str(version)))
             await self.tables.store.mark_bot_table(table.id, False)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()

@@ -35,6 +35,10 @@ class TableListener:
     def chat_published(self, table: LiveTable, msg: dict[str, Any]) -> None:
         """A chat message arrived on the table's channel."""
 
+    def chat_removed(self, table: LiveTable, note: dict[str, Any]) -> None:
+        """A stored chat message was removed by the administration (``note``: ``id``,
+        ``channel``, ``text``)."""
+
     async def turn_changed(self, table: LiveTable, seats: tuple[int, ...]) -> None:
         """``seats`` are newly to move after an action this process stored."""
 

@@ -137,6 +137,9 @@ class StreamSync:
         if "chat" in msg:
             self.tables.listener.chat_published(table, msg["chat"])
             return
+        if "chat_removed" in msg:
+            self.tables.listener.chat_removed(table, msg["chat_removed"])
+            return
         entries = msg.get("entries") or []
         if entries:
             first = int(msg["from"])

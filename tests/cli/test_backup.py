@@ -224,8 +224,28 @@ async def test_a_restore_from_an_older_backup_voids_the_games_it_rewound(
         first.stop()
 
 
-def test_backup_of_an_unreachable_redis_fails_naming_it(tmp_path: Path) -> None:
+def test_backup_of_an_unreachable_redis_exits_3_naming_it_and_writes_nothing(
+        tmp_path: Path) -> None:
     env = {**TEST_ENV, "PATH": "/usr/bin:/bin"}
+    port = free_port()
     got = cli("backup", "--out", str(tmp_path / "b"), "--redis-url",
-              f"redis://127.0.0.1:{free_port()}/0", env=env)
-    assert got.returncode == 1 and "redis-cli --rdb failed" in got.stderr
+              f"redis://:secret-pw@127.0.0.1:{port}/0", env=env)
+    assert got.returncode == 3, got.stderr
+    assert f"Redis at redis://:***@127.0.0.1:{port}/0 did not answer" in got.stderr
+    assert "secret-pw" not in got.stderr
+    assert list((tmp_path / "b").iterdir()) == []
+    got = cli("void-rewound", "--since", "0", "--redis-url",
+              f"redis://127.0.0.1:{port}/0", env=env)
+    assert got.returncode == 3 and "did not answer" in got.stderr, got.stderr
+
+
+def test_backup_and_void_refuse_bad_files_with_exit_2(tmp_path: Path) -> None:
+    env = {**TEST_ENV, "PATH": "/usr/bin:/bin"}
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    taken = tmp_path / "a-file"
+    taken.write_text("not a directory")
+    got = cli("backup", "--out", str(taken), "--redis-url", url, env=env)
+    assert got.returncode == 2 and "--out" in got.stderr, got.stderr
+    got = cli("void-rewound", "--manifest", str(tmp_path / "none.json"), "--redis-url", url,
+              env=env)
+    assert got.returncode == 2 and "none.json" in got.stderr, got.stderr

@@ -1,11 +1,14 @@
 """The table chat in the browser: two players (one reading German) and a spectator on a
 real server; markup stays text, quick messages in each reader's language, the channels
-apart, mute in one's own view (kept over a reload, which brings the history back), and
-the rate limit's message."""
+apart, mute in one's own view (kept over a reload, which brings the history back), the
+rate limit's message, and a line a moderator removes leaving every page at once."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -13,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.client.conftest import api, seed_storage, shot
-from tests.conftest import ServerProcess
+from tests.conftest import ROOT, TEST_ENV, ServerProcess
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -149,3 +152,26 @@ def test_too_many_messages_get_a_clear_message(chat: Chat) -> None:
         "Slow down: wait a moment before the next message.")
     expect(spec.get_by_test_id("chat-log")).to_contain_text("spam 3")
     assert "spam 5" not in texts(spec)
+
+
+def test_a_line_removed_by_a_moderator_leaves_every_page_at_once(
+        chat: Chat, redis_url: str) -> None:
+    say(chat.anna, "a rude line")
+    line = chat.anna.get_by_test_id("chat-log").get_by_test_id("chat-msg").last
+    expect(line).to_contain_text("a rude line")
+    message_id = line.get_attribute("data-id")
+    chat.spectator.get_by_test_id("chat-tab-players").click()
+    for page in (chat.ben, chat.spectator):
+        expect(page.get_by_test_id("chat-log")).to_contain_text("a rude line")
+    done = subprocess.run([sys.executable, "-m", "cli", "admin", "--redis-url", redis_url,
+                           "remove-chat", "--", chat.table_id, str(message_id)],
+                          cwd=ROOT, env={**os.environ, **TEST_ENV}, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    # No reload: each page drops the text where it stood, in its reader's language.
+    for page, shown in ((chat.anna, "(removed by a moderator)"),
+                        (chat.ben, "(von der Moderation entfernt)"),
+                        (chat.spectator, "(removed by a moderator)")):
+        removed = page.locator(f"[data-testid=chat-msg][data-id='{message_id}']")
+        expect(removed.get_by_test_id("chat-text")).to_have_text(shown)
+        expect(page.get_by_test_id("chat-log")).not_to_contain_text("a rude line")

@@ -44,6 +44,9 @@ async def _everything(client: aioredis.Redis) -> list[tuple[bytes, list[bytes]]]
             values = list(await client.smembers(key))
         elif kind == "zset":
             values = [m for m, _ in await client.zrange(key, 0, -1, withscores=True)]
+        elif kind == "stream":  # the audit stream
+            values = [b for _, fields in await client.xrange(key)
+                      for kv in fields.items() for b in kv]
         else:
             values = []
         out.append((key, values))
