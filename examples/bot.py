@@ -10,7 +10,8 @@ TOKEN is a ``play`` token of your account (``POST /api/account/tokens`` or the a
 page); rated tables need a bot account (``POST /api/account/bot``). Without ``--table``
 the bot creates a table, sits down, puts the service's bot ``--opponent`` on the other
 seats and starts; with ``--table`` it joins that open table (``--key``: a private
-table's invite secret) and waits for its host to start. It then plays over the table's
+table's invite secret) and waits for its host to start, or plays the seat its account
+already holds there. It then plays over the table's
 websocket, exactly as the browser does, choosing a random action among the legal ones the
 server lists in each ``prompt``. At the end it prints one JSON line: the table, its seat,
 the winners and scores, and whether it won.
@@ -55,13 +56,17 @@ def call(http: httpx.Client, method: str, path: str, token: str | None = None,
     return data
 
 
-def set_up_table(http: httpx.Client, token: str, args: argparse.Namespace) -> tuple[str, int]:
-    """Create (or join) the table, fill it and start it; returns (table id, our seat)."""
+def set_up_table(http: httpx.Client, token: str, args: argparse.Namespace) -> str:
+    """Create (or join) the table, fill it and start it; returns the table id."""
     key = {"X-Table-Key": args.key} if args.key else {}
     if args.table:
-        joined = call(http, "POST", f"/api/tables/{args.table}/join", token,
-                      {"name": "bot"}, key)  # an account's seat takes its username
-        return args.table, joined["seat"]
+        try:  # an account's seat takes its username: the name is a formality
+            call(http, "POST", f"/api/tables/{args.table}/join", token, {"name": "bot"}, key)
+        except Refused as e:
+            if e.code not in ("seated", "started"):
+                raise
+            # Our account sat down earlier (e.g. in the browser): play that seat.
+        return str(args.table)
     table = call(http, "POST", "/api/tables", token,
                  {"game": args.game, "seats": args.seats, "rated": args.rated})
     table_id, owner = table["id"], table["owner_token"]
@@ -72,7 +77,7 @@ def set_up_table(http: httpx.Client, token: str, args: argparse.Namespace) -> tu
             call(http, "POST", f"/api/tables/{table_id}/seats/{seat}/bot", owner,
                  {"kind": args.opponent})
     call(http, "POST", f"/api/tables/{table_id}/start", owner)
-    return table_id, joined["seat"]
+    return str(table_id)
 
 
 def ws_url(base: str, table_id: str) -> str:
@@ -82,10 +87,10 @@ def ws_url(base: str, table_id: str) -> str:
 
 
 async def play(base: str, token: str, table_id: str, rng: random.Random,
-               key: str | None = None) -> dict[str, Any]:
-    """Play our seat to the end; returns the ended table's summary. Reconnects (a full
-    view each time) when the socket drops."""
-    moves = 0
+               key: str | None = None) -> tuple[dict[str, Any], int | None]:
+    """Play our seat to the end; returns the ended table's summary and our seat (the
+    welcome says which). Reconnects (a full view each time) when the socket drops."""
+    moves, seat = 0, None
     for _attempt in range(20):
         try:
             async with connect(ws_url(base, table_id), max_size=2**24) as ws:
@@ -96,8 +101,10 @@ async def play(base: str, token: str, table_id: str, rng: random.Random,
                 async for raw in ws:
                     msg = msgpack.unpackb(raw) if isinstance(raw, bytes) else json.loads(raw)
                     kind = msg.get("t")
+                    if kind == "welcome":
+                        seat = msg["seat"]
                     if kind in ("welcome", "table") and msg["table"]["status"] == "ended":
-                        return dict(msg["table"])
+                        return dict(msg["table"]), seat
                     if kind == "prompt":
                         legal = msg.get("legal_actions")
                         if legal is None:
@@ -139,9 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     with httpx.Client(base_url=args.url, timeout=30) as http:
         me = call(http, "GET", "/api/me", args.token)["account"]
         print(f"playing as {me['username']} (bot account: {me['bot']})", file=sys.stderr)
-        table_id, seat = set_up_table(http, args.token, args)
-        print(f"table {table_id}, seat {seat}", file=sys.stderr)
-        summary = asyncio.run(play(args.url, args.token, table_id, rng, args.key))
+        table_id = set_up_table(http, args.token, args)
+        print(f"table {table_id}", file=sys.stderr)
+        summary, seat = asyncio.run(play(args.url, args.token, table_id, rng, args.key))
     winners = summary.get("winners") or []
     print(json.dumps({"table": table_id, "seat": seat, "winners": winners,
                       "scores": summary.get("scores"), "won": seat in winners,

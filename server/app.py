@@ -97,8 +97,8 @@ class Service(TableListener):
                                  settings.public_url, settings.turn_mail_period,
                                  self.attendance.online)
         self.passkeys = Passkeys(self.account_store, settings.public_url)
-        self.api_tokens = Tokens(TokenStore(self.store.redis), self.store.hit,
-                                 settings.api_tokens_per_hour, settings.api_tokens_max)
+        self.api_tokens = Tokens(TokenStore(self.store.redis), settings.api_tokens_per_hour,
+                                 settings.api_tokens_max)
         self.admin = Admin(self)
         # Turn changes matter only for turn mails.
         self.wants_turns = self.notifier.mailer.enabled

@@ -20,7 +20,6 @@ from __future__ import annotations
 import secrets
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,14 +92,12 @@ def check_scope(scope: Any) -> str:
 
 
 class Tokens:
-    """Token operations. ``hit(key, window)`` counts one creation in a window of
-    seconds and returns the count (``Store.hit``, shared by all processes); ``per_hour``
-    creations per account and hour, ``most`` tokens per account."""
+    """Token operations on a ``TokenStore``: ``per_hour`` creations per account in an
+    hour that opens with the first (shared by all processes), ``most`` tokens per
+    account."""
 
-    def __init__(self, store: TokenStore, hit: Callable[[str, int], Awaitable[int]],
-                 per_hour: int, most: int) -> None:
+    def __init__(self, store: TokenStore, per_hour: int, most: int) -> None:
         self.store = store
-        self.hit = hit
         self.per_hour = per_hour
         self.most = most
 
@@ -111,7 +108,7 @@ class Tokens:
         if await self.store.count(uid) >= self.most:
             raise LobbyError(409, "too_many_tokens",
                              f"an account holds at most {self.most} tokens: revoke one first")
-        if await self.hit(f"apitoken:{uid}", 3600) > self.per_hour:
+        if await self.store.created(uid, 3600) > self.per_hour:
             raise LobbyError(429, "rate_limited",
                              f"at most {self.per_hour} new tokens per hour")
         text = PREFIX + secrets.token_urlsafe(32)

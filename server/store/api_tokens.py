@@ -7,7 +7,8 @@ command touches one slot, as on Redis Cluster):
 
 - ``at:{<hash>}``: hash ``uid``, ``id``, ``name``, ``scope``, ``created_at`` (s),
   ``last_used`` (s, ``0`` until used): what a request's bearer is looked up by;
-- ``u:{u:<uid>}:apitokens``: hash token id → the token's hash: the account's list.
+- ``u:{u:<uid>}:apitokens``: hash token id → the token's hash: the account's list;
+- ``u:{u:<uid>}:apitokens:made``: the creations of the hour that began with the first.
 
 Creation writes the token's key before the list entry and revocation deletes the
 token's key first: a crash between the two leaves at worst a list entry whose token no
@@ -36,6 +37,11 @@ def list_key(uid: str) -> str:
     return f"u:{{u:{uid}}}:apitokens"
 
 
+def made_key(uid: str) -> str:
+    """Tokens the account created in the current window (a counter that expires)."""
+    return f"u:{{u:{uid}}}:apitokens:made"
+
+
 def _s(raw: Any) -> str:
     return raw.decode() if isinstance(raw, bytes) else str(raw)
 
@@ -52,6 +58,18 @@ class TokenStore:
         fields.update(uid=uid, id=token_id, last_used="0")
         await self.redis.hset(token_key(hashed), mapping=fields)
         await self.redis.hset(list_key(uid), token_id, hashed)
+
+    async def created(self, uid: str, window: int) -> int:
+        """Count one creation by the account; returns the count in its window, which
+        opens with the first creation and is not extended by later ones (``EXPIRE NX``,
+        as the failed-login counters: a calendar bucket would let a burst across its edge
+        count twice the limit)."""
+        key = made_key(uid)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.incr(key)
+        pipe.expire(key, window, nx=True)
+        count, _ = await pipe.execute()
+        return int(count)
 
     async def count(self, uid: str) -> int:
         """How many tokens the account has."""
@@ -95,5 +113,5 @@ class TokenStore:
         ids = {_s(k): _s(v) for k, v in (await self.redis.hgetall(list_key(uid))).items()}
         for hashed in ids.values():
             await self.redis.delete(token_key(hashed))
-        await self.redis.delete(list_key(uid))
+        await self.redis.delete(list_key(uid), made_key(uid))
         return len(ids)

@@ -264,3 +264,50 @@ async def test_creation_is_rate_limited_audited_and_no_token_is_logged(logged_se
         await client.aclose()
     finally:
         await m.close()
+
+
+async def test_invitations_and_rematches_work_by_token(server):
+    host, guest, stranger = (await member(server.url, "ih"), await member(server.url, "ig"),
+                             await member(server.url, "is"))
+    try:
+        th, tg, ts = [(await new_token(m))["token"] for m in (host, guest, stranger)]
+        api = httpx.AsyncClient(base_url=server.url)
+        table = (await api.post("/api/tables", json={"game": "keltis", "seats": 2,
+                                                     "private": True},
+                                headers=bearer(th))).json()
+        tid, key = table["id"], table["invite_key"]
+        path = f"/api/tables/{tid}"
+        # The invitation: the secret lets the guest's token sit down; from then on the
+        # token alone opens the private table, and a stranger's token does not.
+        assert code(await api.post(f"{path}/join", json={"name": "x"}, headers=bearer(tg))
+                    ) == (404, "no_table")
+        joined = await api.post(f"{path}/join", json={"name": "x"},
+                                headers={**bearer(tg), "X-Table-Key": key})
+        assert joined.status_code == 200
+        assert (await api.get(path, headers=bearer(tg))).json()["seats"][0]["name"] == \
+            guest.account["username"]  # type: ignore[index]
+        assert code(await api.get(path, headers=bearer(ts))) == (404, "no_table")
+        await api.post(f"{path}/seats/1/bot", json={"kind": "random"},
+                       headers=bearer(table["owner_token"]))
+        assert (await api.post(f"{path}/start", headers=bearer(table["owner_token"]))
+                ).status_code == 200
+        # The guest's program plays the game to its end by its token (joining the table).
+        result = await asyncio.to_thread(run_bot, server.url, tg, "--table", tid,
+                                         "--key", key, "--seed", "3")
+        assert result["table"] == tid and result["seat"] == 0
+        # The rematch by token: the account's seat moves one on; asking again is the same.
+        first = await api.post(f"{path}/rematch", headers=bearer(tg))
+        assert first.status_code == 200, first.text
+        again = await api.post(f"{path}/rematch", headers=bearer(tg))
+        assert again.json()["token"] == first.json()["token"] and first.json()["seat"] == 1
+        new_id = first.json()["table"]["id"]
+        assert code(await api.post(f"{path}/rematch", headers=bearer(ts))) == (404,
+                                                                               "no_table")
+        sock = Socket(server.ws_url, new_id)
+        await sock.connect(tg)
+        assert (await sock.wait(lambda f: f["t"] == "welcome"))["seat"] == 1
+        await sock.close()
+        await api.aclose()
+    finally:
+        for m in (host, guest, stranger):
+            await m.close()
