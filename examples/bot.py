@@ -3,7 +3,7 @@
 prints the result (docs/bot-api.md walks through every step).
 
     python examples/bot.py https://cardtable.example TOKEN                 # new table
-    python examples/bot.py https://cardtable.example TOKEN --table ID      # join one
+    python examples/bot.py https://cardtable.example TOKEN --table=ID      # join one
     python examples/bot.py URL TOKEN --game keltis --opponent greedy --rated
 
 TOKEN is a ``play`` token of your account (``POST /api/account/tokens`` or the account
@@ -11,10 +11,11 @@ page); rated tables need a bot account (``POST /api/account/bot``). Without ``--
 the bot creates a table, sits down, puts the service's bot ``--opponent`` on the other
 seats and starts; with ``--table`` it joins that open table (``--key``: a private
 table's invite secret) and waits for its host to start, or plays the seat its account
-already holds there. It then plays over the table's
-websocket, exactly as the browser does, choosing a random action among the legal ones the
-server lists in each ``prompt``. At the end it prints one JSON line: the table, its seat,
-the winners and scores, and whether it won.
+already holds there. Write ``--table=ID`` and ``--key=SECRET`` with ``=``: an id or a
+secret may begin with ``-``, which would otherwise be read as an option. It then plays
+over the table's websocket, exactly as the browser does, choosing a random action among
+the legal ones the server lists in each ``prompt``. At the end it prints one JSON line:
+the table, its seat, the winners and scores, and whether it won.
 
 Only httpx, websockets and msgpack: it imports nothing of Cardtable, so it runs anywhere.
 """

@@ -292,8 +292,9 @@ async def test_invitations_and_rematches_work_by_token(server):
         assert (await api.post(f"{path}/start", headers=bearer(table["owner_token"]))
                 ).status_code == 200
         # The guest's program plays the game to its end by its token (joining the table).
-        result = await asyncio.to_thread(run_bot, server.url, tg, "--table", tid,
-                                         "--key", key, "--seed", "3")
+        # "=": a table id or secret may begin with "-" (URL-safe base64).
+        result = await asyncio.to_thread(run_bot, server.url, tg, f"--table={tid}",
+                                         f"--key={key}", "--seed", "3")
         assert result["table"] == tid and result["seat"] == 0
         # The rematch by token: the account's seat moves one on; asking again is the same.
         first = await api.post(f"{path}/rematch", headers=bearer(tg))
