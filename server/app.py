@@ -32,6 +32,7 @@ from server.accounts.accounts import Accounts
 from server.accounts.mail import Mailer
 from server.accounts.notify import Notifier
 from server.accounts.passkeys import Passkeys
+from server.accounts.tokens import Tokens
 from server.admin.ops import Admin
 from server.bots.driver import BotDriver
 from server.config import Settings
@@ -40,6 +41,7 @@ from server.fanout.frames import RawSend
 from server.fanout.room import Connection
 from server.http import accounts as account_api
 from server.http import admin as admin_api
+from server.http import api_tokens as api_token_routes
 from server.http import lobby, observe, passwords, profiles, rematch, takeover
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
@@ -51,6 +53,7 @@ from server.play.deadlines import Deadlines
 from server.store import lobby_migration
 from server.store.accounts import AccountStore
 from server.store.aof import AofScrub
+from server.store.api_tokens import TokenStore
 from server.store.sealing import SeedSeal
 from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
@@ -95,6 +98,8 @@ class Service(TableListener):
                                  settings.public_url, settings.turn_mail_period,
                                  self.attendance.online)
         self.passkeys = Passkeys(self.account_store, settings.public_url)
+        self.api_tokens = Tokens(TokenStore(self.store.redis), settings.api_tokens_per_hour,
+                                 settings.api_tokens_max)
         self.admin = Admin(self)
         self.aof = AofScrub(self.store.redis)
         """Rewrites the append-only files after an account's deletion (erase.py)."""
@@ -278,6 +283,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
         *account_api.ROUTES,
+        *api_token_routes.ROUTES,
         *passwords.ROUTES,
         *profiles.ROUTES,
         *lobby.ROUTES,

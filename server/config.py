@@ -181,6 +181,10 @@ class Settings(BaseSettings):
     """seconds a login session lives (cookie and Redis)"""
     signups_per_hour: int = Field(10, ge=0)
     """accounts one client address may create per hour (shared by all processes)"""
+    api_tokens_per_hour: int = Field(10, ge=0)
+    """personal API tokens one account may create per hour (shared by all processes)"""
+    api_tokens_max: int = Field(20, ge=0)
+    """personal API tokens one account may hold at once (revoke one to make another)"""
     passkey_logins_per_hour: int = Field(60, ge=0)
     """passkey login ceremonies one client address may begin per hour (each stores a
     challenge in Redis for 5 minutes)"""

@@ -1,7 +1,9 @@
 // The session (who is logged in, its CSRF token and settings), the account page
-// (/account: sign up, log in, settings, log out, delete), and the turn notification of
-// live games (a browser notification and an optional sound, per the account's settings).
+// (/account: sign up, log in, settings, API tokens and the bot account, log out, delete),
+// and the turn notification of live games (a browser notification and an optional sound,
+// per the account's settings).
 import { ApiError, call, setCsrf } from "./api.js";
+import { apiTokensPanel } from "./apitokens.js";
 import { h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 import "./i18n-accounts.js";
@@ -274,7 +276,8 @@ export function accountPage(root, go) {
           try { const r = await addPasskey(); st.passkeys = r.passkeys; st.pkNotice = t("passkey_added"); st.error = null; } catch (e) { st.error = e instanceof ApiError ? errText(e) : t("passkey_failed"); }
           render();
         } }, t("add_passkey"))) : null,
-      settingsForm(a), passwordForm(), deleteForm()));
+      settingsForm(a), passwordForm(),
+      apiTokensPanel(a, errText, (account) => { session.account = account; }), deleteForm()));
   }
 
   async function countPasskeys() {

@@ -1,5 +1,6 @@
 """The audit log (``component=audit``) and the account metrics: one line per sign-up,
-login (success or failure), lockout, password change or reset, and account deletion, with
+login (success or failure), lockout, password change or reset, account deletion, API
+token creation and revocation and the turn of an account into a bot account, with
 the client's address (as the per-address limits count it) and the account's id.
 
 A line carries ids, the result and the address only: never a password, a token, a link,
@@ -73,3 +74,18 @@ def admin(actor: str, action: str, target: str, detail: dict[str, Any]) -> None:
     ``actor`` (``cli:<os user>`` or ``account:<username>``), ``action``, ``target`` (an
     account id, ``table:<id>``, ``name:<name>`` or ``address:<address>``) and its details."""
     log.info("admin", actor=actor, action=action, target=target, **detail)
+
+
+def token_created(uid: str, token_id: str, scope: str, client: str) -> None:
+    """A personal API token was created (its id and scope: never its text or name)."""
+    log.info("api_token_created", uid=uid, token=token_id, scope=scope, client=client)
+
+
+def token_revoked(uid: str, token_id: str, client: str) -> None:
+    """A personal API token was revoked."""
+    log.info("api_token_revoked", uid=uid, token=token_id, client=client)
+
+
+def bot_converted(uid: str, client: str) -> None:
+    """An account was turned into a bot account (for good)."""
+    log.info("bot_account", uid=uid, client=client)

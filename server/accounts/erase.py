@@ -72,9 +72,11 @@ async def rename_seats(svc: Service, uid: str, name: str, account_after: str) ->
 
 async def erase_account(svc: Service, account: Account) -> None:
     """Delete ``account``: its seats renamed ``deleted player`` (``rename_seats``), then
-    its personal data (name, password hash, e-mail, settings, sessions, ratings, pending
-    confirmation and reset links); then the append-only files are rewritten in the
-    background (``server.store.aof``), so no copy of the name or address stays in them."""
+    its personal data (name, password hash, e-mail, settings, sessions, API tokens,
+    ratings, pending confirmation and reset links); then the append-only files are
+    rewritten in the background (``server.store.aof``), so no copy of the name or address
+    stays in them."""
     await rename_seats(svc, account.uid, DELETED_NAME, DELETED)
+    await confirmed(svc.api_tokens.store.revoke_all(account.uid))
     await confirmed(svc.account_store.delete_account(account.uid, account.username))
     svc.aof.request()

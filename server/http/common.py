@@ -14,7 +14,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from engine import GAMES, Game
+from server.accounts.tokens import PREFIX as API_TOKEN_PREFIX
 from server.errors import LobbyError, Unavailable
+from server.http import token_auth
 from server.logging import get_logger
 from server.play import roles
 from server.table.meta import TableMeta
@@ -77,9 +79,11 @@ async def body(request: Request, limit: int | None = None) -> Any:
 
 
 def bearer(request: Request) -> str | None:
-    """The seat token of ``Authorization: Bearer …``."""
+    """The seat token of ``Authorization: Bearer …`` (``None`` for a personal API token,
+    ``ctk_…``: that names an account, server/http/token_auth.py, not a seat)."""
     auth = request.headers.get("authorization", "")
-    return auth[7:].strip() or None if auth.lower().startswith("bearer ") else None
+    token = auth[7:].strip() or None if auth.lower().startswith("bearer ") else None
+    return None if token is not None and token.startswith(API_TOKEN_PREFIX) else token
 
 
 def table_key(request: Request) -> str | None:
@@ -87,10 +91,20 @@ def table_key(request: Request) -> str | None:
     return request.headers.get("x-table-key") or None
 
 
+def admit(request: Request, meta: TableMeta) -> None:
+    """``roles.admit`` for this request; a request by API token is also admitted to a
+    private table where its account holds a seat (its token stands for the seat's)."""
+    try:
+        roles.admit(meta, bearer(request), table_key(request))
+    except LobbyError:
+        token = token_auth.api_token_of(request)
+        if token is None or meta.account_seat(token.uid) is None:
+            raise
+
+
 def admitter(request: Request) -> Callable[[TableMeta], None]:
-    """The private-table check of this request (``roles.admit``) for ``lobby_change``."""
-    token, key = bearer(request), table_key(request)
-    return lambda meta: roles.admit(meta, token, key)
+    """The private-table check of this request (``admit``) for ``lobby_change``."""
+    return lambda meta: admit(request, meta)
 
 
 def svc_of(request: Request) -> Service:
@@ -125,7 +139,7 @@ async def table_or_404(request: Request) -> Any:
     if meta is None:
         raise LobbyError(404, "no_table", f"no table {table_id!r}")
     try:
-        roles.admit(meta, bearer(request), table_key(request))  # before any replay
+        admit(request, meta)  # before any replay
     except LobbyError:
         if not cached:
             raise
@@ -135,11 +149,11 @@ async def table_or_404(request: Request) -> Any:
         meta = await tables.peek(table_id, fresh=True)
         if meta is None:
             raise LobbyError(404, "no_table", f"no table {table_id!r}") from None
-        roles.admit(meta, bearer(request), table_key(request))
+        admit(request, meta)
     table = await tables.get(table_id)
     if table is None:
         raise LobbyError(404, "no_table", f"no table {table_id!r}")
-    roles.admit(table.meta, bearer(request), table_key(request))
+    admit(request, table.meta)
     return table
 
 

@@ -9,7 +9,9 @@ moved to the new name on the response, the old one cleared) into
 session's token in ``X-CSRF-Token`` (synchronizer token: a page of another site can
 neither read it nor set the header without a CORS preflight the server never grants), else
 403 ``csrf`` and nothing runs. Requests without a session cookie are authenticated by
-bearer tokens only, which a browser never sends by itself. A session of a banned account
+bearer tokens only, which a browser never sends by itself; a personal API token
+(``Authorization: Bearer ctk_…``, server/http/token_auth.py) acts as its account, as
+its session would, within the token's scope. A session of a banned account
 is refused with 403 ``banned`` (server/admin/ops.py). Sign-up and login set a cookie,
 so they also refuse an ``Origin`` of another site (403 ``csrf``; login CSRF).
 """
@@ -26,6 +28,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.accounts import sessions
 from server.accounts.sessions import Session
+from server.errors import LobbyError, Unavailable
+from server.http import token_auth
 from server.ws.endpoint import origin_allowed
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module
@@ -57,6 +61,20 @@ class SessionAuth:
             return
         conn = HTTPConnection(scope)
         svc: Service = scope["app"].state.svc
+        api = token_auth.api_bearer(conn)
+        if api is not None:  # a program's API token: its account, no cookie, no CSRF
+            try:
+                scope[SCOPE_KEY], scope[token_auth.TOKEN_KEY] = await token_auth.authenticate(
+                    svc, api, scope["method"], scope["path"])
+            except LobbyError as e:
+                await _refuse(scope, receive, send, e.status, e.code, e.message)
+                return
+            except Unavailable:
+                await _refuse(scope, receive, send, 503, "unavailable",
+                              "the store is unavailable; try again")
+                return
+            await self.app(scope, receive, send)
+            return
         sid, legacy = sessions.cookie_sid(conn)
         session = None
         if sid:

@@ -16,9 +16,10 @@ from starlette.routing import Route
 
 from engine import GAMES
 from server import metrics
+from server.accounts import bot_accounts
 from server.bots import kinds as bots
 from server.errors import LobbyError, Unavailable
-from server.http import csrf, replays, takeover
+from server.http import csrf, replays, takeover, token_auth
 from server.http.common import (
     admitter,
     bearer,
@@ -72,6 +73,8 @@ async def create_table(request: Request) -> Response:
     session = csrf.session_of(request)
     if req.rated and session is None:
         raise LobbyError(403, "account_needed", "log in to create a rated table")
+    if session is not None:
+        bot_accounts.require_bot(session.account, req.rated, token_auth.by_token(request))
     meta, owner, invite = await svc.tables.lobby.create(game.name, req.seats, options, req.name,
                                                   req.private, time_control, rated=req.rated)
     if session is not None:
@@ -108,6 +111,7 @@ async def join(request: Request) -> Response:
     chosen: dict[str, int] = {}
     session = csrf.session_of(request)
     account = session.account if session is not None else None
+    by_token = token_auth.by_token(request)
 
     def change(meta: TableMeta) -> dict[str, str]:
         if given is not None:
@@ -129,12 +133,14 @@ async def join(request: Request) -> Response:
         if meta.rated and account is None:
             raise LobbyError(403, "account_needed", "a rated table seats accounts only: log in")
         if account is not None:
+            bot_accounts.require_bot(account, meta.rated, by_token)
             mine = [i for i, s in enumerate(meta.seats) if s.account == account.uid]
             if mine:
                 raise LobbyError(409, "seated", f"your account already holds seat {mine[0]}")
         meta.seats[seat] = Seat(name=account.username if account else req.name, kind="human",
                                 since=int(meta.version),
-                                account=account.uid if account else None)
+                                account=account.uid if account else None,
+                                bot_account=account is not None and account.bot)
         chosen["seat"] = seat
         return {"seats": meta.seats_json(), f"tok:{seat}": token_hash(token)}
 

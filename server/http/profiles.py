@@ -137,7 +137,9 @@ async def table_ratings(request: Request) -> Response:
         r = await from_store(svc.account_store.rating(uid, meta.game))
         is_bot = uid == bot_uid
         name = ratings.bot_name(s.bot or "random", s.level) if is_bot else s.name
-        out.append({"username": name, "bot": is_bot, **ratings.shown(r)})
+        # A bot account's seat (a program plays it) is a bot's too.
+        out.append({"username": name, "bot": is_bot or (s.bot_account and uid == s.account),
+                    **ratings.shown(r)})
     return JSONResponse({"rated": meta.rated, "seats": out})
 
 

@@ -36,8 +36,10 @@ from starlette.routing import Route
 from engine.chain import genesis
 from engine.shuffle import commitment
 from server import metrics
+from server.accounts import bot_accounts
 from server.accounts.accounts import DELETED
 from server.errors import LobbyError, Unavailable
+from server.http import csrf, token_auth
 from server.http.common import bearer, body, guarded, svc_of, table_or_404
 from server.logging import get_logger
 from server.table.lobby import new_name_salts
@@ -77,7 +79,8 @@ def rematch_seats(old: list[Seat]) -> list[Seat]:
                             level=s.level)
         elif s.kind == "human":
             account = s.account if s.account and s.account != DELETED else None
-            seats[j] = Seat(name=s.name, kind="human", account=account)
+            seats[j] = Seat(name=s.name, kind="human", account=account,
+                            bot_account=s.bot_account and account is not None)
     return seats
 
 
@@ -191,8 +194,16 @@ async def rematch(request: Request) -> Response:
     if not old_fields:
         raise LobbyError(404, "no_table", f"no table {table.id!r}")
     old = TableMeta.from_fields(table.id, old_fields)
-    seat = old.seat_of(token)
-    if seat is None or token is None:
+    seat, key = old.seat_of(token), token
+    session = csrf.session_of(request)
+    if token is None and session is not None and token_auth.by_token(request):
+        # An API token asks for its account's seat; the new seat token is derived from
+        # the stored hash of the seat's token (the program never needs it: it plays by
+        # its API token).
+        seat = old.account_seat(session.account.uid)
+        key = None if seat is None else "api:" + old.tokens[seat]
+        bot_accounts.require_bot(session.account, old.rated, True)
+    if seat is None or key is None:
         raise LobbyError(401, "bad_token", "only a player of this table may ask for a rematch")
     if old.seats[seat].kind == "bot":
         raise LobbyError(403, "seat_handed_over",
@@ -200,7 +211,7 @@ async def rematch(request: Request) -> Response:
     if old.status != "ended" and not table.game_over():
         raise LobbyError(409, "not_ended", "a rematch is offered once the game has ended")
     new_id = old.rematch or await claim(svc, old.id)
-    new_token = rematch_token(token, new_id)
+    new_token = rematch_token(key, new_id)
     if await ensure(svc, old, new_id, new_token):
         log.info("rematch created", table=old.id, rematch=new_id)
     new_seat = rotated(seat, len(old.seats))

@@ -81,6 +81,9 @@ class Seat:
     account: str | None = None
     """The uid of the account a person sits for (``None``: a guest; ``DELETED`` once the
     account was deleted; ``server.accounts.accounts``), kept while a bot plays the seat."""
+    bot_account: bool = False
+    """The seat's account is a bot account (``server.accounts.bot_accounts``): a program
+    plays it, shown as ``"bot_account": true`` in the summary."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form."""
@@ -90,6 +93,8 @@ class Seat:
             out["resigned"] = True
         if self.account:
             out["account"] = self.account
+        if self.bot_account:
+            out["bot_account"] = True
         return out
 
 
@@ -196,6 +201,14 @@ class TableMeta:
                 found = i
         return found
 
+    def account_seat(self, uid: str | None) -> int | None:
+        """The seat account ``uid`` holds here with a live token (a program's API token
+        acts for it: docs/bot-api.md), else ``None``."""
+        for i, s in enumerate(self.seats):
+            if uid and s.account == uid and self.tokens[i]:
+                return i
+        return None
+
     def viewer_of(self, token: str | None) -> int | None:
         """The seat whose hidden information ``token`` may read: its seat, ``None`` (a
         spectator's) for no seat or a seat whose player resigned: a bot plays it to the
@@ -237,6 +250,7 @@ class TableMeta:
                        **({"resigned": True} if s.resigned else {}),
                        **({"account": True} if s.kind == "human" and s.account
                           and s.account != DELETED else {}),
+                       **({"bot_account": True} if s.bot_account else {}),
                        "seeded": bool(self.contributions[i]),
                        **({"waiting": True} if self.waiting(i) else {})}
                       for i, s in enumerate(self.seats)],

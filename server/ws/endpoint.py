@@ -3,7 +3,8 @@
 Order of a connection: Origin check (1008), per-address limit (4029), accept, ``hello``
 within ``hello_timeout`` (1008), a private table's secret or token on its meta alone,
 before the table is loaded (4004, as for an unknown table), token → seat (1008 for a token
-that is no seat's),
+that is no seat's; a personal API token, ``ctk_…``, stands for the seat its account holds:
+refused with an ``error`` frame and 1008, docs/bot-api.md),
 ``welcome`` (full view, or the missed deltas after ``last_seq``), then frames both ways.
 Every inbound frame is decoded (1003 if it cannot be), validated (error ``bad_message``),
 rate limited (error ``rate_limited``; a flood closes with 1008) and then handled.
@@ -13,16 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgpack
+from redis.exceptions import RedisError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
 from server import metrics
-from server.errors import Unavailable
+from server.accounts import bot_accounts, tokens
+from server.errors import LobbyError, Unavailable
 from server.fanout.delta import Delta
 from server.fanout.frames import SCOPE_KEY, DirectSocket
 from server.fanout.room import Connection
@@ -30,7 +34,7 @@ from server.http import replays
 from server.logging import get_logger
 from server.play import chat, roles
 from server.table.live import LiveTable
-from server.table.meta import token_hash
+from server.table.meta import TableMeta, token_hash
 from server.ws import protocol
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module
@@ -114,8 +118,26 @@ async def _serve(ws: WebSocket, svc: Service, addr: str) -> None:
     if not isinstance(hello, protocol.Hello):
         await ws.close(1008, "the first frame must be hello")
         return
+    seat_hash: str | None = None
+    if tokens.looks_like(hello.token):
+        # A program's API token in place of a seat token: the seat its account holds.
+        try:
+            found = await _api_seat(svc, table_id, hello.token or "")
+        except Unavailable:
+            await ws.close(1013, "store unavailable, try again")
+            return
+        if isinstance(found, LobbyError):
+            metrics.REJECTED_SOCKETS.labels("token").inc()
+            if found.status == 404:
+                await ws.close(4004, "no such table")
+                return
+            await ws.send(_frame({"t": "error", "id": None, "code": found.code,
+                                  "message": found.message}, binary))
+            await ws.close(1008, found.message[:120])
+            return
+        seat_hash, hello = found, hello.model_copy(update={"token": None})
     try:
-        if not await _may_see(svc, table_id, hello):
+        if seat_hash is None and not await _may_see(svc, table_id, hello):
             await ws.close(4004, "no such table")
             return
         table = await svc.tables.get(table_id, watch=True)
@@ -126,11 +148,52 @@ async def _serve(ws: WebSocket, svc: Service, addr: str) -> None:
         await ws.close(4004, "no such table")
         return
     try:
-        await _attend(ws, svc, addr, table, hello, binary)
+        await _attend(ws, svc, addr, table, hello, binary, seat_hash)
     finally:
         # Whatever happened (a refused token too), the table must not stay cached and
         # subscribed for a socket that is gone.
         svc.tables.spawn(svc.tables.unwatch(table))
+
+
+async def _api_seat(svc: Service, table_id: str, text: str) -> str | LobbyError:
+    """The stored token hash of the seat that API token ``text``'s account holds at the
+    table, or why not (docs/bot-api.md): ``bad_token`` (unknown, revoked, its account
+    gone), ``banned``, ``read_only`` (a ``read`` token), ``not_your_seat`` (the account
+    holds no seat there), ``bot_account_needed`` (a rated table and a person's
+    account), 404 ``no_table``. Raises ``Unavailable``."""
+    try:
+        token = await svc.api_tokens.resolve(text)
+        account = await svc.accounts.get(token.uid) if token is not None else None
+        meta = await svc.tables.peek(table_id, fresh=True)
+        if token is not None and account is not None:
+            await svc.api_tokens.used(token, time.time())
+    except RedisError as e:
+        raise Unavailable(str(e)) from None
+    if token is None or account is None:
+        return LobbyError(401, "bad_token", "unknown or revoked API token")
+    if account.banned:
+        return LobbyError(403, "banned", "this account is banned")
+    if not token.plays:
+        return LobbyError(403, "read_only", "this token may only read (scope \"read\")")
+    if meta is None:
+        return LobbyError(404, "no_table", "no such table")
+    seat = meta.account_seat(account.uid)
+    if seat is None:
+        return LobbyError(403, "not_your_seat",
+                          "this token's account holds no seat at this table: join first")
+    try:
+        bot_accounts.require_bot(account, meta.rated, by_token=True)
+    except LobbyError as e:
+        return e
+    return meta.tokens[seat]
+
+
+def _hash_seat(meta: TableMeta, hashed: str) -> int | None:
+    """The seat whose stored token hash is ``hashed``."""
+    for i, stored in enumerate(meta.tokens):
+        if stored and hmac.compare_digest(stored, hashed):
+            return i
+    return None
 
 
 async def _may_see(svc: Service, table_id: str, hello: protocol.Hello) -> bool:
@@ -147,21 +210,31 @@ async def _may_see(svc: Service, table_id: str, hello: protocol.Hello) -> bool:
 
 
 async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hello: protocol.Hello,
-                  binary: bool) -> None:
-    """The seat check, the welcome, then the socket's frames until it closes."""
+                  binary: bool, seat_hash: str | None = None) -> None:
+    """The seat check, the welcome, then the socket's frames until it closes.
+    ``seat_hash``: the seat's stored token hash when an API token stands for the seat
+    (``_api_seat``; ``hello.token`` is then ``None``)."""
     settings = svc.settings
-    seat = table.meta.seat_of(hello.token)
-    if ((hello.token is not None and seat is None)
-            or not roles.may_see(table.meta, hello.token, hello.key)):
+    asked = hello.token is not None or seat_hash is not None
+
+    def find() -> int | None:
+        return (table.meta.seat_of(hello.token) if seat_hash is None
+                else _hash_seat(table.meta, seat_hash))
+
+    def visible() -> bool:
+        return seat_hash is not None or roles.may_see(table.meta, hello.token, hello.key)
+
+    seat = find()
+    if (asked and seat is None) or not visible():
         # The seat may have been taken a moment ago (the meta notice is still on its way).
         with contextlib.suppress(Exception):
             await svc.tables.streams.sync(table)
-        seat = table.meta.seat_of(hello.token)
-    if not roles.may_see(table.meta, hello.token, hello.key):
+        seat = find()
+    if not visible():
         # A private table without its secret: the same answer as an unknown id.
         await ws.close(4004, "no such table")
         return
-    if hello.token is not None and seat is None:
+    if asked and seat is None:
         metrics.REJECTED_SOCKETS.labels("token").inc()
         await ws.close(1008, "this token holds no seat at this table")
         return
@@ -175,7 +248,7 @@ async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hell
     conn = Connection(send, close, addr, binary, settings.rate_burst, settings.outbox_limit,
                       DirectSocket.of(ws.scope.get(SCOPE_KEY)))
     conn.seat = seat
-    conn.token_hash = token_hash(hello.token) if hello.token else ""
+    conn.token_hash = seat_hash or (token_hash(hello.token) if hello.token else "")
     sender = chat.sender_of(seat, hello.viewer, hello.name)
     svc.connections.add(conn)
     try:
