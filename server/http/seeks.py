@@ -106,13 +106,32 @@ async def seek_socket(ws: WebSocket) -> None:
     hello came within ``hello_timeout``."""
     svc = ws.app.state.svc
     settings = svc.settings
+    addr = ws.client.host if ws.client else "?"
     await ws.accept()
     if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
                           settings.allowed_origins):
         metrics.REJECTED_SOCKETS.labels("origin").inc()
         await ws.close(1008, "origin not allowed")
         return
-    sid = ws.path_params["id"]
+    # Counted with the address's table sockets (CARDTABLE_CONNS_PER_ADDR).
+    if svc.addr_count.get(addr, 0) >= settings.conns_per_addr:
+        metrics.REJECTED_SOCKETS.labels("per_address").inc()
+        await ws.close(4029, "too many connections from your address")
+        return
+    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
+    try:
+        await _serve(ws, svc, ws.path_params["id"])
+    finally:
+        left = svc.addr_count.get(addr, 1) - 1
+        if left > 0:
+            svc.addr_count[addr] = left
+        else:
+            svc.addr_count.pop(addr, None)
+
+
+async def _serve(ws: WebSocket, svc: Any, sid: str) -> None:
+    """One seek socket after its checks: the hello, then the seek's frames."""
+    settings = svc.settings
     try:
         async with asyncio.timeout(settings.hello_timeout):
             hello = json.loads(await ws.receive_text())

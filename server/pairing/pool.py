@@ -78,6 +78,7 @@ class SeekPool:
         self._wake = asyncio.Event()
         self._paired: dict[str, asyncio.Event] = {}
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
 
     # -- the API's calls --------------------------------------------------------------
 
@@ -117,6 +118,8 @@ class SeekPool:
         """The seek as its owner sees it (a waiting one counts as seen now). Raises
         ``LobbyError`` 404 ``no_seek`` for an unknown seek or another's token."""
         game = self._game_of(sid)
+        self._owner(await confirmed(self.store.seek(game, sid)), sid, token)
+        # Touched only for its owner: nobody else keeps another's seek alive.
         fields = await confirmed(self.store.touch(game, sid, self.settings.now_ms(),
                                                   WAITING_TTL))
         return self._public(sid, self._owner(fields, sid, token), fields)
@@ -149,10 +152,7 @@ class SeekPool:
     async def changed(self, sid: str, timeout: float) -> None:
         """Return when this process paired ``sid``, or after ``timeout`` seconds (another
         process may have paired it: the caller reads the seek again)."""
-        event = self._paired.setdefault(sid, asyncio.Event())
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await event.wait()
+        await _wait(self._paired.setdefault(sid, asyncio.Event()), timeout)
 
     def forget(self, sid: str) -> None:
         """Nobody here waits for ``sid`` any more (its socket closed)."""
@@ -191,13 +191,17 @@ class SeekPool:
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
+        # The flag too: a cancel that lands as the pass's wait times out is swallowed by
+        # ``asyncio.timeout`` (it raises TimeoutError then); the loop still sees the flag.
+        self._closing = True
+        self._wake.set()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
     async def _run(self) -> None:
-        while True:
+        while not self._closing:
             self._wake.clear()
             for game in GAMES:
                 try:
@@ -205,9 +209,7 @@ class SeekPool:
                 except (RedisError, Unavailable) as e:
                     metrics.REDIS_ERRORS.inc()
                     log.warning("pairing pass failed", game=game, error=str(e))
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.settings.seek_scan):
-                    await self._wake.wait()
+            await _wait(self._wake, self.settings.seek_scan)
 
     async def pass_once(self, game: str) -> None:
         """One pass over ``game``'s pool (the module docstring). Raises ``RedisError``."""
@@ -247,7 +249,9 @@ class SeekPool:
         ``Unavailable``."""
         fields = [await self.store.seek(game, sid) for sid in pending.seeks]
         if not all(fields):
+            # Their keys expired (a day untouched): nothing is left to seat; the record goes.
             log.error("pairing lost its seeks", game=game, table=pending.table_id)
+            await self.store.finish(game, pending, DONE_TTL)
             return False
         meta = seating.table_meta(pending.table_id, game,
                                   [seating.Seeker.of(f) for f in fields], pending.bots,
@@ -281,3 +285,14 @@ def _seek(row: dict[str, str]) -> Seek:
                 rated=row["rated"] == "1", created=int(row["created"]),
                 rating=int(row.get("rating") or 0),
                 bots_after=int(row["bots_after"]) if row.get("bots_after") else None)
+
+
+async def _wait(event: asyncio.Event, timeout: float) -> None:
+    """Until ``event`` is set or ``timeout`` seconds passed. ``asyncio.wait``, not
+    ``asyncio.timeout``: on Python 3.11 the latter turns a cancel that lands as it
+    expires into its TimeoutError, and a stopping process would wait on."""
+    waiter = asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait({waiter}, timeout=timeout)
+    finally:
+        waiter.cancel()

@@ -1,4 +1,4 @@
-"""The seek pool of quick pairing in Redis (docs/protocol.md §3, "Seeks"), one family of
+"""The seek pool of quick pairing in Redis (docs/protocol.md §7, "In Redis"), one family of
 keys per game, all in one hash slot (``{seeks:<game>}``) so that every change below is one
 Lua script on one node of a Redis Cluster:
 
