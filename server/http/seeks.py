@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 from starlette.requests import Request
@@ -30,6 +30,9 @@ from server.pairing.pool import FINAL
 from server.play import clock
 from server.ws import protocol
 from server.ws.endpoint import origin_allowed
+
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
 
 log = get_logger("seeks")
 
@@ -64,7 +67,8 @@ async def create_seek(request: Request) -> Response:
         count = await svc.store.hit(f"seek:{addr}", 3600)
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
-        raise Unavailable(str(e)) from None
+        log.warning("rate counter failed", error=str(e))
+        raise Unavailable("rate counter") from None
     if count > svc.settings.seeks_per_hour:
         return error(429, "rate_limited",
                      f"at most {svc.settings.seeks_per_hour} seeks per hour per address")
@@ -104,7 +108,7 @@ async def seek_socket(ws: WebSocket) -> None:
     or ``expired``, then closes (1000). An open socket keeps the seek alive. Closes 4004
     for an unknown seek or another's token, 1008 for a bad origin or hello, 4000 when no
     hello came within ``hello_timeout``."""
-    svc = ws.app.state.svc
+    svc: Service = ws.app.state.svc
     settings = svc.settings
     addr = ws.client.host if ws.client else "?"
     await ws.accept()
@@ -129,7 +133,7 @@ async def seek_socket(ws: WebSocket) -> None:
             svc.addr_count.pop(addr, None)
 
 
-async def _serve(ws: WebSocket, svc: Any, sid: str) -> None:
+async def _serve(ws: WebSocket, svc: Service, sid: str) -> None:
     """One seek socket after its checks: the hello, then the seek's frames."""
     settings = svc.settings
     try:
@@ -151,6 +155,7 @@ async def _serve(ws: WebSocket, svc: Any, sid: str) -> None:
     try:
         last: dict[str, Any] | None = None
         while not reader.done():
+            seek: dict[str, Any] | None
             try:
                 seek = await svc.seeks.look(sid, token)
             except LobbyError as e:

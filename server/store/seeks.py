@@ -232,6 +232,8 @@ class SeekStore:
         for sid, raw in zip(ids, await pipe.execute(), strict=True):
             if raw:
                 out.append({**{_text(k): _text(v) for k, v in raw.items()}, "id": sid})
+            else:  # its key expired (no process ran for a day): nothing left to pair
+                await self.redis.zrem(pool_key(game), sid)
         return out
 
     @bounded
