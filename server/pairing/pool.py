@@ -209,6 +209,10 @@ class SeekPool:
                 except (RedisError, Unavailable) as e:
                     metrics.REDIS_ERRORS.inc()
                     log.warning("pairing pass failed", game=game, error=str(e))
+                except Exception as e:
+                    # Whatever one pass met (a closing connection pool as the process
+                    # stops, say), the passes go on: every step is repeatable.
+                    log.warning("pairing pass failed", game=game, error=repr(e))
             await _wait(self._wake, self.settings.seek_scan)
 
     async def pass_once(self, game: str) -> None:
