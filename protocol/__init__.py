@@ -4,7 +4,8 @@
   ``unpack_light`` (the load generator's decoder), ``ws_url``;
 - ``protocol.lobby``: the HTTP API over ``httpx`` (``Lobby``, ``Member``, ``Refused``);
 - ``protocol.connection``: the websocket clients over the ``websockets`` library
-  (``Connection``, ``LightConnection``) and its low-level door (``dial``, ``dial_sync``).
+  (``Connection``, ``LightConnection``; ``watch_seek``, a seek's socket) and its low-level
+  door (``dial``, ``dial_sync``).
 
 It imports nothing of the project (engine, server, CLI, tests, benchmarks), and no module
 of the tests or the benchmarks opens a websocket or defines a codec of its own
@@ -21,6 +22,7 @@ from protocol.connection import (
     close_code,
     dial,
     dial_sync,
+    watch_seek,
 )
 from protocol.frames import pack, unpack, unpack_light, ws_url
 from protocol.lobby import Lobby, Member, Refused, auth
@@ -28,5 +30,5 @@ from protocol.lobby import Lobby, Member, Refused, auth
 __all__ = [
     "Connection", "ConnectionClosed", "InvalidHandshake", "InvalidStatus", "LightConnection",
     "Lobby", "Member", "Refused", "auth", "close_code", "dial", "dial_sync", "pack", "unpack",
-    "unpack_light", "ws_url",
+    "unpack_light", "watch_seek", "ws_url",
 ]

@@ -42,7 +42,7 @@ from protocol.frames import pack, unpack, ws_url
 __all__ = [
     "ClientConnection", "Connection", "ConnectionClosed", "InvalidHandshake", "InvalidStatus",
     "LightConnection", "SyncClientConnection", "close_code", "dial", "dial_sync",
-    "server_frame",
+    "server_frame", "watch_seek",
 ]
 
 MAX_SIZE = 2**22
@@ -84,6 +84,26 @@ def server_frame(data: bytes | str) -> bytes:
     else:
         proto.send_binary(data)
     return b"".join(proto.data_to_send())
+
+
+async def watch_seek(ws_base: str, seek_id: str, token: str | None, timeout: float = 30.0,
+                     frames: list[dict[str, Any]] | None = None
+                     ) -> tuple[list[dict[str, Any]], int]:
+    """Open ``/ws/seeks/{id}`` at ``ws_base`` with ``token`` (the seek token) and read
+    its JSON frames until the server closes it (at most ``timeout`` seconds: then
+    ``TimeoutError``), each appended to ``frames`` as it comes (a caller running this as
+    a task sees them live). Returns the frames and the close code."""
+    frames = [] if frames is None else frames
+    async with asyncio.timeout(timeout):
+        async with dial(f"{ws_base}/ws/seeks/{seek_id}") as ws:
+            await ws.send(json.dumps({"t": "hello", "token": token}))
+            try:
+                async for raw in ws:
+                    frames.append(json.loads(raw))
+            except ConnectionClosed as closed:
+                return frames, close_code(closed)
+            assert ws.close_code is not None
+            return frames, ws.close_code
 
 
 class Connection:

@@ -136,6 +136,21 @@ class Lobby:
                                     json={"player_seed": player_seed} if player_seed else {})
 
 
+    async def seek(self, game: str, seats: int, time_control: dict[str, Any] | None = None,
+                   rated: bool = False, **extra: Any) -> dict[str, Any]:
+        """``POST /api/seeks`` (quick pairing); ``extra``: ``bots_after``, ``name``. Returns
+        the seek with its ``seek_token``. Raises ``Refused`` unless 201."""
+        body: dict[str, Any] = {"game": game, "seats": seats, "rated": rated, **extra}
+        if time_control is not None:
+            body["time_control"] = time_control
+        return expect(await self.http.post("/api/seeks", json=body), 201)
+
+    async def seek_call(self, method: str, seek_id: str, token: str | None) -> httpx.Response:
+        """``GET`` or ``DELETE /api/seeks/{id}`` with the seek token; the response,
+        whatever its status."""
+        return await self.http.request(method, f"/api/seeks/{seek_id}", headers=auth(token))
+
+
 class Member(Lobby):
     """The lobby as a browser with an account sees it: a cookie jar holding the session,
     and the session's CSRF token sent on every request once logged in (``csrf``;

@@ -42,10 +42,11 @@ from server.fanout.room import Connection
 from server.http import accounts as account_api
 from server.http import admin as admin_api
 from server.http import api_tokens as api_token_routes
-from server.http import lobby, observe, passwords, profiles, rematch, takeover
+from server.http import lobby, observe, passwords, profiles, rematch, seeks, takeover
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
 from server.logging import get_logger
+from server.pairing.pool import SeekPool
 from server.play import chat
 from server.play.attendance import Attendance
 from server.play.chat import ChatService
@@ -55,6 +56,7 @@ from server.store.accounts import AccountStore
 from server.store.aof import AofScrub
 from server.store.api_tokens import TokenStore
 from server.store.sealing import SeedSeal
+from server.store.seeks import SeekStore
 from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
 from server.table.live import LiveTable
@@ -103,6 +105,8 @@ class Service(TableListener):
         self.admin = Admin(self)
         self.aof = AofScrub(self.store.redis)
         """Rewrites the append-only files after an account's deletion (erase.py)."""
+        self.seeks = SeekPool(settings, SeekStore(self.store.redis, settings.redis_timeout),
+                              self.tables, self.account_store)
         # Turn changes matter only for turn mails.
         self.wants_turns = self.notifier.mailer.enabled
 
@@ -261,6 +265,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         # Running games with bots play on although nobody watches them (in the background:
         # the service answers meanwhile), each driven by one process (server/bots/leases.py).
         svc.tables.bots.start()
+        svc.seeks.start()  # quick pairing's passes (server/pairing/pool.py)
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
@@ -270,6 +275,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         try:
             yield
         finally:
+            await svc.seeks.stop()
             await svc.close_sockets()
             await svc.aof.drain(5.0)  # a deletion's rewrite, if one is still waiting
             await svc.deadlines.stop()
@@ -290,6 +296,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *takeover.ROUTES,
         *rematch.ROUTES,
         *admin_api.ROUTES,
+        *seeks.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():

@@ -86,6 +86,30 @@ class Settings(BaseSettings):
     """open websockets per client address per process"""
     tables_per_hour: int = Field(30, ge=0)
     """tables one client address may create per hour (shared by all processes)"""
+    seeks_per_hour: int = Field(60, ge=0)
+    """seeks ("Play now", docs/protocol.md §7) one client address may make per hour (shared
+    by all processes)"""
+    seek_idle: int = Field(60, gt=0)
+    """seconds a waiting seek lives without a sign of its seeker (a `GET /api/seeks/{id}`
+    or an open `/ws/seeks/{id}` socket); then it is `expired`"""
+    seek_scan: float = Field(1.0, gt=0)
+    """seconds between a process's pairing passes over every game's seek pool (a new seek
+    starts a pass on its process at once)"""
+    seek_poll: float = Field(0.25, gt=0)
+    """seconds between the reads of a seek that a `/ws/seeks/{id}` socket waits on (a
+    pairing by this process is told at once; one by another process within this)"""
+    seek_grace: float = Field(10.0, gt=0)
+    """seconds after which any process finishes a pairing whose table its claiming process
+    did not start (that process died mid-pairing)"""
+    seek_window: float = Field(100.0, ge=0)
+    """rating points two rated seeks may differ by at once"""
+    seek_window_growth: float = Field(10.0, ge=0)
+    """rating points a rated seek's window widens by per second of waiting"""
+    seek_window_max: float = Field(1000.0, ge=0)
+    """the widest a rated seek's window gets (rating points)"""
+    seek_finish_pause: float = Field(0.0, ge=0)
+    """tests only: seconds a process waits between claiming a pairing and creating its
+    table (so a test can kill it there); 0: none"""
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = ()
     """comma-separated extra websocket `Origin` values allowed (`*`: any); the page's own
     host and a missing `Origin` (non-browser clients) are always allowed"""

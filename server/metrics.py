@@ -71,6 +71,19 @@ DEADLINE_SCANS = Counter("cardtable_deadline_scans_total",
                          "Scans of the deadline index done by this process (each read the "
                          "due tables at the servers' time and started their enforcement)")
 
+SEEKS = Counter("cardtable_seeks_total",
+                "Seeks (quick pairing) by what happened to them on this process: created, "
+                "paired, cancelled, expired", ["event"])
+SEEK_PAIRINGS = Counter("cardtable_seek_pairings_total",
+                        "Tables this process seated seeks at: full (only seekers), bots "
+                        "(empty seats filled with bots), recovered (a pairing another "
+                        "process claimed and did not finish)", ["kind"])
+SEEK_POOL = Gauge("cardtable_seek_pool", "Waiting seeks per game at this process's last "
+                  "look at the pool", ["game"])
+SEEK_WAIT = Histogram("cardtable_seek_wait_seconds", "A seek's wait from its creation to "
+                      "its pairing (the service's clock)",
+                      buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600))
+
 _LOOP_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.02, 0.05, 0.1, 0.25,
                  0.5, 1.0)
 EVENT_LOOP_LAG = Histogram(

@@ -204,7 +204,10 @@ class ServerProcess:
         self.watcher.ending(proc)
         proc.send_signal(signal.SIGTERM)
         try:
-            code = proc.wait(15)
+            # A stop may take uvicorn's graceful 5 s for open connections and up to 5 s for
+            # a deletion's append-only rewrite to start (server/app.py, lifespan), then the
+            # rest of the shutdown: 30 s still tells a hang from a slow machine.
+            code = proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
             code = proc.wait()

@@ -152,8 +152,8 @@ def test_the_server_is_grouped_by_concept() -> None:
     assert len(top) <= MAX_TOP_MODULES, top
     packages = sorted(p.name for p in (ROOT / "server").iterdir()
                       if (p / "__init__.py").is_file())
-    assert packages == ["accounts", "admin", "bots", "fanout", "http", "play", "store", "table",
-                        "ws"]
+    assert packages == ["accounts", "admin", "bots", "fanout", "http", "pairing", "play",
+                        "store", "table", "ws"]
 
 
 @pytest.mark.parametrize("package", ["server", "engine", "bench", "protocol"])

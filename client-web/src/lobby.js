@@ -10,6 +10,7 @@ import { seatName } from "./names.js";
 import { gameModule, gameNames, hasGameModule } from "./games/index.js";
 import { rulesHref, setRulesGame } from "./rulesnav.js";
 import { kebab, optionFields, optionsText, readOptions } from "./options.js";
+import { playNowPanel } from "./playnow.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
 
 const REFRESH_MS = 5000;
@@ -144,6 +145,7 @@ export function lobbyPage(root, go) {
     renderList();
   }
 
+  const playNow = playNowPanel(() => st.games, go); // quick pairing (playnow.js)
   const howTo = h("section", { class: "panel howto" });
   // How to play the game chosen in the form (its rules document's `howto`), linking its rules.
   function renderHowTo() {
@@ -158,11 +160,11 @@ export function lobbyPage(root, go) {
         st.games.length > 1 ? t("rules_full_of", { game: g.title }) : t("rules_full"))));
   }
 
-  function renderAll() { renderForm(); renderList(); renderHowTo(); }
+  function renderAll() { renderForm(); renderList(); renderHowTo(); playNow.render(); }
 
   mount(root, h("div", { class: "lobby" },
     h("section", { class: "hero" }, h("h1", {}, t("title")), h("p", {}, tagline())),
-    h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, form, howTo))));
+    h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, playNow.el, form, howTo))));
   renderAll();
   api.games().then((d) => {
     st.games = d.games.filter((g) => hasGameModule(g.name)); // a board to show it with
@@ -173,11 +175,12 @@ export function lobbyPage(root, go) {
   })
     .catch((e) => { st.error = e.message; renderForm(); });
   refresh();
-  const timer = setInterval(refresh, REFRESH_MS);
+  playNow.refresh();
+  const timer = setInterval(() => { refresh(); playNow.refresh(); }, REFRESH_MS);
   const offLang = onLangChange(() => {
     const hero = root.querySelector(".hero");
     if (hero) mount(hero, h("h1", {}, t("title")), h("p", {}, tagline()));
     renderAll();
   });
-  return () => { clearInterval(timer); offLang(); };
+  return () => { clearInterval(timer); offLang(); playNow.stop(); };
 }

@@ -249,6 +249,21 @@ class CreateTable(_Model):
     """Results change ratings; only accounts and bots may sit (``server.accounts.ratings``)."""
 
 
+class CreateSeek(_Model):
+    """``POST /api/seeks`` (docs/protocol.md §7): a game wanted now. ``time_control`` as
+    for ``POST /api/tables``, but never ``none`` (absent: live ``normal``)."""
+
+    game: Annotated[str, Field(min_length=1, max_length=32)]
+    seats: Annotated[int, Field(ge=min(g.min_players for g in GAMES.values()),
+                                le=max(g.max_players for g in GAMES.values()))]
+    time_control: TimeControlBody | None = None
+    rated: StrictBool = False
+    bots_after: Annotated[int, Field(ge=0, le=3600)] | None = None
+    """Seconds after which bots may take the seats no seeker filled (absent: never)."""
+    name: PlayerName | None = None
+    """A guest's shown name (an account plays under its username)."""
+
+
 class Join(_Model):
     """``POST /api/tables/{id}/join``."""
 
