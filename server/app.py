@@ -251,6 +251,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         svc.tables.bots.start()
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
+        # Accounts made before the look-alike index get their keys (once per store).
+        svc.tables.spawn(svc.accounts.index_lookalikes())
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
         kind = ("cluster" if svc.store.cluster else
                 "embedded" if "redis.sock" in (settings.redis_url or "") else "external")

@@ -14,6 +14,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING
 
+from server.accounts import names
 from server.accounts.accounts import DELETED_NAME, Account
 from server.errors import LobbyError, confirmed
 from server.play import chat
@@ -74,4 +75,5 @@ async def erase_account(svc: Service, account: Account) -> None:
     """Delete ``account``: its seats renamed ``deleted player`` (``rename_seats``), then
     its personal data (name, password hash, e-mail, settings, sessions, ratings)."""
     await rename_seats(svc, account.uid, DELETED_NAME, DELETED)
-    await confirmed(svc.account_store.delete_account(account.uid, account.username))
+    await confirmed(svc.account_store.delete_account(account.uid, account.username,
+                                                     names.skeleton(account.username)))

@@ -16,6 +16,7 @@ from starlette.routing import Route
 
 from engine import GAMES
 from server import metrics
+from server.accounts import names
 from server.bots import kinds as bots
 from server.errors import LobbyError, Unavailable
 from server.http import csrf, replays, takeover
@@ -132,7 +133,12 @@ async def join(request: Request) -> Response:
             mine = [i for i, s in enumerate(meta.seats) if s.account == account.uid]
             if mine:
                 raise LobbyError(409, "seated", f"your account already holds seat {mine[0]}")
-        meta.seats[seat] = Seat(name=account.username if account else req.name, kind="human",
+        name = account.username if account else req.name
+        taken = names.lookalike(name, [s.name for s in meta.seats if s.kind is not None and s.name])
+        if taken is not None:
+            raise LobbyError(409, "name_lookalike",
+                             f"{name!r} looks like {taken!r}, who sits here: choose another name")
+        meta.seats[seat] = Seat(name=name, kind="human",
                                 since=int(meta.version),
                                 account=account.uid if account else None)
         chosen["seat"] = seat
