@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 
 from engine import GAMES
 from server import metrics
-from server.accounts import ratings
+from server.accounts import fairplay, ratings
 from server.accounts.accounts import Accounts
 from server.accounts.mail import Mailer
 from server.accounts.notify import Notifier
@@ -50,6 +50,7 @@ from server.play.chat import ChatService
 from server.play.deadlines import Deadlines
 from server.store import lobby_migration
 from server.store.accounts import AccountStore
+from server.store.fairplay import FairPlayStore
 from server.store.sealing import SeedSeal
 from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
@@ -86,6 +87,7 @@ class Service(TableListener):
         self.connections: set[Connection] = set()
         self.addr_count: dict[str, int] = {}
         self.account_store = AccountStore(self.store.redis)
+        self.fair = FairPlayStore(self.store.redis)
         self.accounts = Accounts(self.account_store, settings.login_window,
                                  settings.login_failures_per_account,
                                  settings.login_failures_per_address,
@@ -114,22 +116,15 @@ class Service(TableListener):
         if table.control.voided:
             log.info("game voided: not rated", table=table.id)
             return
-        if meta.rated and meta.accounts and ratings.aborted(
-                meta.accounts, [k.decode() for k in acts]):
-            log.info("game aborted: not rated", table=table.id)
-        elif meta.rated and meta.accounts:
-            for s in meta.seats:
-                if s.kind == "bot":
-                    uid = ratings.bot_uid(s.bot or "random", s.level)
-                    name = ratings.bot_name(s.bot or "random", s.level)
-                    await self.account_store.ensure_bot(uid, name)
-                    await self.account_store.reserve_name(name, uid)
-            gone = {uid for uid in meta.accounts if not await self.account_store.account(uid)}
-            view = table.game.view(table.state, None)
-            resigned = [i for i in range(len(meta.seats)) if table.control.resigned(i)]
-            await ratings.settle(self.account_store, table.id, meta.game, meta.accounts,
-                                 meta.players(), view.get("result"), skip=gone,
-                                 resigned=resigned)
+        # Fair play (server/accounts/fairplay.py): who left, whether a rated game counts,
+        # then the ratings.
+        verdict = await fairplay.rate_finished(
+            self.account_store, self.fair, self.admin.store.audit_add, table.id, meta.game,
+            table.game.rated_min_decisions, meta, table.control,
+            table.game.view(table.state, None).get("result") if meta.rated else None,
+            [k.decode() for k in acts], self.settings.now_ms())
+        if verdict and verdict != "counted":
+            log.info("rated game not counted", table=table.id, verdict=verdict)
         table_id = table.id
         self.tables.spawn(self.notifier.game_ended(table))
         log.info("game settled", table=table_id, rated=meta.rated)
