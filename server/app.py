@@ -40,7 +40,7 @@ from server.fanout.frames import RawSend
 from server.fanout.room import Connection
 from server.http import accounts as account_api
 from server.http import admin as admin_api
-from server.http import lobby, observe, passwords, profiles, rematch, takeover
+from server.http import lobby, observe, passwords, profiles, rematch, social, takeover
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
 from server.logging import get_logger
@@ -52,6 +52,7 @@ from server.store import lobby_migration
 from server.store.accounts import AccountStore
 from server.store.fairplay import FairPlayStore
 from server.store.sealing import SeedSeal
+from server.store.social import SocialStore
 from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
 from server.table.live import LiveTable
@@ -88,6 +89,7 @@ class Service(TableListener):
         self.addr_count: dict[str, int] = {}
         self.account_store = AccountStore(self.store.redis)
         self.fair = FairPlayStore(self.store.redis)
+        self.social = SocialStore(self.store.redis)
         self.accounts = Accounts(self.account_store, settings.login_window,
                                  settings.login_failures_per_account,
                                  settings.login_failures_per_address,
@@ -269,6 +271,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *account_api.ROUTES,
         *passwords.ROUTES,
         *profiles.ROUTES,
+        *social.ROUTES,
         *lobby.ROUTES,
         *takeover.ROUTES,
         *rematch.ROUTES,

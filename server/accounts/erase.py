@@ -74,8 +74,9 @@ async def rename_seats(svc: Service, uid: str, name: str, account_after: str) ->
 async def erase_account(svc: Service, account: Account) -> None:
     """Delete ``account``: its seats renamed ``deleted player`` (``rename_seats``), then
     its personal data (name, password hash, e-mail, settings, sessions, ratings, the
-    record of games left)."""
+    record of games left, follows and blocks)."""
     await rename_seats(svc, account.uid, DELETED_NAME, DELETED)
     await confirmed(svc.account_store.delete_account(account.uid, account.username,
                                                      names.skeleton(account.username)))
     await confirmed(svc.fair.forget(account.uid))
+    await confirmed(svc.social.forget(account.uid))

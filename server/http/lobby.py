@@ -109,6 +109,13 @@ async def join(request: Request) -> Response:
     chosen: dict[str, int] = {}
     session = csrf.session_of(request)
     account = session.account if session is not None else None
+    # The accounts that blocked this one: it may not sit where one of them sits.
+    blockers: set[str] = set()
+    if account is not None:
+        try:
+            blockers = await svc.social.blocked_by(account.uid)
+        except RedisError as e:
+            raise Unavailable(str(e)) from None
 
     def change(meta: TableMeta) -> dict[str, str]:
         if given is not None:
@@ -129,6 +136,8 @@ async def join(request: Request) -> Response:
             seat = free[0]
         if meta.rated and account is None:
             raise LobbyError(403, "account_needed", "a rated table seats accounts only: log in")
+        if any(s.account in blockers for s in meta.seats if s.kind is not None):
+            raise LobbyError(403, "blocked", "a player at this table has blocked you")
         if account is not None:
             mine = [i for i, s in enumerate(meta.seats) if s.account == account.uid]
             if mine:
