@@ -183,6 +183,11 @@ class Game(Protocol):
     options (seat-control events not counted): OpenSpiel's ``max_game_length``. The
     conformance suite (tests/engine/test_conformance.py) plays every game to its end
     within it."""
+    rated_min_decisions: int
+    """The decisions (actions) every person at a rated table must make themselves for
+    the result to change ratings (server/accounts/fairplay.py): fewer, and the game is
+    aborted and counts for nobody; a few turns' worth, so that one account making one
+    move and resigning farms nothing."""
     @property
     def events(self) -> Codec:
         """The codec of the game's events."""

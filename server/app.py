@@ -27,7 +27,7 @@ from starlette.staticfiles import StaticFiles
 
 from engine import GAMES
 from server import metrics
-from server.accounts import ratings
+from server.accounts import fairplay, ratings
 from server.accounts.accounts import Accounts
 from server.accounts.mail import Mailer
 from server.accounts.notify import Notifier
@@ -42,7 +42,7 @@ from server.fanout.room import Connection
 from server.http import accounts as account_api
 from server.http import admin as admin_api
 from server.http import api_tokens as api_token_routes
-from server.http import lobby, observe, passwords, profiles, rematch, seeks, takeover
+from server.http import lobby, observe, passwords, profiles, rematch, seeks, social, takeover
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
 from server.logging import get_logger
@@ -55,8 +55,10 @@ from server.store import lobby_migration
 from server.store.accounts import AccountStore
 from server.store.aof import AofScrub
 from server.store.api_tokens import TokenStore
+from server.store.fairplay import FairPlayStore
 from server.store.sealing import SeedSeal
 from server.store.seeks import SeekStore
+from server.store.social import SocialStore
 from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
 from server.table.live import LiveTable
@@ -92,6 +94,8 @@ class Service(TableListener):
         self.connections: set[Connection] = set()
         self.addr_count: dict[str, int] = {}
         self.account_store = AccountStore(self.store.redis)
+        self.fair = FairPlayStore(self.store.redis)
+        self.social = SocialStore(self.store.redis)
         self.accounts = Accounts(self.account_store, settings.login_window,
                                  settings.login_failures_per_account,
                                  settings.login_failures_per_address,
@@ -126,22 +130,15 @@ class Service(TableListener):
         if table.control.voided:
             log.info("game voided: not rated", table=table.id)
             return
-        if meta.rated and meta.accounts and ratings.aborted(
-                meta.accounts, [k.decode() for k in acts]):
-            log.info("game aborted: not rated", table=table.id)
-        elif meta.rated and meta.accounts:
-            for s in meta.seats:
-                if s.kind == "bot":
-                    uid = ratings.bot_uid(s.bot or "random", s.level)
-                    name = ratings.bot_name(s.bot or "random", s.level)
-                    await self.account_store.ensure_bot(uid, name)
-                    await self.account_store.reserve_name(name, uid)
-            gone = {uid for uid in meta.accounts if not await self.account_store.account(uid)}
-            view = table.game.view(table.state, None)
-            resigned = [i for i in range(len(meta.seats)) if table.control.resigned(i)]
-            await ratings.settle(self.account_store, table.id, meta.game, meta.accounts,
-                                 meta.players(), view.get("result"), skip=gone,
-                                 resigned=resigned)
+        # Fair play (server/accounts/fairplay.py): who left, whether a rated game counts,
+        # then the ratings.
+        verdict = await fairplay.rate_finished(
+            self.account_store, self.fair, self.admin.store.audit_add, table.id, meta.game,
+            table.game.rated_min_decisions, meta, table.control,
+            table.game.view(table.state, None).get("result") if meta.rated else None,
+            [k.decode() for k in acts], self.settings.now_ms())
+        if verdict and verdict != "counted":
+            log.info("rated game not counted", table=table.id, verdict=verdict)
         table_id = table.id
         self.tables.spawn(self.notifier.game_ended(table))
         log.info("game settled", table=table_id, rated=meta.rated)
@@ -268,6 +265,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         svc.seeks.start()  # quick pairing's passes (server/pairing/pool.py)
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
+        # Accounts made before the look-alike index get their keys (once per store).
+        svc.tables.spawn(svc.accounts.index_lookalikes())
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
         kind = ("cluster" if svc.store.cluster else
                 "embedded" if "redis.sock" in (settings.redis_url or "") else "external")
@@ -292,6 +291,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *api_token_routes.ROUTES,
         *passwords.ROUTES,
         *profiles.ROUTES,
+        *social.ROUTES,
         *lobby.ROUTES,
         *takeover.ROUTES,
         *rematch.ROUTES,

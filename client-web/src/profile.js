@@ -23,6 +23,7 @@ export function profilePage(root, name) {
       h("section", { class: "panel" },
         h("h1", { testid: "profile-name" }, p.username, p.bot ? [" ", h("span", { class: "badge" }, t("bot_account"))] : null),
         h("p", { class: "meta" }, t("member_since", { date: dateText(p.created_at) })),
+        p.left ? h("p", { class: "meta", testid: "profile-left" }, t("left_record", p.left)) : null,
         h("h2", {}, t("ratings")),
         games.length ? h("table", { class: "ratings" }, h("tbody", {}, games.map(([g, r]) => h("tr", { testid: `rating-${g}` },
           h("th", {}, gameTitle(g)),

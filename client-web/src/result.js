@@ -6,7 +6,9 @@ import { listWords, t } from "./i18n.js";
 /**
  * `view`: an ended view with `result` (CONTRACT section 3); `ctx`: `summary` (the table
  * summary, `rematch` once offered), `mySeat` (null for a spectator or a handed-over seat),
- * `onRematch()`, `busy` (a rematch request in flight).
+ * `onRematch()`, `busy` (a rematch request in flight), and for a rated table `ratings`
+ * (per seat `{change?: {before, after}}` or null) and `verdict` (`counted`, `aborted`,
+ * `capped`: GET /api/tables/<id>/ratings) once the result is settled.
  */
 export function renderResult(view, ctx) {
   const res = view && view.result;
@@ -31,8 +33,17 @@ export function renderResult(view, ctx) {
       class: winners.includes(s.seat) ? "winner" : "", testid: `result-${s.seat}`, dataset: { total: s.total },
     }, h("span", { class: "result-name" }, winners.includes(s.seat) ? "♛ " : "", names[s.seat] ?? `#${s.seat + 1}`),
     h("b", { class: "result-total", testid: `result-total-${s.seat}` }, s.total ?? "–"),
-    h("span", { class: "result-unit" }, t("total_unit"))))),
+    h("span", { class: "result-unit" }, t("total_unit")),
+    change(ctx, s.seat)))),
+    ctx.verdict === "aborted" || ctx.verdict === "capped"
+      ? h("p", { class: "hint", testid: "rating-verdict" }, t(`rating_verdict_${ctx.verdict}`)) : null,
     h("div", { class: "result-actions" },
       offered ? h("span", { class: "hint", testid: "rematch-offer" }, t("rematch_offered")) : null,
       action));
+}
+
+/** A rated seat's rating change ("rating 1500 → 1532 (+32)"), or null. */
+function change(ctx, seat) {
+  const r = ctx.verdict === "counted" && ctx.ratings ? ctx.ratings[seat] : null;
+  return r && r.change ? h("span", { class: "result-rating", testid: `result-rating-${seat}` }, " · ", t("rating_after", r.change)) : null;
 }

@@ -105,8 +105,15 @@ export function tablePage(root, id) {
   async function loadRatings() {
     const s = st.summary;
     if (!s || !s.rated) return;
-    try { st.ratings = (await api.ratings(id)).seats; } catch { return; }
+    let body;
+    try { body = await api.ratings(id); } catch { return; }
+    st.ratings = body.seats;
+    st.ratingVerdict = body.verdict || null;
     renderAll();
+    // An ended rated game is settled in the background: ask again until its verdict is in.
+    if (s.status === "ended" && !st.ratingVerdict && (st.ratingTries = (st.ratingTries || 0) + 1) <= 10) {
+      setTimeout(loadRatings, 1000);
+    }
   }
   /** The host's seat (null: the host holds none, so the creator's owner token is it). */
   const hostSeat = () => { const s = st.summary || conn.table; return s && s.host !== undefined ? s.host : null; };
@@ -409,7 +416,7 @@ export function tablePage(root, id) {
   function renderResultPanel() {
     const v = shownView();
     const ended = started(v) && v.phase === "ended" && v.result;
-    mount(els.result, ended ? renderResult(v, { summary: st.summary || conn.table, mySeat: mySeat(), onRematch: rematch, busy: rematchBusy }) : null);
+    mount(els.result, ended ? renderResult(v, { summary: st.summary || conn.table, mySeat: mySeat(), onRematch: rematch, busy: rematchBusy, ratings: st.ratings, verdict: st.ratingVerdict }) : null);
     // The game has just ended while watched: the result (and the rematch) come into view
     // once, e.g. on a phone scrolled down to the players' rows.
     const panel = els.result.firstElementChild;

@@ -46,6 +46,9 @@ class Einauge(GameBase):
     max_players = max(COLORS_IN_PLAY)
     max_game_length = 600
     """Events of one game at most (random play: at most about 220 at five seats)."""
+    rated_min_decisions = 3
+    """Three of the seat's own actions: a game where a seat acts fewer times was left at
+    once."""
     state_type = State
     events = EVENTS
     actions = ACTIONS

@@ -28,6 +28,9 @@ class Keltis(GameBase):
     max_players = setup.MAX_PLAYERS
     max_game_length = 1500
     """Events of one game at most (random play: at most about 480, at three seats)."""
+    rated_min_decisions = 4
+    """Four of the seat's own actions (a Keltis turn is a play or discard and a draw:
+    about two turns)."""
     state_type = State
     events = EVENTS
     actions = ACTIONS

@@ -27,6 +27,9 @@ class LootIsland(GameBase):
     max_players = 5
     max_game_length = 1000
     """Events of one game at most (random play: at most about 350, at five seats)."""
+    rated_min_decisions = 3
+    """Three of the seat's own actions: a game where a seat acts fewer times was left at
+    once."""
     state_type = State
     events = EVENTS
     actions = ACTIONS

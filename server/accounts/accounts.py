@@ -1,8 +1,10 @@
 """Accounts: sign-up, login (argon2id through argon2-cffi, limited per account and per
 address), settings, and deletion (docs/protocol.md §1, "Accounts").
 
-A username is 3–20 letters, digits, ``_`` or ``-`` (unique regardless of case); a
-password 8–256 characters. Refusals (``LobbyError``): 409 ``name_taken``, 401
+A username is 3–20 letters, digits, ``_`` or ``-`` after Unicode NFKC normalisation
+(server/accounts/names.py), unique regardless of case and of look-alikes (one name per
+skeleton; names the service keeps are refused); a password 8–256 characters. Refusals
+(``LobbyError``): 409 ``name_taken``, 409 ``name_lookalike``, 409 ``name_reserved``, 401
 ``bad_login`` (unknown name or wrong password: one answer for both), 429 ``locked_out``
 (too many failed logins for this name from this address, or from this address at all, in
 the window; the right password is refused too until the window ends). A name that exists
@@ -26,7 +28,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from engine.chain import REDACTED
-from server.accounts import audit
+from server.accounts import audit, names
 from server.errors import LobbyError
 from server.store.accounts import AccountStore
 from server.table.meta import DELETED  # noqa: F401  (re-exported: callers import it here)
@@ -101,8 +103,15 @@ def from_fields(uid: str, f: dict[str, str]) -> Account | None:
 
 
 def check_username(name: Any) -> str:
-    """``name`` if valid; raises 400 ``bad_username``."""
-    if not isinstance(name, str) or not USERNAME.match(name):
+    """``name`` normalised (NFKC, stripped: ``names.normalise``) if valid; raises 400
+    ``bad_username`` (an invisible, control or bidi character named in the message)."""
+    if not isinstance(name, str) or len(name) > 64:
+        raise LobbyError(400, "bad_username", "a username is 3-20 letters, digits, _ or -")
+    try:
+        name = names.normalise(name)
+    except ValueError as e:
+        raise LobbyError(400, "bad_username", str(e)) from None
+    if not USERNAME.match(name):
         raise LobbyError(400, "bad_username",
                          "a username is 3-20 letters, digits, _ or -")
     return name
@@ -134,6 +143,15 @@ def check_email(email: Any) -> str:
     return email
 
 
+def name_refused(name: str, why: str) -> LobbyError:
+    """The 409 for a name ``AccountStore.reserve_name`` refused (``why``: ``taken`` or
+    ``lookalike``)."""
+    if why == "lookalike":
+        return LobbyError(409, "name_lookalike",
+                          f"the username {name!r} looks like another account's")
+    return LobbyError(409, "name_taken", f"the username {name!r} is taken")
+
+
 async def _hash(password: str) -> str:
     # argon2 takes tens of milliseconds of CPU: off the event loop.
     return await asyncio.to_thread(_hasher.hash, password)
@@ -156,7 +174,8 @@ class Accounts:
     def __init__(self, store: AccountStore, window: int, per_account: int,
                  per_address: int, reserved: frozenset[str] = frozenset()) -> None:
         self.store = store
-        self.reserved = frozenset(n.lower() for n in reserved)
+        self.reserved = names.Reserved(reserved)
+        """Names nobody may take, matched by skeleton (``in``)."""
         self.window = window
         self.per_account = per_account
         self.per_address = per_address
@@ -174,18 +193,38 @@ class Accounts:
         """A new account; raises 400 ``bad_username``/``bad_password``/``bad_email`` or
         409 ``name_taken``."""
         name, pw, mail = check_username(username), check_password(password), check_email(email)
-        if name.lower() in self.reserved:
-            raise LobbyError(409, "name_taken", f"the username {name!r} is a bot's")
+        if name in self.reserved:
+            raise LobbyError(409, "name_reserved", f"the username {name!r} is the service's "
+                                                   "(a role's or a bot's)")
         uid = secrets.token_urlsafe(9)
         hashed = await _hash(pw)
-        if not await self.store.reserve_name(name, uid):
-            raise LobbyError(409, "name_taken", f"the username {name!r} is taken")
+        refused = await self.store.reserve_name(name, uid, names.skeleton(name))
+        if refused:
+            raise name_refused(name, refused)
         now = time.time()
         await self.store.create_account(uid, {
             "username": name, "pw": hashed, "created_at": repr(now), "email": mail,
             "settings": json.dumps(DEFAULT_SETTINGS)})
         return Account(uid=uid, username=name, created_at=now, email=mail,
                        settings=dict(DEFAULT_SETTINGS))
+
+    async def index_lookalikes(self) -> int:
+        """Give each existing account's name its look-alike key (accounts made before the
+        key existed), once per store (a marker key); returns how many were indexed. Where
+        two existing names look alike, both accounts keep their names; the first one
+        indexed holds the key, so no new account takes a third."""
+        if not await self.store.begin_lookalike_index():
+            return 0
+        done = 0
+        for _, uid in await self.store.names():
+            account = await self.get(uid)
+            if account is not None:
+                try:
+                    skel = names.skeleton(account.username)
+                except ValueError:
+                    continue
+                done += await self.store.claim_lookalike(skel, uid)
+        return done
 
     async def log_in(self, username: Any, password: Any, address: str) -> Account:
         """The account if the password is right; raises 401 ``bad_login`` or 429

@@ -14,6 +14,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING
 
+from server.accounts import names
 from server.accounts.accounts import DELETED_NAME, Account
 from server.errors import LobbyError, confirmed
 from server.play import chat
@@ -73,10 +74,13 @@ async def rename_seats(svc: Service, uid: str, name: str, account_after: str) ->
 async def erase_account(svc: Service, account: Account) -> None:
     """Delete ``account``: its seats renamed ``deleted player`` (``rename_seats``), then
     its personal data (name, password hash, e-mail, settings, sessions, API tokens,
-    ratings, pending confirmation and reset links); then the append-only files are
-    rewritten in the background (``server.store.aof``), so no copy of the name or address
-    stays in them."""
+    ratings, the record of games left, follows and blocks, pending confirmation and reset
+    links); then the append-only files are rewritten in the background
+    (``server.store.aof``), so no copy of the name or address stays in them."""
     await rename_seats(svc, account.uid, DELETED_NAME, DELETED)
     await confirmed(svc.api_tokens.store.revoke_all(account.uid))
-    await confirmed(svc.account_store.delete_account(account.uid, account.username))
+    await confirmed(svc.account_store.delete_account(account.uid, account.username,
+                                                     names.skeleton(account.username)))
+    await confirmed(svc.fair.forget(account.uid))
+    await confirmed(svc.social.forget(account.uid))
     svc.aof.request()

@@ -13,9 +13,16 @@ marked ended). A change is added to the rating as it is when applied (``mu += Δ
 ``sigma += Δsigma``), so two games ending at once both count.
 
 Bots are rated players too: each kind and level has its own account ``bot-<kind>-<level>``
-(``level`` 0 for kinds without levels), named e.g. ``MCTS level 3``. An account on several
-seats of one table (two copies of a bot) is rated once for it: the mean of its seats'
-changes.
+(``level`` 0 for kinds without levels), named e.g. ``MCTS level 3``, but *anchored*: its
+rating is fixed (``ANCHORS``, from the ladder of docs/bots.md, with ``ANCHOR_SIGMA``) and
+no game moves it; the people it plays are rated against that fixed rating. A person's
+rating moves by at most ``MAX_CHANGE`` shown points in one game (``capped``: the whole
+update, uncertainty too, scaled down), so a new account's first game against a bot
+swings it by 75 points, not by 158. An account on several seats of one table is rated
+once for it: the mean of its seats' changes.
+
+Whether a finished game counts at all (enough play, repeated pairs) and who lost by
+leaving it is server/accounts/fairplay.py's.
 """
 
 from __future__ import annotations
@@ -37,18 +44,37 @@ SCALE = 60.0
 """Displayed rating = round(SCALE · mu): a new player shows 1500."""
 PROVISIONAL_GAMES = 10
 """Fewer rated games than this: the rating is marked provisional."""
+MAX_CHANGE = 75
+"""Shown points a person's rating moves at most in one game (``capped``)."""
+ANCHORS: dict[tuple[str, int], int] = {
+    ("random", 0): 124, ("greedy", 0): 1382,
+    ("mcts", 1): 1704, ("mcts", 2): 1703, ("mcts", 3): 2033, ("mcts", 4): 2082,
+}
+"""The fixed shown rating of each bot kind and level: the mean of the two ladder runs of
+docs/bots.md ("Ladder": 180 rated Einauge games each, 60 per bot), used for every game
+(no ladder of Keltis or Loot Island was run). A kind or level not listed shows 1500."""
+ANCHOR_SIGMA = 100 / SCALE
+"""The bots' fixed deviation (100 shown points): about half the ladder's after 60 games."""
 
 
-def aborted(accounts: Sequence[str], act_keys: Collection[str]) -> bool:
-    """True when a rated game is *aborted* and so not rated (as on Lichess): some seat
-    whose frozen account is a person's (not ``bot-…``) made no move of its own, i.e. the
-    table's stored action ids (``act_keys``: ``server.play.roles.act_key``, ``p:<seat>:<id>``
-    for a person's action, ``b:…`` for a bot's, also a bot playing a person's seat after
-    a handover, a timeout or a resignation) hold no ``p:<seat>:`` key. A resignation is
-    no move. Stops two accounts of one person farming rating (one resigns at once)."""
-    moved = {k.split(":", 2)[1] for k in act_keys if k.startswith("p:")}
-    return any(not uid.startswith("bot-") and str(i) not in moved
-               for i, uid in enumerate(accounts))
+def anchor(uid: str) -> tuple[float, float] | None:
+    """The fixed ``(mu, sigma)`` of a bot's account ``bot-<kind>-<level>``, ``None`` for a
+    person's."""
+    if not uid.startswith("bot-"):
+        return None
+    kind, _, level = uid[len("bot-"):].rpartition("-")
+    shown_rating = ANCHORS.get((kind, int(level) if level.isdigit() else 0), 1500)
+    return shown_rating / SCALE, ANCHOR_SIGMA
+
+
+def capped(dmu: float, dsigma: float) -> tuple[float, float]:
+    """A person's change ``(dmu, dsigma)`` scaled down as a whole so that the shown rating
+    moves by at most ``MAX_CHANGE``."""
+    limit = MAX_CHANGE / SCALE
+    if abs(dmu) <= limit:
+        return dmu, dsigma
+    f = limit / abs(dmu)
+    return dmu * f, dsigma * f
 
 
 def bot_uid(kind: str, level: int | None) -> str:
@@ -118,6 +144,11 @@ def outcome(before: Sequence[dict[str, Any] | None], places: Sequence[int]
             for s, a, p in zip(start, after, places, strict=True)]
 
 
+def _anchored(uid: str) -> dict[str, Any] | None:
+    fixed = anchor(uid)
+    return None if fixed is None else {"mu": fixed[0], "sigma": fixed[1], "games": 0}
+
+
 async def settle(store: AccountStore, table_id: str, game: str, accounts: Sequence[str],
                  names: Sequence[str], result: Any, skip: Collection[str] = (),
                  resigned: Collection[int] = ()) -> bool:
@@ -132,7 +163,7 @@ async def settle(store: AccountStore, table_id: str, game: str, accounts: Sequen
     places = resigned_last(places, resigned)
     frozen = await store.outcome(table_id)
     if frozen is None:
-        before = [await store.rating(uid, game) for uid in accounts]
+        before = [_anchored(uid) or await store.rating(uid, game) for uid in accounts]
         computed = outcome(before, places)
         for seat, row in enumerate(computed):
             row.update(seat=seat, account=accounts[seat])
@@ -147,14 +178,22 @@ async def settle(store: AccountStore, table_id: str, game: str, accounts: Sequen
         if uid in skip:
             continue
         seats = {r["seat"] for r in rows}
-        dmu = sum(r["mu1"] - r["mu0"] for r in rows) / len(rows)
-        dsigma = sum(r["sigma1"] - r["sigma0"] for r in rows) / len(rows)
+        dmu, dsigma = capped(sum(r["mu1"] - r["mu0"] for r in rows) / len(rows),
+                             sum(r["sigma1"] - r["sigma0"] for r in rows) / len(rows))
+        start = (MU0, SIGMA0)
+        fixed = anchor(uid)
+        if fixed is not None:
+            # Anchored: the stored rating is set back to the anchor (a rating a bot got
+            # before anchoring is corrected by its next game), never moved by the game.
+            start = fixed
+            now_r = await store.rating(uid, game)
+            dmu, dsigma = ((0.0, 0.0) if now_r is None
+                           else (fixed[0] - now_r["mu"], fixed[1] - now_r["sigma"]))
         note = {"game": game, "rank": min(r["rank"] for r in rows), "players": len(frozen),
                 "at": now, "before": display(rows[0]["mu0"]),
-                "after": display(rows[0]["mu0"] + dmu),
+                "after": display(fixed[0] if fixed else rows[0]["mu0"] + dmu),
                 "opponents": [n for i, n in enumerate(names) if i not in seats]}
-        await store.apply_rating(uid, game, table_id, (MU0, SIGMA0), dmu, dsigma,
-                                 SIGMA_FLOOR, note)
+        await store.apply_rating(uid, game, table_id, start, dmu, dsigma, SIGMA_FLOOR, note)
         rating = await store.rating(uid, game)
         if rating is not None:
             await store.set_leaderboard(game, uid, display(rating["mu"]))

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine import seat_control
 from engine.game import Message
-from server.accounts import audit, erase
-from server.accounts.accounts import Account, check_username
+from server.accounts import audit, erase, names
+from server.accounts.accounts import Account, check_username, name_refused
 from server.errors import LobbyError, confirmed
 from server.play import chat
 from server.store.admin import AdminStore
@@ -216,12 +216,16 @@ class Admin:
         self.allow(actor, "rename")
         account = await self.account(name)
         new_name = check_username(new)
-        if new_name.lower() in self.svc.accounts.reserved:
-            raise LobbyError(409, "name_taken", f"the username {new_name!r} is a bot's")
+        if new_name in self.svc.accounts.reserved:
+            raise LobbyError(409, "name_reserved", f"the username {new_name!r} is the "
+                                                   "service's (a role's or a bot's)")
         if new_name == account.username:
             raise LobbyError(409, "name_taken", "the account has that name already")
-        if not await confirmed(self.store.rename(account.uid, account.username, new_name)):
-            raise LobbyError(409, "name_taken", f"the username {new_name!r} is taken")
+        skels = (names.skeleton(account.username), names.skeleton(new_name))
+        refused = await confirmed(self.store.rename(account.uid, account.username, new_name,
+                                                    skels))
+        if refused:
+            raise name_refused(new_name, refused)
         await erase.rename_seats(self.svc, account.uid, new_name, account.uid)
         return await self.record(actor, "rename", account.uid, old=account.username,
                                  new=new_name)

@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from engine import GAMES
 from server import metrics
-from server.accounts import bot_accounts
+from server.accounts import bot_accounts, names
 from server.bots import kinds as bots
 from server.errors import LobbyError, Unavailable
 from server.http import csrf, replays, takeover, token_auth
@@ -112,6 +112,13 @@ async def join(request: Request) -> Response:
     session = csrf.session_of(request)
     account = session.account if session is not None else None
     by_token = token_auth.by_token(request)
+    # The accounts that blocked this one: it may not sit where one of them sits.
+    blockers: set[str] = set()
+    if account is not None:
+        try:
+            blockers = await svc.social.blocked_by(account.uid)
+        except RedisError as e:
+            raise Unavailable(str(e)) from None
 
     def change(meta: TableMeta) -> dict[str, str]:
         if given is not None:
@@ -132,12 +139,19 @@ async def join(request: Request) -> Response:
             seat = free[0]
         if meta.rated and account is None:
             raise LobbyError(403, "account_needed", "a rated table seats accounts only: log in")
+        if any(s.account in blockers for s in meta.seats if s.kind is not None):
+            raise LobbyError(403, "blocked", "a player at this table has blocked you")
         if account is not None:
             bot_accounts.require_bot(account, meta.rated, by_token)
             mine = [i for i, s in enumerate(meta.seats) if s.account == account.uid]
             if mine:
                 raise LobbyError(409, "seated", f"your account already holds seat {mine[0]}")
-        meta.seats[seat] = Seat(name=account.username if account else req.name, kind="human",
+        name = account.username if account else req.name
+        taken = names.lookalike(name, [s.name for s in meta.seats if s.kind is not None and s.name])
+        if taken is not None:
+            raise LobbyError(409, "name_lookalike",
+                             f"{name!r} looks like {taken!r}, who sits here: choose another name")
+        meta.seats[seat] = Seat(name=name, kind="human",
                                 since=int(meta.version),
                                 account=account.uid if account else None,
                                 bot_account=account is not None and account.bot)

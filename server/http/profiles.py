@@ -82,8 +82,10 @@ async def _shown_ratings(svc: Service, uid: str) -> dict[str, Any]:
 
 @guarded
 async def profile(request: Request) -> Response:
-    """``GET /api/players/{name}``: the account, its ratings per game and its recent
-    finished games, private tables left out (404 ``no_player``)."""
+    """``GET /api/players/{name}``: the account, its ratings per game, its recent
+    finished games, private tables left out, and ``left``: how many finished games it
+    left, ``{"abandoned", "timed_out"}`` (server/accounts/fairplay.py; 404
+    ``no_player``)."""
     svc = svc_of(request)
     account = await from_store(svc.accounts.by_name(request.path_params["name"]))
     if account is None:
@@ -93,7 +95,8 @@ async def profile(request: Request) -> Response:
     recent = [g for g in games["finished"] if not g["private"]]
     return JSONResponse({**account.public(), "ratings": await _shown_ratings(svc, account.uid),
                          "recent": recent[:20],
-                         "running": sum(not g["private"] for g in games["running"])})
+                         "running": sum(not g["private"] for g in games["running"]),
+                         "left": await from_store(svc.fair.left_counts(account.uid))})
 
 
 @guarded
@@ -120,10 +123,14 @@ async def table_ratings(request: Request) -> Response:
     """``GET /api/tables/{id}/ratings``: per seat ``{username, rating, games,
     provisional}`` for seats held by an account or a bot (``null`` for guests); on a rated
     table the accounts frozen at its start (a person's seat played by a bot keeps the
-    person's)."""
+    person's). Once a rated game is settled, ``verdict`` (``counted``, ``aborted``,
+    ``capped``: server/accounts/fairplay.py) and, when it counted, each seat's ``change``
+    ``{before, after}`` (shown ratings) for the end screen."""
     svc = svc_of(request)
     table = await table_or_404(request)
     meta = table.meta
+    verdict = (await from_store(svc.fair.verdict(meta.id))
+               if meta.rated and meta.status == "ended" else None)
     out: list[dict[str, Any] | None] = []
     for i, s in enumerate(meta.seats):
         # A rated table rates the accounts frozen at its start: a person's seat that a
@@ -138,9 +145,15 @@ async def table_ratings(request: Request) -> Response:
         is_bot = uid == bot_uid
         name = ratings.bot_name(s.bot or "random", s.level) if is_bot else s.name
         # A bot account's seat (a program plays it) is a bot's too.
-        out.append({"username": name, "bot": is_bot or (s.bot_account and uid == s.account),
-                    **ratings.shown(r)})
-    return JSONResponse({"rated": meta.rated, "seats": out})
+        row = {"username": name, "bot": is_bot or (s.bot_account and uid == s.account),
+               **ratings.shown(r)}
+        if verdict == "counted":
+            note = await from_store(svc.fair.rated_note(uid, meta.id))
+            if note:
+                row["change"] = {"before": note["before"], "after": note["after"]}
+        out.append(row)
+    return JSONResponse({"rated": meta.rated, "seats": out,
+                         **({"verdict": verdict} if verdict else {})})
 
 
 ROUTES = [

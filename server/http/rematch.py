@@ -42,6 +42,7 @@ from server.errors import LobbyError, Unavailable
 from server.http import csrf, token_auth
 from server.http.common import bearer, body, guarded, svc_of, table_or_404
 from server.logging import get_logger
+from server.play import clock as clocks
 from server.table.lobby import new_name_salts
 from server.table.meta import Seat, TableMeta, token_hash
 from server.ws import protocol
@@ -85,7 +86,9 @@ def rematch_seats(old: list[Seat]) -> list[Seat]:
 
 
 def new_meta(old: TableMeta, new_id: str, owner_token: str) -> TableMeta:
-    """The rematch table's meta: same game, options, time control, name and ``rated``,
+    """The rematch table's meta: same game, options, time control (a public table's
+    ``none`` of an older version becomes the public default: ``clock.for_table``), name
+    and ``rated``,
     rotated
     seats, a fresh
     committed server seed. The first caller's token is the owner's (the host's, as the
@@ -98,7 +101,8 @@ def new_meta(old: TableMeta, new_id: str, owner_token: str) -> TableMeta:
         seats=rematch_seats(old.seats), contributions=[""] * n,
         commitment=commitment(server_seed), server_seed=server_seed, created_at=time.time(),
         tokens=[""] * n, owner=token_hash(owner_token), invite=old.invite, rematch_of=old.id,
-        time_control=dict(old.time_control), rated=old.rated, name_salts=new_name_salts(n))
+        time_control=clocks.for_table(old.time_control, old.private), rated=old.rated,
+        name_salts=new_name_salts(n))
     meta.head = genesis(meta.id, meta.commitment).hex()
     return meta
 

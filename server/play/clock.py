@@ -2,7 +2,8 @@
 
 A table's time control is chosen when it is created (docs/protocol.md "Time control"):
 
-- ``none``: no clock (friends' tables); a seat away longer than 60 s may be claimed.
+- ``none``: no clock (friends' tables: private ones only, ``for_table``); a seat away
+  longer than 60 s may be claimed.
 - ``live``: every decision a seat must make gets ``per_move`` seconds; time beyond that
   drains the seat's ``reserve`` (a time bank, as on Board Game Arena). When both are used
   up the move's time has run out. Presets ``fast`` (15 s + 60 s), ``normal`` (30 s +
@@ -87,6 +88,22 @@ def parse(data: Mapping[str, Any] | None) -> TimeControl:
             raise ValueError(f"time_control.days must be one of {list(DAYS)}")
         return TimeControl("async", days=days, per_move=days * DAY, claim_after=ASYNC_CLAIM_AFTER)
     raise ValueError("time_control.kind must be none, live or async")
+
+
+PUBLIC_DEFAULT: dict[str, Any] = {"kind": "live", "preset": "normal"}
+"""The time control a public table gets when none (or ``none``) was chosen."""
+
+
+def for_table(data: Mapping[str, Any] | None, private: bool) -> dict[str, Any]:
+    """The time control a new table gets (the stored form ``parse`` reads): ``data`` as
+    given, except that a table without a clock is for friends: only a private table
+    (reached through its invite link) may have none; a public one gets
+    ``PUBLIC_DEFAULT`` instead, because a stranger who stays connected and never moves
+    would stall an untimed table forever (a claim answers ``not_away`` while the seat's
+    player is there). Raises ``ValueError`` as ``parse``."""
+    if private or parse(data).clocked:
+        return dict(data or {})
+    return dict(PUBLIC_DEFAULT)
 
 
 @dataclass

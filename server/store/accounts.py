@@ -81,6 +81,21 @@ def name_key(username: str) -> str:
     return f"name:{{n:{username.lower()}}}"
 
 
+def lookalike_key(skel: str) -> str:
+    """String: the uid of the account whose name has the skeleton ``skel``
+    (``server.accounts.names.skeleton``), keyed by the skeleton's SHA-256 so that the key
+    does not spell the name. Claimed before the name (``reserve_name``): every name of one
+    skeleton is claimed through this one key, so no two accounts created or renamed since
+    it exists share a skeleton."""
+    return f"lookalike:{{k:{hashlib.sha256(skel.encode()).hexdigest()[:32]}}}"
+
+
+RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
 def session_key(sid_hash: str) -> str:
     """The session hash ``uid``, ``csrf``, ``created_at``; expires."""
     return f"s:{{s:{sid_hash}}}"
@@ -201,12 +216,55 @@ class AccountStore:
         self.redis = client
         self._apply = client.register_script(APPLY_RATING_LUA)
         self._reset_use = client.register_script(RESET_USE_LUA)
+        self._release = client.register_script(RELEASE_LUA)
 
     # ---- accounts ----------------------------------------------------------------------
 
-    async def reserve_name(self, username: str, uid: str) -> bool:
-        """Claim ``username`` for ``uid``; False when it is taken."""
-        return bool(await self.redis.set(name_key(username), uid, nx=True))
+    async def reserve_name(self, username: str, uid: str, skel: str | None = None) -> str:
+        """Claim ``username`` for ``uid``, and with ``skel`` first its look-alike key
+        (``lookalike_key``; the claim is the ``SET NX`` of that one key, so two sign-ups of
+        look-alike names cannot both pass). Returns ``""``, ``"lookalike"`` (another
+        account holds the skeleton) or ``"taken"`` (the name itself; the skeleton claimed
+        here is released again)."""
+        if await self.redis.exists(name_key(username)):
+            return "taken"  # the very name (any case): say so rather than "looks like"
+        claimed = False
+        if skel is not None:
+            key = lookalike_key(skel)
+            claimed = bool(await self.redis.set(key, uid, nx=True))
+            if not claimed and _s(await self.redis.get(key) or b"") != uid:
+                return "lookalike"
+        if await self.redis.set(name_key(username), uid, nx=True):
+            return ""
+        if claimed:
+            await self.release_lookalike(skel, uid)  # type: ignore[arg-type]
+        return "taken"
+
+    async def release_lookalike(self, skel: str, uid: str) -> None:
+        """Drop the look-alike key of ``skel`` if ``uid`` holds it."""
+        await self._release(keys=[lookalike_key(skel)], args=[uid])
+
+    async def claim_lookalike(self, skel: str, uid: str) -> bool:
+        """Claim the look-alike key of ``skel`` for ``uid`` unless another account holds
+        it (an existing account's name, indexed after the fact); True when ``uid`` holds
+        it now."""
+        key = lookalike_key(skel)
+        return bool(await self.redis.set(key, uid, nx=True)) or \
+            _s(await self.redis.get(key) or b"") == uid
+
+    async def begin_lookalike_index(self) -> bool:
+        """True the first time only (the marker ``lookalike:{k:indexed}``): the caller
+        indexes the existing names."""
+        return bool(await self.redis.set("lookalike:{k:indexed}", "1", nx=True))
+
+    async def names(self) -> list[tuple[str, str]]:
+        """(lowercased name, uid) of every account name (a scan of the name keys)."""
+        out = []
+        async for key in self.redis.scan_iter(match="name:{n:*", count=1000):
+            raw = await self.redis.get(key)
+            if raw is not None:
+                out.append((_s(key)[len("name:{n:"):-1], _s(raw)))
+        return out
 
     async def uid_of(self, username: str) -> str | None:
         """The uid of ``username`` (any case), or ``None``."""
@@ -261,9 +319,11 @@ class AccountStore:
         pipe.hsetnx(account_key(uid), "created_at", repr(time.time()))
         await pipe.execute()
 
-    async def delete_account(self, uid: str, username: str) -> list[str]:
-        """Remove every key of the account, its name and its sessions, and its entries in
-        the leaderboards; returns the games it was rated in (already cleaned)."""
+    async def delete_account(self, uid: str, username: str, skel: str | None = None
+                             ) -> list[str]:
+        """Remove every key of the account, its name (and the look-alike key of ``skel``)
+        and its sessions, and its entries in the leaderboards; returns the games it was
+        rated in (already cleaned)."""
         ratings = _fields(await self.redis.hgetall(ratings_key(uid)))
         sessions = [_s(s) for s in await self.redis.smembers(sessions_of_key(uid))]
         for sid_hash in sessions:
@@ -287,6 +347,8 @@ class AccountStore:
         prefix = failures_key(f"n:{username.lower()}:")[:-1]
         async for key in self.redis.scan_iter(match=prefix + "*", count=1000):
             await self.redis.delete(key)
+        if skel is not None:
+            await self.release_lookalike(skel, uid)
         return list(ratings)
 
     async def set_password(self, uid: str, pw_hash: str) -> None:

@@ -15,7 +15,7 @@ import json
 import time
 from typing import Any
 
-from server.store.accounts import account_key, failures_key, name_key
+from server.store.accounts import account_key, failures_key, lookalike_key, name_key
 from server.store.streams import chat_key, meta_key
 
 DROP_OPEN_LUA = """
@@ -82,16 +82,33 @@ class AdminStore:
         """Lift the account's ban."""
         await self.redis.hdel(account_key(uid), "banned", "banned_at", "banned_by")
 
-    async def rename(self, uid: str, old: str, new: str) -> bool:
-        """Give the account the name ``new`` (free) instead of ``old``; False when ``new``
-        is taken by another account. A rename that changes only the case keeps the key."""
+    async def rename(self, uid: str, old: str, new: str,
+                     skels: tuple[str, str] | None = None) -> str:
+        """Give the account the name ``new`` (free) instead of ``old``; with ``skels``
+        (the old and the new name's skeletons) the new look-alike key is claimed first and
+        the old one released after. Returns ``""``, ``"lookalike"`` (another account's
+        name looks like ``new``) or ``"taken"``. A rename that changes only the case keeps
+        the name key."""
+        if old.lower() != new.lower() and await self.redis.exists(name_key(new)):
+            return "taken"  # the very name (any case): say so rather than "looks like"
+        old_skel, new_skel = skels if skels is not None else ("", "")
+        claimed = False
+        if old_skel != new_skel:
+            key = lookalike_key(new_skel)
+            claimed = bool(await self.redis.set(key, uid, nx=True))
+            if not claimed and _s(await self.redis.get(key) or b"") != uid:
+                return "lookalike"
         if old.lower() != new.lower() and not await self.redis.set(name_key(new), uid,
                                                                    nx=True):
-            return False
+            if claimed:
+                await self.redis.delete(lookalike_key(new_skel))
+            return "taken"
         await self.redis.hset(account_key(uid), "username", new)
         if old.lower() != new.lower() and _s(await self.redis.get(name_key(old)) or b"") == uid:
             await self.redis.delete(name_key(old))
-        return True
+        if claimed and _s(await self.redis.get(lookalike_key(old_skel)) or b"") == uid:
+            await self.redis.delete(lookalike_key(old_skel))
+        return ""
 
     async def clear_lockouts(self, name: str | None, address: str | None) -> int:
         """Delete the failed-login counters of ``name`` (from every address) and/or of

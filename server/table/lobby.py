@@ -46,11 +46,16 @@ class TableLobby:
         """A new open table with its server seed drawn and committed; returns its meta,
         the creator's token (the host's, ``server.play.roles``) and, for a ``private`` table
         (never listed), its invite secret (stored only as a hash). ``time_control``: as
-        ``server.play.clock.parse`` takes it (``None``: none)."""
+        ``server.play.clock.parse`` takes it (``None``: none); a public table gets a clock
+        even so (``clock.for_table``). Raises 400 ``bad_message`` for a bad one."""
         game = get_game(game_name)
         if not game.min_players <= seats <= game.max_players:
             raise LobbyError(400, "bad_message",
                              f"{game_name} takes {game.min_players}-{game.max_players} seats")
+        try:
+            time_control = clocks.for_table(time_control, private)
+        except ValueError as e:
+            raise LobbyError(400, "bad_message", str(e)) from None
         server_seed = secrets.token_bytes(32).hex()
         owner = secrets.token_urlsafe(16)
         invite = secrets.token_urlsafe(16) if private else None

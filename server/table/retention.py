@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.errors import LobbyError
 from server.store.deadlines import DEADLINES
+from server.store.fairplay import flagged_key, verdict_key
 from server.store.presence import presence_key
 from server.store.streams import (
     BOT_TABLES,
@@ -57,7 +58,8 @@ async def delete_table(store: Store, table_id: str) -> int:
     table's keys deleted."""
     keys = [meta_key(table_id), events_key(table_id), acts_key(table_id),
             archive_key(table_id), bot_lease_key(table_id), presence_key(table_id),
-            *store.chat_keys(table_id, ("players", "spectators"))]
+            *store.chat_keys(table_id, ("players", "spectators")),
+            verdict_key(table_id), flagged_key(table_id)]
     deleted = int(await store.redis.delete(*keys))
     await store.redis.zrem(DEADLINES, table_id)
     await store.redis.srem(BOT_TABLES, table_id)

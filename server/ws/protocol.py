@@ -9,8 +9,6 @@ valid message. Outbound frames are encoded without pydantic (``encode``).
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from typing import Annotated, Any, Literal
 
 import msgpack
@@ -27,6 +25,7 @@ from pydantic import (
 )
 
 from engine import GAMES
+from server.accounts import names
 
 MAX_FRAME = 16 * 1024
 
@@ -201,32 +200,30 @@ class TimeControlBody(_Model):
     days: Literal[1, 2, 3] | None = None
 
 
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                          "\u2066\u2067\u2068\u2069")
-"""Characters that reorder the text around them (Unicode bidi controls): in a seat list or
-a log line a name could show as something else."""
-BOT_NAME = re.compile(r"\S+ bot \d+", re.IGNORECASE)
+BIDI_CONTROLS = names.BIDI_CONTROLS
+BOT_NAME = names.BOT_NAME
 """The service's names for bots (``Random bot 2``): no person or table may take one."""
 
 
 def _clean_name(value: str, required: bool) -> str:
-    """``value`` stripped; raises ``ValueError`` for control characters (``Cc``, line and
-    paragraph separators), bidi controls, a bot's name, or (``required``) nothing left."""
-    value = value.strip()
-    for ch in value:
-        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS:
-            raise ValueError(f"names may not hold the control character U+{ord(ch):04X}")
+    """``value`` normalised (``server.accounts.names.normalise``: NFKC, stripped, one space
+    between words); raises ``ValueError`` for an invisible, control or bidi character, a
+    bot's name, or (``required``) nothing left; a person's name (``required``) also for
+    a name the service keeps (admin, moderator...)."""
+    value = names.normalise(value)
     if required and not value:
         raise ValueError("a name needs a visible character")
     if BOT_NAME.fullmatch(value):
         raise ValueError(f"{value!r} is a name the service gives its bots")
+    if required and names.reserved_seat_name(value):
+        raise ValueError(f"{value!r} is a name the service keeps for itself")
     return value
 
 
 PlayerName = Annotated[str, Field(min_length=1, max_length=32),
                        AfterValidator(lambda v: _clean_name(v, True))]
-"""A seated person's name: 1-32 characters, stripped, visible, no control or bidi
-character, not a bot's name."""
+"""A seated person's name: 1-32 characters, normalised (NFKC, stripped), visible, no
+invisible, control or bidi character, not a bot's name nor a reserved one."""
 TableName = Annotated[str, Field(max_length=64), AfterValidator(lambda v: _clean_name(v, False))]
 """A table's name, as ``PlayerName`` but it may be empty (an unnamed table)."""
 

@@ -40,7 +40,7 @@ async def test_sign_up_sets_an_http_only_session_cookie_and_me_answers(server):
     for bot in ("Random", "greedy"):
         r = await other.http.post("/api/account/signup",
                                   json={"username": bot, "password": "whatever 123"})
-        assert (r.status_code, r.json()["error"]["code"]) == (409, "name_taken")
+        assert (r.status_code, r.json()["error"]["code"]) == (409, "name_reserved")
     for bad, code in (({"username": "a", "password": "long enough"}, "bad_username"),
                       ({"username": unique(), "password": "short"}, "bad_password")):
         r = await other.http.post("/api/account/signup", json=bad)

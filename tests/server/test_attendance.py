@@ -106,7 +106,7 @@ async def test_who_may_claim_resign_and_return(server):
         ("seats/1/claim", None, 401, "bad_token"),
         ("seats/1/claim", "nope", 401, "bad_token"),
         ("seats/0/claim", tokens[0], 409, "own_seat"),
-        ("seats/1/claim", tokens[0], 409, "not_away"),  # none: 60 s away needed
+        ("seats/1/claim", tokens[0], 409, "not_away"),  # normal: 30 s away needed
         ("seats/7/claim", tokens[0], 404, "no_seat"),
         ("return", tokens[0], 409, "playing"),
         ("resign", table["owner_token"], 401, "bad_token"),

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from server.accounts import ratings
+from server.accounts import fairplay, ratings
 from server.store.accounts import AccountStore
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, ended, unique
@@ -76,7 +76,10 @@ async def test_two_settles_at_once_and_a_settle_killed_half_way_apply_once(redis
     for uid, exp in zip(uids, expected, strict=True):
         r = await store.rating(uid, "einauge")
         assert r["games"] == 1
-        assert r["mu"] == pytest.approx(exp["mu1"]) and r["sigma"] == pytest.approx(exp["sigma1"])
+        # The model's change, capped as a whole (ratings.MAX_CHANGE).
+        dmu, dsigma = ratings.capped(exp["mu1"] - exp["mu0"], exp["sigma1"] - exp["sigma0"])
+        assert r["mu"] == pytest.approx(exp["mu0"] + dmu)
+        assert r["sigma"] == pytest.approx(exp["sigma0"] + dsigma)
         assert list(await store.rated_history(uid)) == [tid]
     await client.aclose()
 
@@ -182,21 +185,25 @@ async def test_one_account_on_two_seats_is_rated_once_with_the_mean_change(redis
     out = ratings.outcome([None] * 3, [3, 1, 2])
     r = await store.rating(bot, "einauge")
     assert r["games"] == 1
-    assert r["mu"] == pytest.approx(ratings.MU0 + (out[1]["mu1"] + out[2]["mu1"]) / 2
-                                    - ratings.MU0)
+    # The mean of its seats' changes, capped as a whole (ratings.MAX_CHANGE).
+    mean, _ = ratings.capped((out[1]["mu1"] + out[2]["mu1"]) / 2 - ratings.MU0,
+                             (out[1]["sigma1"] + out[2]["sigma1"]) / 2 - ratings.SIGMA0)
+    assert r["mu"] == pytest.approx(ratings.MU0 + mean)
     note = (await store.rated_history(bot))[tid]
     assert note["rank"] == 1 and note["opponents"] == ["P"]
-    assert (await store.rating(person, "einauge"))["mu"] == pytest.approx(out[0]["mu1"])
+    own, _ = ratings.capped(out[0]["mu1"] - out[0]["mu0"], out[0]["sigma1"] - out[0]["sigma0"])
+    assert (await store.rating(person, "einauge"))["mu"] == pytest.approx(out[0]["mu0"] + own)
     await client.aclose()
 
 
 def test_a_game_is_aborted_unless_every_person_seat_moved_itself() -> None:
+    # (At least one move here; each game declares its minimum: tests/server/test_fairplay.py.)
     accounts = ["anna", "bot-random-0", "ben"]
-    assert not ratings.aborted(accounts, ["p:0:a1", "b:1:x", "p:2:a2", "p:0:a3"])
+    assert not fairplay.too_few(accounts, ["p:0:a1", "b:1:x", "p:2:a2", "p:0:a3"], 1)
     # ben never moved; a bot playing his seat (b:2:…) is no move of his
-    assert ratings.aborted(accounts, ["p:0:a1", "b:1:x", "b:2:y"])
-    assert ratings.aborted(accounts, [])
-    assert not ratings.aborted(["bot-random-0", "bot-greedy-0"], [])
+    assert fairplay.too_few(accounts, ["p:0:a1", "b:1:x", "b:2:y"], 1)
+    assert fairplay.too_few(accounts, [], 1)
+    assert not fairplay.too_few(["bot-random-0", "bot-greedy-0"], [], 1)
 
 
 # The attack these tests guard against (found in a security review):
