@@ -21,7 +21,7 @@ from typing import Any
 
 from cli.progress import bar
 from engine import record_game
-from engine.analysis import DEFAULT_BUDGET_MS, Analysis, analyse, mark, summary
+from engine.analysis import DEFAULT_BUDGET_MS, Analysis, analyse, mark, merge, summary
 from engine.game import RecordError
 
 
@@ -67,13 +67,13 @@ def run(args: argparse.Namespace) -> int:
                 continue
             try:
                 if many:
-                    result = analyse(record, args.budget_ms)
+                    result = merge([analyse(record, args.budget_ms)])
                     outer.update(1)
                 else:
                     def tick(done: int, total: int) -> None:
                         outer.total = total
                         outer.update(done - outer.n)
-                    result = analyse(record, args.budget_ms, progress=tick)
+                    result = merge([analyse(record, args.budget_ms, progress=tick)])
             except RecordError as e:
                 print(f"cardtable analyse: {path}: {e}", file=sys.stderr)
                 code = max(code, 1)

@@ -131,24 +131,33 @@ def mark(game: str, loss: float) -> str | None:
 
 
 def analyse(record: Mapping[str, Any], budget_ms: float = DEFAULT_BUDGET_MS,
-            progress: Progress | None = None) -> Analysis:
-    """The analysis of ``record`` (module docstring). Raises ``RecordError`` for a record
-    that does not replay (``Game.replay_record``), ``ValueError`` for a bad budget or a
-    game without analysis."""
+            progress: Progress | None = None, span: tuple[int, int] | None = None
+            ) -> Analysis:
+    """The analysis of ``record`` (module docstring). ``span`` ``(first, stop)``: only the
+    actions ``first <= index < stop`` are judged and their luck summed (the same numbers
+    as in the whole analysis: a long game is analysed in parts, ``merge`` joins them).
+    Raises ``RecordError`` for a record that does not replay (``Game.replay_record``),
+    ``ValueError`` for a bad budget or span or a game without analysis."""
     game = record_game(record)
     game.replay_record(record)  # the whole record checked before any search
     spec = _module(game.name)
     iterations, samples = work(game.name, budget_ms)
     base_seed = _record_seed(record)
     actions: Sequence[Mapping[str, Any]] = record["actions"]
+    first, stop = span if span is not None else (0, len(actions))
+    if not 0 <= first <= stop <= len(actions):
+        raise ValueError(f"span must lie within 0..{len(actions)}, not {span!r}")
     seats = len(record["players"])
     state = game.replay(game.start(record["players"], record.get("options"),
                                    record.get("seed"),  # type: ignore[arg-type]
                                    record.get(game.deck_field)))
     decisions: list[Decision] = []
     luck = [0.0] * seats
-    for i, raw in enumerate(actions):
+    for i, raw in enumerate(actions[:stop]):
         action = game.actions.decode(raw)
+        if i < first:
+            game.play(state, action)
+            continue
         seat: int = getattr(action, "seat")  # noqa: B009 (every game's actions name it)
         seed = f"{base_seed}:{i}"
         decisions.append(_judge(game, spec, state, i, seat, action, dict(raw),
@@ -160,8 +169,24 @@ def analyse(record: Mapping[str, Any], budget_ms: float = DEFAULT_BUDGET_MS,
                 luck[q] += _luck(game, spec, before[q], action, state, q, samples,
                                  f"{seed}:luck:{q}")
         if progress is not None:
-            progress(i + 1, len(actions))
-    return Analysis(game.name, decisions, [round(x, 3) for x in luck])
+            progress(i + 1 - first, stop - first)
+    return Analysis(game.name, decisions, luck)
+
+
+def merge(parts: Sequence[Analysis]) -> Analysis:
+    """One analysis of consecutive parts of a record (``analyse`` with ``span``): their
+    decisions in order, their luck summed and rounded to 3 places. Raises ``ValueError``
+    for no parts."""
+    if not parts:
+        raise ValueError("nothing to merge")
+    luck = [round(sum(xs), 3) for xs in zip(*(p.luck for p in parts), strict=True)]
+    return Analysis(parts[0].game, [d for p in parts for d in p.decisions], luck)
+
+
+def spans(actions: int, size: int) -> list[tuple[int, int]]:
+    """``(first, stop)`` parts of ``size`` actions covering ``actions`` actions (one empty
+    part for none)."""
+    return [(a, min(a + size, actions)) for a in range(0, actions, size)] or [(0, 0)]
 
 
 def summary(game: str, analysis: Analysis) -> list[dict[str, Any]]:
@@ -271,4 +296,4 @@ def _copy(state: Any) -> Any:
 
 
 __all__ = ["ALL_MOVES", "DEFAULT_BUDGET_MS", "GAMES", "MARK_NAMES", "Analysis", "Decision",
-           "RecordError", "analyse", "mark", "marks", "summary", "work"]
+           "RecordError", "analyse", "mark", "marks", "merge", "spans", "summary", "work"]

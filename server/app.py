@@ -40,6 +40,7 @@ from server.fanout.frames import RawSend
 from server.fanout.room import Connection
 from server.http import accounts as account_api
 from server.http import admin as admin_api
+from server.http import analysis as analysis_api
 from server.http import lobby, observe, passwords, profiles, rematch, takeover
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
@@ -276,6 +277,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *takeover.ROUTES,
         *rematch.ROUTES,
         *admin_api.ROUTES,
+        *analysis_api.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():

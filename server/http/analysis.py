@@ -1,0 +1,121 @@
+"""``GET /api/tables/{id}/analysis``: the post-game analysis of an ended table
+(``engine.analysis``; docs/protocol.md, "Post-game analysis").
+
+Refused (409 ``not_ended``) while the game runs: the analysis judges each seat from its
+own observation, but the search's candidates and the luck would still tell one seat's
+hidden cards to everyone. For an ended table it is computed once, from the table's record
+(``Ending.record``, what ``…/record`` publishes), in the bot process pool
+(``BotPool.run``: a whole game's search takes seconds to minutes, never on the event loop;
+``PART`` actions per job, one job at a time), and kept
+in Redis (``analysis_key``, ``KEEP_S``): every process serves the kept answer from then
+on. Requests are counted per client address and per account (``Store.hit``, the
+``analyses_per_hour`` setting; 429 ``rate_limited`` past it), before the cache is read,
+so a client cannot tell a kept analysis from a new one by its limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engine.analysis import MARK_NAMES, Analysis, analyse, mark, marks, merge, spans, summary
+from server import metrics
+from server.errors import LobbyError
+from server.http import csrf
+from server.http.accounts import from_store
+from server.http.common import guarded, svc_of, table_or_404
+
+KEEP_S = 30 * 24 * 3600
+"""How long an analysis is kept in Redis (seconds); a later request computes it again."""
+
+
+PART = 6
+"""Actions analysed by one job of the pool: a whole game takes far longer than the pool's
+hang timeout (``CARDTABLE_BOT_SEARCH_TIMEOUT``), so it runs as consecutive parts."""
+
+
+def part(record: dict[str, Any], budget_ms: float, span: tuple[int, int]) -> Analysis:
+    """``engine.analysis.analyse`` of the actions in ``span``. Pure; runs in a worker."""
+    return analyse(record, budget_ms, span=span)
+
+
+def answer(result: Analysis, budget_ms: float) -> bytes:
+    """The answer's JSON: ``game``, ``budget_ms``, ``marks`` (the game's thresholds by
+    name), ``decisions`` (``engine.analysis.Decision`` with its ``mark``:
+    ``inaccuracy``/``mistake``/``blunder`` or ``null``), ``luck`` per seat and ``summary``
+    per seat (``engine.analysis.summary``)."""
+    game = result.game
+    decisions = [{"index": d.index, "seat": d.seat, "action": d.action, "best": d.best,
+                  "loss": d.loss, "forced": d.forced, "mark": mark(game, d.loss)}
+                 for d in result.decisions]
+    answer = {"game": game, "budget_ms": budget_ms,
+              "marks": dict(zip(MARK_NAMES, marks(game), strict=True)),
+              "decisions": decisions, "luck": result.luck,
+              "summary": summary(game, result)}
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+_pending: dict[str, asyncio.Future[bytes]] = {}
+"""Analyses being computed in this process, by table id: a second request awaits the
+first's instead of starting another."""
+
+
+async def _limit(request: Request) -> None:
+    svc = svc_of(request)
+    limit = svc.settings.analyses_per_hour
+    addr = request.client.host if request.client else "?"
+    if await from_store(svc.store.hit(f"analysis:{addr}", 3600)) > limit:
+        raise LobbyError(429, "rate_limited",
+                         f"at most {limit} analysis requests per hour per address")
+    session = csrf.session_of(request)
+    if session is not None and await from_store(
+            svc.store.hit(f"analysis:a:{session.account.uid}", 3600)) > limit:
+        raise LobbyError(429, "rate_limited",
+                         f"at most {limit} analysis requests per hour per account")
+
+
+@guarded
+async def analysis(request: Request) -> Response:
+    """The analysis of an ended table (module docstring): 200 JSON (``compute``), 404
+    ``no_table``, 409 ``not_ended``, 429 ``rate_limited``, 503 ``unavailable``."""
+    svc = svc_of(request)
+    table = await table_or_404(request)
+    if not table.game_over():
+        raise LobbyError(409, "not_ended",
+                         "the analysis is published when the game has ended")
+    await _limit(request)
+    kept = await from_store(svc.store.load_analysis(table.id))
+    if kept is not None:
+        metrics.ANALYSES.labels("cached").inc()
+        return Response(kept, media_type="application/json")
+    running = _pending.get(table.id)
+    if running is not None:
+        metrics.ANALYSES.labels("cached").inc()
+        return Response(await asyncio.shield(running), media_type="application/json")
+    future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+    _pending[table.id] = future
+    try:
+        record = await svc.tables.ending.record(table)
+        budget = svc.settings.analysis_budget_ms
+        # One part at a time: the pool's other worker stays free for the tables' bots.
+        parts = [await svc.bots.pool.run(part, record, budget, span)
+                 for span in spans(len(record["actions"]), PART)]
+        data = answer(merge(parts), budget)
+        await from_store(svc.store.save_analysis(table.id, data, KEEP_S))
+    except BaseException as e:
+        future.set_exception(e)
+        future.exception()  # retrieved: the waiters re-raise it
+        raise
+    finally:
+        _pending.pop(table.id, None)
+    future.set_result(data)
+    metrics.ANALYSES.labels("computed").inc()
+    return Response(data, media_type="application/json")
+
+
+ROUTES = [Route("/api/tables/{id}/analysis", analysis, methods=["GET"])]

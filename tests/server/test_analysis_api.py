@@ -1,0 +1,77 @@
+"""``GET /api/tables/{id}/analysis`` (server/http/analysis.py) through a real server and
+Redis: refused while the game runs, served once it has ended, computed once and then
+served from Redis, and limited per address."""
+
+from __future__ import annotations
+
+import re
+
+import redis
+
+from engine.analysis import MARK_NAMES
+from tests.conftest import ServerProcess
+from tests.server.client import Lobby, Socket, ended
+
+LIMIT = 3
+
+
+def analyses(metrics_text: str, result: str) -> float:
+    found = re.search(rf'^cardtable_analyses_total{{result="{result}"}} (\S+)$', metrics_text,
+                      re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+async def test_analysis_refused_running_served_ended_cached_and_limited(own_redis):
+    srv = ServerProcess(own_redis.url, env={"CARDTABLE_ANALYSES_PER_HOUR": str(LIMIT),
+                                            "CARDTABLE_ANALYSIS_BUDGET_MS": "4"}).start()
+    lobby = Lobby(srv.url)
+    try:
+        # A running game (a person's seat that never acts): refused, nothing counted.
+        running = await lobby.create(2)
+        await lobby.join(running["id"], "Ann", 0)
+        await lobby.bot(running["id"], 1)
+        await lobby.start(running["id"], running["owner_token"])
+        refused = await lobby.get(f"/api/tables/{running['id']}/analysis")
+        assert refused.status_code == 409
+        assert refused.json()["error"]["code"] == "not_ended"
+        missing = await lobby.get("/api/tables/nope/analysis")
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "no_table"
+
+        # A finished bot game.
+        table = await lobby.create(2)
+        for seat in range(2):
+            await lobby.bot(table["id"], seat)
+        watcher = await Socket(srv.ws_url, table["id"]).connect()
+        await watcher.wait(lambda f: f["t"] == "welcome")
+        await lobby.start(table["id"], table["owner_token"])
+        await watcher.wait(ended, timeout=60)
+        await watcher.close()
+        record = (await lobby.get(f"/api/tables/{table['id']}/record")).json()
+
+        first = await lobby.get(f"/api/tables/{table['id']}/analysis")
+        assert first.status_code == 200, first.text
+        body = first.json()
+        assert body["game"] == record["game"]
+        assert [d["index"] for d in body["decisions"]] == list(range(len(record["actions"])))
+        assert [d["action"] for d in body["decisions"]] == record["actions"]
+        assert all(d["loss"] >= 0 and (d["loss"] > 0 or d["best"] == d["action"])
+                   and d["mark"] in (None, *MARK_NAMES) for d in body["decisions"])
+        assert len(body["luck"]) == len(body["summary"]) == 2
+        assert set(body["marks"]) == set(MARK_NAMES)
+        key = f"t:{{{table['id']}}}:analysis"
+        assert redis.Redis.from_url(own_redis.url).exists(key) == 1
+
+        second = await lobby.get(f"/api/tables/{table['id']}/analysis")
+        assert second.status_code == 200 and second.content == first.content
+        metrics = (await lobby.get("/metrics")).text
+        assert (analyses(metrics, "computed"), analyses(metrics, "cached")) == (1, 1)
+
+        third = await lobby.get(f"/api/tables/{table['id']}/analysis")
+        assert third.status_code == 200
+        limited = await lobby.get(f"/api/tables/{table['id']}/analysis")
+        assert limited.status_code == 429
+        assert limited.json()["error"]["code"] == "rate_limited"
+        assert (await lobby.get(f"/api/tables/{table['id']}")).status_code == 200
+    finally:
+        await lobby.close()
+        srv.stop()
