@@ -1,12 +1,14 @@
 // The result panel at the top of an ended table: who won, every player's total (ranked),
 // and the rematch (offer, accept, or watch it). The full breakdown is the game module's `renderScore`.
+import { analysisButton, summaryLines } from "./analysis.js";
 import { h } from "./dom.js";
 import { listWords, t } from "./i18n.js";
 
 /**
  * `view`: an ended view with `result` (CONTRACT section 3); `ctx`: `summary` (the table
  * summary, `rematch` once offered), `mySeat` (null for a spectator or a handed-over seat),
- * `onRematch()`, `busy` (a rematch request in flight).
+ * `onRematch()`, `busy` (a rematch request in flight), `tableId` and `analysis` (the
+ * bots' analysis once loaded, `onAnalysis(a)` keeps it: analysis.js).
  */
 export function renderResult(view, ctx) {
   const res = view && view.result;
@@ -32,7 +34,9 @@ export function renderResult(view, ctx) {
     }, h("span", { class: "result-name" }, winners.includes(s.seat) ? "♛ " : "", names[s.seat] ?? `#${s.seat + 1}`),
     h("b", { class: "result-total", testid: `result-total-${s.seat}` }, s.total ?? "–"),
     h("span", { class: "result-unit" }, t("total_unit"))))),
+    ctx.analysis ? h("ul", { class: "analysis-summary", testid: "analysis-summary" }, summaryLines(ctx.analysis, names)) : null,
     h("div", { class: "result-actions" },
       offered ? h("span", { class: "hint", testid: "rematch-offer" }, t("rematch_offered")) : null,
+      !ctx.analysis && ctx.tableId && ctx.onAnalysis ? analysisButton(ctx.tableId, ctx.onAnalysis) : null,
       action));
 }

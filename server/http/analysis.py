@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from engine.analysis import MARK_NAMES, Analysis, analyse, mark, marks, merge, spans, summary
 from server import metrics
-from server.errors import LobbyError
+from server.errors import LobbyError, confirmed
 from server.http import csrf
 from server.http.accounts import from_store
 from server.http.common import guarded, svc_of, table_or_404
@@ -44,14 +44,16 @@ def part(record: dict[str, Any], budget_ms: float, span: tuple[int, int]) -> Ana
     return analyse(record, budget_ms, span=span)
 
 
-def answer(result: Analysis, budget_ms: float) -> bytes:
+def answer(result: Analysis, budget_ms: float, seqs: list[int]) -> bytes:
     """The answer's JSON: ``game``, ``budget_ms``, ``marks`` (the game's thresholds by
     name), ``decisions`` (``engine.analysis.Decision`` with its ``mark``:
-    ``inaccuracy``/``mistake``/``blunder`` or ``null``), ``luck`` per seat and ``summary``
-    per seat (``engine.analysis.summary``)."""
+    ``inaccuracy``/``mistake``/``blunder`` or ``null``, and ``seq``: the stream seq of the
+    action's first event, ``seqs[index]``, where the replay viewer shows it), ``luck`` per
+    seat and ``summary`` per seat (``engine.analysis.summary``)."""
     game = result.game
-    decisions = [{"index": d.index, "seat": d.seat, "action": d.action, "best": d.best,
-                  "loss": d.loss, "forced": d.forced, "mark": mark(game, d.loss)}
+    decisions = [{"index": d.index, "seq": seqs[d.index], "seat": d.seat, "action": d.action,
+                  "best": d.best, "loss": d.loss, "forced": d.forced,
+                  "mark": None if d.forced else mark(game, d.loss)}
                  for d in result.decisions]
     answer = {"game": game, "budget_ms": budget_ms,
               "marks": dict(zip(MARK_NAMES, marks(game), strict=True)),
@@ -101,11 +103,13 @@ async def analysis(request: Request) -> Response:
     _pending[table.id] = future
     try:
         record = await svc.tables.ending.record(table)
+        entries = await confirmed(svc.tables.entries(table.id, table.meta))
+        seqs = [k + 1 for k, e in enumerate(entries) if "a" in e]  # an action's first event
         budget = svc.settings.analysis_budget_ms
         # One part at a time: the pool's other worker stays free for the tables' bots.
         parts = [await svc.bots.pool.run(part, record, budget, span)
                  for span in spans(len(record["actions"]), PART)]
-        data = answer(merge(parts), budget)
+        data = answer(merge(parts), budget, seqs)
         await from_store(svc.store.save_analysis(table.id, data, KEEP_S))
     except BaseException as e:
         future.set_exception(e)

@@ -54,6 +54,8 @@ async def test_analysis_refused_running_served_ended_cached_and_limited(own_redi
         assert body["game"] == record["game"]
         assert [d["index"] for d in body["decisions"]] == list(range(len(record["actions"])))
         assert [d["action"] for d in body["decisions"]] == record["actions"]
+        seqs = [d["seq"] for d in body["decisions"]]  # each action's first event
+        assert seqs == sorted(set(seqs)) and seqs[0] >= 1
         assert all(d["loss"] >= 0 and (d["loss"] > 0 or d["best"] == d["action"])
                    and d["mark"] in (None, *MARK_NAMES) for d in body["decisions"])
         assert len(body["luck"]) == len(body["summary"]) == 2
