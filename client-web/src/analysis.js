@@ -1,6 +1,7 @@
 // The post-game analysis of a finished table (GET /api/tables/{id}/analysis): beside each
 // move of the replay its mark, loss and the best move found, and a summary per player for
-// the end screen. It is fetched only when asked for (a button): the bots take a while.
+// the end screen. It is fetched only when asked for (a button): the bots take a while, and
+// the server answers 202 until it is ready.
 import { api } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -46,7 +47,12 @@ export function analysisButton(id, done) {
     button.disabled = true;
     status.textContent = t("analysis_loading");
     try {
-      const a = await api.analysis(id);
+      let a = await api.analysis(id);
+      // 202 {status: "computing"}: the bots are at it; ask again as the server says (2 s).
+      while (a && a.status === "computing") {
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        a = await api.analysis(id);
+      }
       status.textContent = "";
       done(a);
     } catch (e) {

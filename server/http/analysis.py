@@ -6,21 +6,22 @@ own observation, but the search's candidates and the luck would still tell one s
 hidden cards to everyone. For an ended table it is computed once, from the table's record
 (``Ending.record``, what ``…/record`` publishes), in the bot process pool
 (``BotPool.run``: a whole game's search takes seconds to minutes, never on the event loop;
-``PART`` actions per job, one job at a time), and kept
-in Redis (``analysis_key``, ``KEEP_S``): every process serves the kept answer from then
-on. Requests are counted per client address and per account (``Store.hit``, the
-``analyses_per_hour`` setting; 429 ``rate_limited`` past it), before the cache is read,
-so a client cannot tell a kept analysis from a new one by its limit.
+``PART`` actions per job, one job at a time), by a task of its own: the request that
+starts it, and every one while it runs, gets 202 ``{"status": "computing"}`` (asked again
+after ``Retry-After``). The answer is kept in Redis (``analysis_key``, ``KEEP_S``), and
+every request after that is served from there. Requests that start an analysis or get one
+are counted per client address and per account (``Store.hit``, the ``analyses_per_hour``
+setting; 429 ``rate_limited`` past it); polls of one being computed are not.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engine.analysis import MARK_NAMES, Analysis, analyse, mark, marks, merge, spans, summary
@@ -29,7 +30,15 @@ from server.errors import LobbyError, confirmed
 from server.http import csrf
 from server.http.accounts import from_store
 from server.http.common import guarded, svc_of, table_or_404
+from server.logging import get_logger
 
+if TYPE_CHECKING:  # the service type only: server.app imports this module
+    from server.app import Service
+
+log = get_logger("analysis")
+
+RETRY_S = 2
+"""The ``Retry-After`` of a 202 answer (seconds)."""
 KEEP_S = 30 * 24 * 3600
 """How long an analysis is kept in Redis (seconds); a later request computes it again."""
 
@@ -62,9 +71,8 @@ def answer(result: Analysis, budget_ms: float, seqs: list[int]) -> bytes:
     return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-_pending: dict[str, asyncio.Future[bytes]] = {}
-"""Analyses being computed in this process, by table id: a second request awaits the
-first's instead of starting another."""
+_running: dict[str, asyncio.Task[None]] = {}
+"""Analyses being computed in this process, by table id (``_compute``)."""
 
 
 async def _limit(request: Request) -> None:
@@ -81,45 +89,53 @@ async def _limit(request: Request) -> None:
                          f"at most {limit} analysis requests per hour per account")
 
 
+async def _compute(svc: Service, table: Any) -> None:
+    """Analyse ``table``'s record in the pool, part by part, and keep the answer."""
+    record = await svc.tables.ending.record(table)
+    entries = await confirmed(svc.tables.entries(table.id, table.meta))
+    seqs = [k + 1 for k, e in enumerate(entries) if "a" in e]  # an action's first event
+    budget = svc.settings.analysis_budget_ms
+    # One part at a time: the pool's other worker stays free for the tables' bots.
+    parts = [await svc.bots.pool.run(part, record, budget, span)
+             for span in spans(len(record["actions"]), PART)]
+    await from_store(svc.store.save_analysis(table.id, answer(merge(parts), budget, seqs),
+                                             KEEP_S))
+    metrics.ANALYSES.labels("computed").inc()
+
+
+def _done(table_id: str, task: asyncio.Task[None]) -> None:
+    _running.pop(table_id, None)
+    if not task.cancelled() and task.exception() is not None:
+        # A later request starts it again; a stopping server's pool ends it this way too.
+        log.warning("analysis failed", table=table_id, error=repr(task.exception()))
+
+
+def _computing() -> Response:
+    return JSONResponse({"status": "computing"}, status_code=202,
+                        headers={"Retry-After": str(RETRY_S)})
+
+
 @guarded
 async def analysis(request: Request) -> Response:
-    """The analysis of an ended table (module docstring): 200 JSON (``compute``), 404
+    """The analysis of an ended table (module docstring): 200 JSON (``answer``), 202
+    ``{"status": "computing"}`` (asked again after ``Retry-After`` seconds), 404
     ``no_table``, 409 ``not_ended``, 429 ``rate_limited``, 503 ``unavailable``."""
     svc = svc_of(request)
     table = await table_or_404(request)
     if not table.game_over():
         raise LobbyError(409, "not_ended",
                          "the analysis is published when the game has ended")
+    if table.id in _running:
+        return _computing()  # a poll while it is computed: not counted
     await _limit(request)
     kept = await from_store(svc.store.load_analysis(table.id))
     if kept is not None:
         metrics.ANALYSES.labels("cached").inc()
         return Response(kept, media_type="application/json")
-    running = _pending.get(table.id)
-    if running is not None:
-        metrics.ANALYSES.labels("cached").inc()
-        return Response(await asyncio.shield(running), media_type="application/json")
-    future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-    _pending[table.id] = future
-    try:
-        record = await svc.tables.ending.record(table)
-        entries = await confirmed(svc.tables.entries(table.id, table.meta))
-        seqs = [k + 1 for k, e in enumerate(entries) if "a" in e]  # an action's first event
-        budget = svc.settings.analysis_budget_ms
-        # One part at a time: the pool's other worker stays free for the tables' bots.
-        parts = [await svc.bots.pool.run(part, record, budget, span)
-                 for span in spans(len(record["actions"]), PART)]
-        data = answer(merge(parts), budget, seqs)
-        await from_store(svc.store.save_analysis(table.id, data, KEEP_S))
-    except BaseException as e:
-        future.set_exception(e)
-        future.exception()  # retrieved: the waiters re-raise it
-        raise
-    finally:
-        _pending.pop(table.id, None)
-    future.set_result(data)
-    metrics.ANALYSES.labels("computed").inc()
-    return Response(data, media_type="application/json")
+    task = asyncio.create_task(_compute(svc, table), name=f"analysis:{table.id}")
+    _running[table.id] = task
+    task.add_done_callback(lambda t: _done(table.id, t))
+    return _computing()
 
 
 ROUTES = [Route("/api/tables/{id}/analysis", analysis, methods=["GET"])]

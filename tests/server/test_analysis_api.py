@@ -1,6 +1,6 @@
 """``GET /api/tables/{id}/analysis`` (server/http/analysis.py) through a real server and
-Redis: refused while the game runs, served once it has ended, computed once and then
-served from Redis, and limited per address."""
+Redis: refused while the game runs, started (202) and then served once it has ended,
+computed once and then served from Redis, and limited per address."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import redis
 from engine.analysis import MARK_NAMES
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket, ended
+from tests.waiting import until
 
 LIMIT = 3
 
@@ -48,8 +49,18 @@ async def test_analysis_refused_running_served_ended_cached_and_limited(own_redi
         await watcher.close()
         record = (await lobby.get(f"/api/tables/{table['id']}/record")).json()
 
-        first = await lobby.get(f"/api/tables/{table['id']}/analysis")
-        assert first.status_code == 200, first.text
+        url = f"/api/tables/{table['id']}/analysis"
+        started = await lobby.get(url)
+        assert started.status_code == 202, started.text
+        assert started.json() == {"status": "computing"} and started.headers["retry-after"]
+
+        async def answered():
+            r = await lobby.get(url)
+            assert r.status_code in (200, 202), r.text
+            return r if r.status_code == 200 else None
+
+        # Polls while it is computed (202) are not counted; the answer is (2 of LIMIT).
+        first = await until(answered, 240, "the analysis to be computed", interval=0.5)
         body = first.json()
         assert body["game"] == record["game"]
         assert [d["index"] for d in body["decisions"]] == list(range(len(record["actions"])))
@@ -63,14 +74,12 @@ async def test_analysis_refused_running_served_ended_cached_and_limited(own_redi
         key = f"t:{{{table['id']}}}:analysis"
         assert redis.Redis.from_url(own_redis.url).exists(key) == 1
 
-        second = await lobby.get(f"/api/tables/{table['id']}/analysis")
+        second = await lobby.get(url)  # 3 of LIMIT
         assert second.status_code == 200 and second.content == first.content
         metrics = (await lobby.get("/metrics")).text
-        assert (analyses(metrics, "computed"), analyses(metrics, "cached")) == (1, 1)
+        assert (analyses(metrics, "computed"), analyses(metrics, "cached")) == (1, 2)
 
-        third = await lobby.get(f"/api/tables/{table['id']}/analysis")
-        assert third.status_code == 200
-        limited = await lobby.get(f"/api/tables/{table['id']}/analysis")
+        limited = await lobby.get(url)
         assert limited.status_code == 429
         assert limited.json()["error"]["code"] == "rate_limited"
         assert (await lobby.get(f"/api/tables/{table['id']}")).status_code == 200
