@@ -43,9 +43,11 @@ KEEP_S = 30 * 24 * 3600
 """How long an analysis is kept in Redis (seconds); a later request computes it again."""
 
 
-PART = 6
+PART = 2
 """Actions analysed by one job of the pool: a whole game takes far longer than the pool's
-hang timeout (``CARDTABLE_BOT_SEARCH_TIMEOUT``), so it runs as consecutive parts."""
+hang timeout (``CARDTABLE_BOT_SEARCH_TIMEOUT``), so it runs as consecutive parts, each
+about a bot move's work (on a machine at load 40, six actions of one part once took
+more than the 30 s of that timeout)."""
 
 
 def part(record: dict[str, Any], budget_ms: float, span: tuple[int, int]) -> Analysis:

@@ -23,8 +23,11 @@ def analyses(metrics_text: str, result: str) -> float:
 
 
 async def test_analysis_refused_running_served_ended_cached_and_limited(own_redis):
+    # A generous hang timeout of the pool: on a machine at load 40 a part of the analysis
+    # (a decision or two) may outlast the default 30 s, and the pool is then replaced.
     srv = ServerProcess(own_redis.url, env={"CARDTABLE_ANALYSES_PER_HOUR": str(LIMIT),
-                                            "CARDTABLE_ANALYSIS_BUDGET_MS": "4"}).start()
+                                            "CARDTABLE_ANALYSIS_BUDGET_MS": "4",
+                                            "CARDTABLE_BOT_SEARCH_TIMEOUT": "300"}).start()
     lobby = Lobby(srv.url)
     try:
         # A running game (a person's seat that never acts): refused, nothing counted.
