@@ -19,10 +19,11 @@ export function bySeq(analysis) {
   return out;
 }
 
-/** The note beside a judged move: its mark, its loss and the best move (none at loss 0). */
-export function moveNote(d) {
+/** The note beside a judged move: its mark, its loss and the best move (none at loss 0);
+ *  `testid` names it (default `analysis-<index>`: the log's note). */
+export function moveNote(d, testid = null) {
   if (!d || d.forced || !(d.loss > 0)) return null;
-  return h("span", { class: `analysis-note${d.mark ? ` mark-${d.mark}` : ""}`, testid: `analysis-${d.index}`, dataset: { mark: d.mark || "", loss: d.loss } },
+  return h("span", { class: `analysis-note${d.mark ? ` mark-${d.mark}` : ""}`, testid: testid || `analysis-${d.index}`, dataset: { mark: d.mark || "", loss: d.loss } },
     d.mark ? h("b", {}, t(`mark_${d.mark}`), " ") : null,
     t("analysis_loss", { n: d.loss.toFixed(1) }), " · ", t("analysis_best", { move: actionText(d.best) }));
 }

@@ -164,7 +164,9 @@ export function replayPage(root, id) {
     const ended = g.winnersText(v);
     const build = () => h("div", {},
       h("div", { class: `turn-banner${v.phase === "ended" ? " ended" : ""}`, testid: "replay-turn" },
-        h("strong", {}, g.turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null),
+        h("strong", {}, g.turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null,
+        // The move just played, as the analysis judged it, with the best move found.
+        st.analysis && d ? moveNote(bySeq(st.analysis)[d.seq], "analysis-board") : null),
       g.renderBoard(v, ctx));
     if (animate) g.flipRender(els.board, build);
     else mount(els.board, build());

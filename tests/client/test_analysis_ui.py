@@ -1,6 +1,7 @@
 """The post-game analysis in the browser: the replay viewer of a finished table loads it on
 request and shows, beside each move the bots judged a loss, its mark, its loss and the
-best move found, and a line per player with its decisions, marks and luck."""
+best move found (in the log, and above the board at that move), and a line per player
+with its decisions, marks and luck."""
 
 from __future__ import annotations
 
@@ -58,13 +59,20 @@ def test_replay_viewer_shows_the_analysis(browser: Browser, server: ServerProces
             expect(line).to_contain_text("draws")
         judged = [d for d in analysis["decisions"] if d["loss"] > 0]
         assert judged, "the random bots made no move the analysis judged a loss"
-        expect(page.locator(".analysis-note")).to_have_count(len(judged))
+        expect(page.locator(".replay-log .analysis-note")).to_have_count(len(judged))
         for d in judged[:5]:
             note = page.get_by_test_id(f"analysis-{d['index']}")
             expect(note).to_contain_text(f"−{d['loss']:.1f} pts")
             expect(note).to_contain_text(f"best: {d['best']['type']}")
             if d["mark"]:
                 expect(note).to_contain_text(d["mark"])
+        # On the board: the banner of the move's position names the best move found.
+        worst = max(judged, key=lambda d: d["loss"])
+        page.evaluate(f"() => window.__cardtable.seekSeq({worst['seq']})")
+        board = page.get_by_test_id("analysis-board")
+        expect(board).to_contain_text(f"−{worst['loss']:.1f} pts")
+        expect(board).to_contain_text(f"best: {worst['best']['type']}")
         expect(load).to_have_count(0)  # loaded once; the button is gone
+
     finally:
         ctx.close()
