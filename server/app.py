@@ -263,6 +263,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
             await svc.deadlines.stop()
             await svc.attendance.stop()
             await svc.tables.stop()
+            await analysis_api.stop()
             await svc.bots.close()
             lag_monitor.cancel()
             await svc.store.close()

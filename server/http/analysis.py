@@ -112,6 +112,15 @@ def _done(table_id: str, task: asyncio.Task[None]) -> None:
         log.warning("analysis failed", table=table_id, error=repr(task.exception()))
 
 
+async def stop() -> None:
+    """Cancel the analyses this process is computing (the server stops: a later request
+    starts them again)."""
+    tasks = list(_running.values())
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 def _computing() -> Response:
     return JSONResponse({"status": "computing"}, status_code=202,
                         headers={"Retry-After": str(RETRY_S)})
