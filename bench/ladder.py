@@ -24,6 +24,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from cli.progress import bar  # noqa: E402
 from server.store.embedded import EmbeddedRedis, free_port  # noqa: E402
 from tests.conftest import ServerProcess  # noqa: E402
 
@@ -42,6 +43,7 @@ def play(base: str, pairs: list[tuple[tuple[str, int | None], tuple[str, int | N
     r.raise_for_status()
     http.headers["X-CSRF-Token"] = r.json()["csrf"]
     todo, running, done = list(pairs), {}, 0
+    progress = bar(len(pairs), "rated games", unit="game")  # stderr, on a terminal only
     while todo or running:
         while todo and len(running) < parallel:
             line_up = todo.pop(0)
@@ -60,7 +62,8 @@ def play(base: str, pairs: list[tuple[tuple[str, int | None], tuple[str, int | N
             if http.get(f"/api/tables/{tid}").json()["status"] == "ended":
                 del running[tid]
                 done += 1
-                print(f"  {done}/{len(pairs)} done", file=sys.stderr, flush=True)
+                progress.update(1)
+    progress.close()
     return done
 
 

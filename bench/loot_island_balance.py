@@ -49,6 +49,7 @@ if __package__ in (None, ""):  # run as a script: import the project, not this f
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from bench.engine import machine
+from cli.progress import bar
 from cli.tournament import wilson
 from engine.game import Message
 from engine.loot_island import LOOT_ISLAND as G
@@ -222,11 +223,18 @@ def run(lineup: str, n: int, games: int, seed: str, workers: int,
     processes (1: in this process); the list of ``game_stats`` in game order."""
     chunks = [range(k, games, max(1, workers * 4)) for k in range(max(1, workers * 4))]
     jobs = [(lineup, n, list(c), seed, dict(options or {})) for c in chunks if len(c)]
-    if workers <= 1:
-        parts = [_run_chunk(j) for j in jobs]
-    else:
-        with concurrent.futures.ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_run_chunk, jobs))
+    # A progress bar of games on a terminal (cli/progress.py), a chunk at a time.
+    with bar(games, f"{lineup}, {n} players", unit="game") as progress:
+        parts = []
+        if workers <= 1:
+            for j in jobs:
+                parts.append(_run_chunk(j))
+                progress.update(len(j[2]))
+        else:
+            with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+                for j, part in zip(jobs, pool.map(_run_chunk, jobs), strict=True):
+                    parts.append(part)
+                    progress.update(len(j[2]))
     out: list[dict[str, Any]] = [{}] * games
     for job, part in zip(jobs, parts, strict=True):
         for i, g in zip(job[2], part, strict=True):

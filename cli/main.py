@@ -14,7 +14,7 @@ import sys
 from engine import GAMES
 
 COMMANDS = ("cli.selfplay", "cli.record", "cli.verify", "cli.tournament", "cli.serve",
-            "cli.balance", "cli.keys", "cli.admin", "cli.backup", "cli.prune")
+            "cli.balance", "cli.keys", "cli.admin", "cli.backup", "cli.prune", "cli.analyse")
 """Modules that register a sub-command; a module that fails to import is a bug, not hidden."""
 
 

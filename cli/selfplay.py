@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from cli.gameopts import add_game_arguments, chosen
+from cli.progress import bar
 from engine.bots import RandomBot
 from engine.selfplay import play_game
 
@@ -37,23 +38,25 @@ def run(args: argparse.Namespace) -> int:
     totals = [0] * args.players
     wins = [0.0] * args.players
     elapsed = 0.0
-    for i in range(args.games):
-        seed = f"{args.seed}-{i}"
-        bots = [RandomBot(f"{seed}/{seat}") for seat in range(args.players)]
-        t0 = time.perf_counter()
-        played = play_game(game, names, options, seed, bots)
-        elapsed += time.perf_counter() - t0
-        result = game.result(played.state)
-        assert result is not None  # play_game returns only once the game has ended
-        actions += len(played.actions)
-        for s in result["scores"]:
-            totals[s["seat"]] += s["total"]
-        for w in result["winners"]:
-            wins[w] += 1 / len(result["winners"])
-        if args.records:
-            record = game.make_record(names, options, seed, game.setup_deck(played.events),
-                                      played.actions)
-            (args.records / f"game-{i:05d}.json").write_text(json.dumps(record, indent=1))
+    with bar(args.games, "games", unit="game") as progress:  # stderr, on a terminal only
+        for i in range(args.games):
+            seed = f"{args.seed}-{i}"
+            bots = [RandomBot(f"{seed}/{seat}") for seat in range(args.players)]
+            t0 = time.perf_counter()
+            played = play_game(game, names, options, seed, bots)
+            elapsed += time.perf_counter() - t0
+            result = game.result(played.state)
+            assert result is not None  # play_game returns only once the game has ended
+            actions += len(played.actions)
+            for s in result["scores"]:
+                totals[s["seat"]] += s["total"]
+            for w in result["winners"]:
+                wins[w] += 1 / len(result["winners"])
+            if args.records:
+                record = game.make_record(names, options, seed, game.setup_deck(played.events),
+                                          played.actions)
+                (args.records / f"game-{i:05d}.json").write_text(json.dumps(record, indent=1))
+            progress.update(1)
     g = args.games
     print(f"game: {game.name}  games: {g}  players: {args.players}  seed: {args.seed}  "
           f"options: {options}")

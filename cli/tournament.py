@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cli.gameopts import add_game_arguments, chosen, named_game
+from cli.progress import bar
 from engine import get_game
 from engine.bots import SEARCH_KINDS, kinds, make_bot
 from engine.selfplay import play_game
@@ -209,11 +210,19 @@ def run(args: argparse.Namespace) -> int:
     jobs = [(i, args.seed, line, args.iterations, args.budget_ms, options, game.name)
             for i in range(args.games)]
     t0 = time.perf_counter()
-    if args.jobs == 1:
-        results = [play_one(j) for j in jobs]
-    else:
-        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-            results = pool.map(play_one, jobs, chunksize=1)
+    # A progress bar on a terminal (cli/progress.py); results keep the games' order.
+    with bar(len(jobs), "games", unit="game") as progress:
+        if args.jobs == 1:
+            results = []
+            for j in jobs:
+                results.append(play_one(j))
+                progress.update(1)
+        else:
+            with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+                results = []
+                for r in pool.imap(play_one, jobs, chunksize=1):
+                    results.append(r)
+                    progress.update(1)
     elapsed = time.perf_counter() - t0
     budget = (f"mcts budget: {args.budget_ms:g} ms/move" if args.budget_ms else "")
     if args.iterations:

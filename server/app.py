@@ -41,6 +41,7 @@ from server.fanout.frames import RawSend
 from server.fanout.room import Connection
 from server.http import accounts as account_api
 from server.http import admin as admin_api
+from server.http import analysis as analysis_api
 from server.http import api_tokens as api_token_routes
 from server.http import lobby, observe, passwords, profiles, rematch, seeks, social, takeover
 from server.http.csrf import SessionAuth
@@ -280,6 +281,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
             await svc.deadlines.stop()
             await svc.attendance.stop()
             await svc.tables.stop()
+            await analysis_api.stop()
             await svc.bots.close()
             lag_monitor.cancel()
             await svc.store.close()
@@ -297,6 +299,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *rematch.ROUTES,
         *admin_api.ROUTES,
         *seeks.ROUTES,
+        *analysis_api.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():

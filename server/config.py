@@ -186,6 +186,12 @@ class Settings(BaseSettings):
     """replay requests (`POST /api/replay`, `GET …/deltas`) per second per address"""
     replay_burst: int = Field(10, gt=0)
     """replay requests one address may make at once (token bucket size)"""
+    analyses_per_hour: int = Field(30, ge=0)
+    """post-game analysis requests (`GET /api/tables/{id}/analysis`) per hour per client
+    address, and as many per account (shared by all processes)"""
+    analysis_budget_ms: float = Field(50.0, gt=0)
+    """search budget per decision of a post-game analysis, in ms of the engine's work
+    estimate (docs/bots.md, "Post-game analysis")"""
     chat_history: int = Field(100, gt=0)
     """chat messages kept per table and chat channel (players, spectators)"""
     chat_burst: int = Field(5, gt=0)

@@ -47,6 +47,9 @@ REPLAYS = Counter("cardtable_replays_total",
                   "Replay answers (POST /api/replay, GET /api/tables/{id}/deltas) by how they "
                   "were served: computed, from the cache, or refused for the rate",
                   ["result"])
+ANALYSES = Counter("cardtable_analyses_total",
+                   "Post-game analysis answers (GET /api/tables/{id}/analysis) by how they were "
+                   "served: computed in the pool, or from the Redis cache", ["result"])
 HTTP_REQUESTS = Counter("cardtable_http_requests_total",
                         "HTTP requests answered, by method, route (the path template, "
                         "'unmatched' for none) and status", ["method", "route", "status"])

@@ -67,6 +67,8 @@ export const api = {
   events: (id, from = 0, token) => onTable(id, "GET", `/events?from=${from}`, { token }),
   deltas: (id, from = 0, token) => onTable(id, "GET", `/deltas?from=${from}`, { token }),
   record: (id) => onTable(id, "GET", "/record"),
+  /** A finished game's post-game analysis (docs/protocol.md, "Post-game analysis"). */
+  analysis: (id) => onTable(id, "GET", "/analysis"),
   replayRecord: (record) => call("POST", "/api/replay", { body: record }),
   /** Game `game`'s card catalogue (its shape is the game's own). */
   cards: (game) => call("GET", `/api/games/${encodeURIComponent(game)}/cards`),

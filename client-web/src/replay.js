@@ -4,6 +4,7 @@
 // log lists each turn's events inside it, each a jump to that very event. Which event belongs
 // to which turn comes from the server's views (the engine's `turn` counter), not from a
 // rule here; a game whose views have no `turn` steps by decision (its module's `isMove`).
+import { analysisButton, bySeq, moveNote, summaryLines } from "./analysis.js";
 import { api } from "./api.js";
 import { errorText } from "./errors.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
@@ -58,7 +59,7 @@ export function replayPage(root, id) {
   // `seq`: the event shown; `step`: the index of its turn in `turns`; `loading`: a table's
   // deltas are on their way; `seats`: the table summary's seats (bot kinds and levels for
   // the names), null for a record file.
-  const st = { deltas: [], views: [null], turns: [], step: 0, seq: 0, playing: false, speed: 1, timer: null, error: null, title: id || "", loading: !!id, seats: null };
+  const st = { deltas: [], views: [null], turns: [], step: 0, seq: 0, playing: false, speed: 1, timer: null, error: null, title: id || "", loading: !!id, seats: null, analysis: null };
   window.__cardtable = {
     page: "replay",
     step: () => (st.turns.length ? st.step + 1 : 0),
@@ -83,9 +84,10 @@ export function replayPage(root, id) {
     board: h("div", { class: "replay-board" }),
     score: h("div", {}),
     log: h("ol", { class: "log replay-log", testid: "replay-log" }),
+    summary: h("div", {}),
   };
   const logHead = h("h2", {}, t("log"));
-  const logPanel = h("section", { class: "panel log-panel", testid: "replay-log-panel" }, logHead, els.log);
+  const logPanel = h("section", { class: "panel log-panel", testid: "replay-log-panel" }, logHead, els.summary, els.log);
   const layout = h("div", { class: "layout" }, h("main", { class: "main-col" }, els.board, els.score), h("aside", { class: "side" }, logPanel));
   mount(root, h("div", { class: "replay-page" }, els.head, els.controls, layout));
 
@@ -107,7 +109,9 @@ export function replayPage(root, id) {
       // In the empty state the big chooser below is the only one (one `replay-file` input).
       h("div", { class: "head-links" }, id ? h("a", { class: "button ghost", href: `/table/${id}`, "data-link": true, testid: "back-to-table" }, "↩ ", st.tableName || t("back_to_table")) : null,
         h("a", { class: "button ghost", href: rulesHref(named ? game().name : null), target: "_blank", rel: "noopener", testid: "replay-rules" }, t("rules")),
-        isEmpty() ? null : fileInput()),
+        isEmpty() ? null : fileInput(),
+        // A finished table's analysis by the bots, on request (analysis.js).
+        id && !st.analysis && (st.views[st.views.length - 1] || {}).result ? analysisButton(id, (a) => { st.analysis = a; renderHead(); renderLog(); }) : null),
       st.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, st.error) : null);
   }
 
@@ -160,7 +164,9 @@ export function replayPage(root, id) {
     const ended = g.winnersText(v);
     const build = () => h("div", {},
       h("div", { class: `turn-banner${v.phase === "ended" ? " ended" : ""}`, testid: "replay-turn" },
-        h("strong", {}, g.turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null),
+        h("strong", {}, g.turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null,
+        // The move just played, as the analysis judged it, with the best move found.
+        st.analysis && d ? moveNote(bySeq(st.analysis)[d.seq], "analysis-board") : null),
       g.renderBoard(v, ctx));
     if (animate) g.flipRender(els.board, build);
     else mount(els.board, build());
@@ -171,6 +177,8 @@ export function replayPage(root, id) {
     logHead.textContent = t("log");
     const names = viewNames(st.views[st.views.length - 1], st.seats);
     const g = game();
+    const judged = bySeq(st.analysis);
+    mount(els.summary, st.analysis ? h("ul", { class: "analysis-summary", testid: "analysis-summary" }, summaryLines(st.analysis, names)) : null);
     mount(els.log, st.turns.map((turn, i) => {
       const evs = st.deltas.slice(turn.first - 1, turn.last);
       // Whose turn: the seat of its first decision (the game module's `isMove`), not of an
@@ -184,7 +192,7 @@ export function replayPage(root, id) {
           const seat = g.eventSeat(d.event);
           return h("li", { class: `${g.isMajor(d.event) ? "major " : ""}${seat !== null ? `seat-${seat}` : ""}`, dataset: { seq: d.seq } },
             h("button", { type: "button", class: "log-jump", testid: `replay-log-${d.seq}`, onclick: () => seekSeq(d.seq) },
-              h("span", { class: "lseq" }, d.seq), " ", g.describeEvent(d.event, names)));
+              h("span", { class: "lseq" }, d.seq), " ", g.describeEvent(d.event, names)), moveNote(judged[d.seq]));
         })));
     }));
     markLog();

@@ -1,14 +1,17 @@
 // The result panel at the top of an ended table: who won, every player's total (ranked),
 // and the rematch (offer, accept, or watch it). The full breakdown is the game module's `renderScore`.
+import { analysisButton, summaryLines } from "./analysis.js";
 import { h } from "./dom.js";
 import { listWords, t } from "./i18n.js";
 
 /**
  * `view`: an ended view with `result` (CONTRACT section 3); `ctx`: `summary` (the table
  * summary, `rematch` once offered), `mySeat` (null for a spectator or a handed-over seat),
- * `onRematch()`, `busy` (a rematch request in flight), and for a rated table `ratings`
- * (per seat `{change?: {before, after}}` or null) and `verdict` (`counted`, `aborted`,
- * `capped`: GET /api/tables/<id>/ratings) once the result is settled.
+ * `onRematch()`, `busy` (a rematch request in flight), `tableId` and `analysis` (the
+ * bots' analysis once loaded, `onAnalysis(a)` keeps it: analysis.js), and for a rated
+ * table `ratings` (per seat `{change?: {before, after}}` or null) and `verdict`
+ * (`counted`, `aborted`, `capped`: GET /api/tables/<id>/ratings) once the result is
+ * settled.
  */
 export function renderResult(view, ctx) {
   const res = view && view.result;
@@ -37,8 +40,10 @@ export function renderResult(view, ctx) {
     change(ctx, s.seat)))),
     ctx.verdict === "aborted" || ctx.verdict === "capped"
       ? h("p", { class: "hint", testid: "rating-verdict" }, t(`rating_verdict_${ctx.verdict}`)) : null,
+    ctx.analysis ? h("ul", { class: "analysis-summary", testid: "analysis-summary" }, summaryLines(ctx.analysis, names)) : null,
     h("div", { class: "result-actions" },
       offered ? h("span", { class: "hint", testid: "rematch-offer" }, t("rematch_offered")) : null,
+      !ctx.analysis && ctx.tableId && ctx.onAnalysis ? analysisButton(ctx.tableId, ctx.onAnalysis) : null,
       action));
 }
 

@@ -416,7 +416,7 @@ export function tablePage(root, id) {
   function renderResultPanel() {
     const v = shownView();
     const ended = started(v) && v.phase === "ended" && v.result;
-    mount(els.result, ended ? renderResult(v, { summary: st.summary || conn.table, mySeat: mySeat(), onRematch: rematch, busy: rematchBusy, ratings: st.ratings, verdict: st.ratingVerdict }) : null);
+    mount(els.result, ended ? renderResult(v, { summary: st.summary || conn.table, mySeat: mySeat(), onRematch: rematch, busy: rematchBusy, ratings: st.ratings, verdict: st.ratingVerdict, tableId: id, analysis: st.analysis, onAnalysis: (a) => { st.analysis = a; renderResultPanel(); } }) : null);
     // The game has just ended while watched: the result (and the rematch) come into view
     // once, e.g. on a phone scrolled down to the players' rows.
     const panel = els.result.firstElementChild;

@@ -90,6 +90,11 @@ def chat_bucket_key(table_id: str, who: str) -> str:
     return f"t:{{{table_id}}}:chatrate:{who}"
 
 
+def analysis_key(table_id: str) -> str:
+    """An ended table's post-game analysis (JSON bytes, ``server/http/analysis.py``)."""
+    return f"t:{{{table_id}}}:analysis"
+
+
 def chat_key(table_id: str, chat_channel: str) -> str:
     """The table's capped chat history of one chat channel (``players``/``spectators``)."""
     return f"t:{{{table_id}}}:chat:{chat_channel}"
@@ -518,6 +523,17 @@ class Store:
             return entries
         seal = self.seal
         return [seal.open_entry(e, table_id) for e in entries]
+
+    @bounded
+    async def load_analysis(self, table_id: str) -> bytes | None:
+        """The kept analysis of an ended table (JSON bytes), or ``None``."""
+        found = await self.redis.get(analysis_key(table_id))
+        return None if found is None else bytes(found)
+
+    @bounded
+    async def save_analysis(self, table_id: str, data: bytes, ttl: int) -> None:
+        """Keep the analysis of an ended table for ``ttl`` seconds."""
+        await self.redis.set(analysis_key(table_id), data, ex=ttl)
 
     @bounded
     async def hit(self, key: str, window: int) -> int:
