@@ -41,6 +41,7 @@ from server.fanout.room import Connection
 from server.http import accounts as account_api
 from server.http import admin as admin_api
 from server.http import lobby, observe, passwords, profiles, rematch, takeover
+from server.http import tournaments as tournament_api
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
 from server.logging import get_logger
@@ -55,6 +56,8 @@ from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
 from server.table.live import LiveTable
 from server.table.tables import Tables
+from server.tournaments.runner import Runner
+from server.tournaments.store import TournamentStore
 from server.ws import endpoint as ws
 
 log = get_logger("app")
@@ -95,6 +98,8 @@ class Service(TableListener):
                                  self.attendance.online)
         self.passkeys = Passkeys(self.account_store, settings.public_url)
         self.admin = Admin(self)
+        self.tournaments = Runner(self, TournamentStore(self.store.redis),
+                                  settings.tournament_scan)
         # Turn changes matter only for turn mails.
         self.wants_turns = self.notifier.mailer.enabled
 
@@ -131,6 +136,7 @@ class Service(TableListener):
                                  meta.players(), view.get("result"), skip=gone,
                                  resigned=resigned)
         table_id = table.id
+        self.tournaments.nudge()  # a tournament's board may have ended
         self.tables.spawn(self.notifier.game_ended(table))
         log.info("game settled", table=table_id, rated=meta.rated)
 
@@ -249,6 +255,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         # Running games with bots play on although nobody watches them (in the background:
         # the service answers meanwhile), each driven by one process (server/bots/leases.py).
         svc.tables.bots.start()
+        # Every process advances the tournaments (server/tournaments/runner.py).
+        svc.tournaments.start()
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
         lag_monitor = asyncio.get_running_loop().create_task(metrics.watch_event_loop())
@@ -259,6 +267,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
             yield
         finally:
             await svc.close_sockets()
+            await svc.tournaments.stop()
             await svc.deadlines.stop()
             await svc.attendance.stop()
             await svc.tables.stop()
@@ -276,6 +285,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *takeover.ROUTES,
         *rematch.ROUTES,
         *admin_api.ROUTES,
+        *tournament_api.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():
@@ -288,6 +298,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
                    Route("/account", page), Route("/admin", page),
                    Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
+                   Route("/tournaments", page), Route("/tournament/{id}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(RawSend), Middleware(observe.Observe),

@@ -1,0 +1,138 @@
+"""The loop every process runs over the scheduled and running tournaments: record the
+results of ended boards, claim the next round (or arena wave) when it is due, make its
+tables, and push new versions to the local sockets.
+
+Each change is a compare-and-set of the tournament's state (``store.change``), so of
+several processes passing at once exactly one claims a round; the plan it stored names
+every table, and any process makes those still missing (``boards.ensure``, idempotent).
+A process killed between the claim and the last table leaves boards ``planned``: the
+next pass of any process finishes them. Nothing here keeps state between passes but
+what it pushed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+from server import metrics
+from server.errors import LobbyError, Unavailable
+from server.logging import get_logger
+from server.tournaments.boards import Boards
+from server.tournaments.live import Watchers
+from server.tournaments.model import OPEN, Tournament
+from server.tournaments.store import Stale, TournamentStore
+
+if TYPE_CHECKING:  # the service type only: server.app builds the runner
+    from server.app import Service
+
+log = get_logger("tournaments")
+
+
+class Runner:
+    """Advances the tournaments of ``store`` every ``scan`` s (sooner when ``nudge``d)."""
+
+    def __init__(self, svc: Service, store: TournamentStore, scan: float) -> None:
+        self.svc = svc
+        self.store = store
+        self.boards = Boards(svc)
+        self.watchers = Watchers()
+        self.scan = scan
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._loop())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def nudge(self) -> None:
+        """Pass now (a table ended, a tournament changed here)."""
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                await self.pass_once()
+            except (RedisError, Unavailable) as e:
+                metrics.REDIS_ERRORS.inc()
+                log.warning("tournament pass failed", error=str(e))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.scan)
+            self._wake.clear()
+
+    async def pass_once(self) -> None:
+        """One pass: every active tournament stepped, every watched one pushed."""
+        for tid in await self.store.active():
+            try:
+                await self.step(tid)
+            except (LobbyError, Stale) as e:  # the next pass tries again
+                log.warning("tournament step failed", tournament=tid, error=str(e))
+        for tid in self.watchers.ids():
+            got = await self.store.load(tid)
+            if got is not None:
+                await self.watchers.publish(*got)
+
+    async def step(self, tid: str) -> None:
+        """Results, the next round, its tables (module docstring)."""
+        got = await self.store.load(tid)
+        if got is None:
+            await self.store.forget_active(tid)
+            return
+        t, _ = got
+        if t.status not in OPEN:
+            await self.store.reindex(t)
+            return
+        for board in [b for b in t.boards if b.table and b.status != "done"]:
+            places = await self.boards.result(board.table)
+            if places is not None:
+                done = await self.store.change(tid, recording(board.table, places))
+                if done is not None and done[1]:
+                    metrics.TOURNAMENT_RESULTS.inc()
+                    log.info("tournament board ended", tournament=tid, table=board.table,
+                             places=places)
+        now = self.svc.tables.now()
+        changed = await self.store.change(tid, lambda s: advanced(s, now))
+        if changed is None:
+            return
+        t, answer = changed
+        if answer and answer["planned"]:
+            metrics.TOURNAMENT_ROUNDS.labels(t.kind).inc()
+            log.info("tournament round started", tournament=tid, round=t.round,
+                     tables=[b.table for b in answer["planned"]])
+        if answer and answer["status"] != t.status:
+            log.info("tournament status", tournament=tid, status=t.status)
+        names = {e.uid: e.name for e in t.players}
+        for board in [b for b in t.boards if b.status == "planned"]:
+            await self.boards.ensure(t, board, names)
+            await self.store.change(tid, playing(board.table))
+
+
+def recording(table: str, places: list[int]) -> Callable[[Tournament], bool]:
+    """The change that records a board's result (``Tournament.record``)."""
+    return lambda t: t.record(table, places)
+
+
+def playing(table: str) -> Callable[[Tournament], bool]:
+    """The change that marks a board's table made and started."""
+    return lambda t: t.mark_playing(table)
+
+
+def advanced(t: Tournament, now: int) -> dict[str, Any] | None:
+    """``t.advance(now)`` as a change for ``store.change``: ``None`` when nothing
+    changed, else the boards it planned and the status before."""
+    before = json.dumps(t.to_json(), sort_keys=True)
+    status = t.status
+    planned = t.advance(now)
+    if json.dumps(t.to_json(), sort_keys=True) == before:
+        return None
+    return {"planned": planned, "status": status}
