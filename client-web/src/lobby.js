@@ -11,6 +11,7 @@ import { gameModule, gameNames, hasGameModule } from "./games/index.js";
 import { rulesHref, setRulesGame } from "./rulesnav.js";
 import { kebab, optionFields, optionsText, readOptions } from "./options.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
+import { loadTournamentList } from "./tournaments.js";
 
 const REFRESH_MS = 5000;
 // The time controls offered (server/play/clock.py); the figures shown come from the presets.
@@ -145,6 +146,7 @@ export function lobbyPage(root, go) {
   }
 
   const howTo = h("section", { class: "panel howto" });
+  const tournaments = h("section", { class: "panel", testid: "lobby-tournaments" });
   // How to play the game chosen in the form (its rules document's `howto`), linking its rules.
   function renderHowTo() {
     const g = chosen();
@@ -162,8 +164,9 @@ export function lobbyPage(root, go) {
 
   mount(root, h("div", { class: "lobby" },
     h("section", { class: "hero" }, h("h1", {}, t("title")), h("p", {}, tagline())),
-    h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, form, howTo))));
+    h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, form, tournaments, howTo))));
   renderAll();
+  loadTournamentList(tournaments, "/api/tournaments?status=open");
   api.games().then((d) => {
     st.games = d.games.filter((g) => hasGameModule(g.name)); // a board to show it with
     // The server's default game (CARDTABLE_DEFAULT_GAME) first, else the first offered.

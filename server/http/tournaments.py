@@ -120,10 +120,11 @@ async def _load(request: Request) -> Tournament:
 
 def _mine(t: Tournament, uid: str) -> dict[str, Any]:
     """What the asking account is to ``t``: joined, withdrawn, creator, and its board
-    still being played (``{table, seat}``; its token: ``GET /api/me/tables/{id}``)."""
+    being played (``{table, seat}``, once its table is made and started; its token:
+    ``GET /api/me/tables/{id}``)."""
     e = t.entry(uid)
     board = next(({"table": b.table, "seat": b.players.index(uid)} for b in reversed(t.boards)
-                  if b.table and b.status != "done" and uid in b.players), None)
+                  if b.table and b.status == "playing" and uid in b.players), None)
     return {"joined": e is not None and not e.withdrawn,
             "withdrawn": e is not None and e.withdrawn, "creator": t.creator == uid,
             "board": board}

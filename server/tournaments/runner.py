@@ -13,7 +13,6 @@ what it pushed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -26,7 +25,7 @@ from server.logging import get_logger
 from server.tournaments.boards import Boards
 from server.tournaments.live import Watchers
 from server.tournaments.model import OPEN, Tournament
-from server.tournaments.store import Stale, TournamentStore
+from server.tournaments.store import GRACE_MS, Stale, TournamentStore
 
 if TYPE_CHECKING:  # the service type only: server.app builds the runner
     from server.app import Service
@@ -43,50 +42,65 @@ class Runner:
         self.boards = Boards(svc)
         self.watchers = Watchers()
         self.scan = scan
-        self._wake = asyncio.Event()
+        self._nudged: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:
+        """Stop passing. The flag ends the loop even if a cancellation met in a pass
+        became another exception on its way out (a table's load turns it into one)."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await asyncio.wait([self._task], timeout=5)
 
     def nudge(self) -> None:
         """Pass now (a table ended, a tournament changed here)."""
-        self._wake.set()
+        if self._nudged is not None and not self._nudged.done():
+            self._nudged.set_result(None)
 
     async def _loop(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 await self.pass_once()
             except (RedisError, Unavailable) as e:
                 metrics.REDIS_ERRORS.inc()
                 log.warning("tournament pass failed", error=str(e))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.scan)
-            self._wake.clear()
+            except Exception:  # a bug: said loudly; the loop goes on
+                log.exception("tournament pass failed")
+            # A plain future and ``asyncio.wait``, which cancels nothing: a pass is due at
+            # ``scan`` s or at a nudge, whichever comes first.
+            self._nudged = asyncio.get_running_loop().create_future()
+            await asyncio.wait([self._nudged], timeout=self.scan)
 
     async def pass_once(self) -> None:
         """One pass: every active tournament stepped, every watched one pushed."""
-        for tid in await self.store.active():
+        for tid, created in await self.store.active():
+            if self._stopping:
+                return
             try:
-                await self.step(tid)
+                await self.step(tid, created)
             except (LobbyError, Stale) as e:  # the next pass tries again
                 log.warning("tournament step failed", tournament=tid, error=str(e))
+            except (RedisError, Unavailable):
+                raise
+            except Exception:  # a bug: said loudly, and the other tournaments go on
+                log.exception("tournament step failed", tournament=tid)
         for tid in self.watchers.ids():
             got = await self.store.load(tid)
             if got is not None:
                 await self.watchers.publish(*got)
 
-    async def step(self, tid: str) -> None:
-        """Results, the next round, its tables (module docstring)."""
+    async def step(self, tid: str, created: int = 0) -> None:
+        """Results, the next round, its tables (module docstring). ``created``: when the
+        id was listed (ms), for one whose state is not stored yet."""
         got = await self.store.load(tid)
         if got is None:
-            await self.store.forget_active(tid)
+            if self.svc.tables.now() - created > GRACE_MS:
+                await self.store.forget_active(tid)
             return
         t, _ = got
         if t.status not in OPEN:

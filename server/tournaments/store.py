@@ -10,8 +10,9 @@ compare-and-set on its version, and the indexes that list them.
 
 A state key is one slot; the indexes share the slot ``{tourns}``. An index is written
 around the state, not with it (other slots): an id is put in ``active`` before its state
-is first stored and taken out after it is stored finished, so a loop may meet a gone or
-finished id (it drops it) but never misses a live one.
+is first stored and taken out after it is stored finished, so a loop may meet a finished
+id (it drops it), or an id whose state is not stored yet (it drops it only a minute after
+its creation: ``GRACE_MS``), but never misses a live one.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ return 1
 """
 
 INDEX = "tourns:{tourns}"
+GRACE_MS = 60_000
+"""How long an active id may lack its state before a loop drops it (the creation's two
+writes are a round trip apart; a process killed between them leaves the id alone)."""
 
 
 def state_key(tid: str) -> str:
@@ -110,9 +114,11 @@ class TournamentStore:
             pipe.zrem(f"{INDEX}:active", t.id)
         await pipe.execute()
 
-    async def active(self, limit: int = 1000) -> list[str]:
-        """Ids of the scheduled and running tournaments (and maybe a few just over)."""
-        return [r.decode() for r in await self.redis.zrange(f"{INDEX}:active", 0, limit - 1)]
+    async def active(self, limit: int = 1000) -> list[tuple[str, int]]:
+        """``(id, created_at ms)`` of the scheduled and running tournaments (and maybe a
+        few just over, or one whose state is being stored this instant)."""
+        got = await self.redis.zrange(f"{INDEX}:active", 0, limit - 1, withscores=True)
+        return [(r.decode(), int(score)) for r, score in got]
 
     async def forget_active(self, tid: str) -> None:
         await self.redis.zrem(f"{INDEX}:active", tid)
