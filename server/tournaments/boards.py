@@ -92,15 +92,15 @@ class Boards:
 
     async def result(self, table_id: str) -> list[int] | None:
         """The places of the board's game once its table is marked ended (``None``
-        before; all level for a voided game). Raises ``Unavailable``."""
+        before; all level for a voided game or one without totals), from its meta alone:
+        the totals it stored at the end and the seats that resigned. Raises
+        ``Unavailable``."""
         meta = await self.svc.tables.peek(table_id, fresh=True)
         if meta is None or meta.status != "ended":
             return None
-        if meta.voided:
-            return [1] * len(meta.seats)
-        table = await self.svc.tables.get(table_id)
-        if table is None or not table.game_over():
-            return None
-        resigned = [i for i in range(len(meta.seats)) if table.control.resigned(i)]
-        places = places_of(table.game.result(table.state), resigned)
-        return places if places is not None else [1] * len(meta.seats)
+        level = [1] * len(meta.seats)
+        if meta.voided or not meta.scores:
+            return level
+        resigned = [i for i, s in enumerate(meta.seats) if s.resigned]
+        places = places_of({"scores": [{"total": x} for x in meta.scores]}, resigned)
+        return places if places is not None else level
