@@ -14,6 +14,7 @@ serve: setup
 CLUSTER_SUITES = tests/server/test_store.py tests/server/test_multi_process.py \
 	tests/server/test_reconnect.py tests/server/test_failover.py tests/server/test_archive.py \
 	tests/server/test_lobby_migration.py tests/server/test_seeks_processes.py \
+	tests/server/test_tournaments_multi.py \
 	tests/cli/test_balance.py \
 	tests/trust/test_chaos.py tests/trust/test_idempotency.py tests/trust/test_expiry.py \
 	tests/bench/test_load_smoke.py

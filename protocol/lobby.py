@@ -191,3 +191,24 @@ class Member(Lobby):
         """``POST /api/account/login``; the response, whatever its status."""
         return await self.http.post("/api/account/login",
                                     json={"username": username, "password": password})
+
+    # ---- tournaments (docs/protocol.md, "Tournaments") -------------------------------------
+
+    async def create_tournament(self, **body: Any) -> dict[str, Any]:
+        """``POST /api/tournaments``; raises ``Refused`` unless 201."""
+        return expect(await self.http.post("/api/tournaments", json=body), 201)
+
+    async def tournament(self, tournament_id: str) -> dict[str, Any]:
+        """``GET /api/tournaments/{id}`` (with ``me`` when logged in); raises ``Refused``
+        unless 200."""
+        return expect(await self.http.get(f"/api/tournaments/{tournament_id}"), 200)
+
+    async def tournament_call(self, tournament_id: str, what: str) -> httpx.Response:
+        """``POST /api/tournaments/{id}/{what}`` (``join``, ``withdraw``, ``start``); the
+        response, whatever its status."""
+        return await self.http.post(f"/api/tournaments/{tournament_id}/{what}")
+
+    async def seat_token(self, table_id: str) -> dict[str, Any]:
+        """``GET /api/me/tables/{id}``: the account's seat there with a fresh token;
+        raises ``Refused`` unless 200."""
+        return expect(await self.http.get(f"/api/me/tables/{table_id}"), 200)

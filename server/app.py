@@ -44,6 +44,7 @@ from server.http import admin as admin_api
 from server.http import analysis as analysis_api
 from server.http import api_tokens as api_token_routes
 from server.http import lobby, observe, passwords, profiles, rematch, seeks, social, takeover
+from server.http import tournaments as tournament_api
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
 from server.logging import get_logger
@@ -64,6 +65,8 @@ from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
 from server.table.live import LiveTable
 from server.table.tables import Tables
+from server.tournaments.runner import Runner
+from server.tournaments.store import TournamentStore
 from server.ws import endpoint as ws
 
 log = get_logger("app")
@@ -112,6 +115,8 @@ class Service(TableListener):
         """Rewrites the append-only files after an account's deletion (erase.py)."""
         self.seeks = SeekPool(settings, SeekStore(self.store.redis, settings.redis_timeout),
                               self.tables, self.account_store)
+        self.tournaments = Runner(self, TournamentStore(self.store.redis),
+                                  settings.tournament_scan)
         # Turn changes matter only for turn mails.
         self.wants_turns = self.notifier.mailer.enabled
 
@@ -141,6 +146,7 @@ class Service(TableListener):
         if verdict and verdict != "counted":
             log.info("rated game not counted", table=table.id, verdict=verdict)
         table_id = table.id
+        self.tournaments.nudge()  # a tournament's board may have ended
         self.tables.spawn(self.notifier.game_ended(table))
         log.info("game settled", table=table_id, rated=meta.rated)
 
@@ -264,6 +270,8 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         # the service answers meanwhile), each driven by one process (server/bots/leases.py).
         svc.tables.bots.start()
         svc.seeks.start()  # quick pairing's passes (server/pairing/pool.py)
+        # Every process advances the tournaments (server/tournaments/runner.py).
+        svc.tournaments.start()
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
         # Accounts made before the look-alike index get their keys (once per store).
@@ -278,6 +286,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
             await svc.seeks.stop()
             await svc.close_sockets()
             await svc.aof.drain(5.0)  # a deletion's rewrite, if one is still waiting
+            await svc.tournaments.stop()
             await svc.deadlines.stop()
             await svc.attendance.stop()
             await svc.tables.stop()
@@ -300,6 +309,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *admin_api.ROUTES,
         *seeks.ROUTES,
         *analysis_api.ROUTES,
+        *tournament_api.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():
@@ -312,6 +322,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
                    Route("/account", page), Route("/admin", page),
                    Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
+                   Route("/tournaments", page), Route("/tournament/{id}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(RawSend), Middleware(observe.Observe),

@@ -157,6 +157,11 @@ class Settings(BaseSettings):
     within about this long"""
     deadline_scan: float = Field(0.2, gt=0)
     """seconds between a process's scans of the deadline index"""
+    tournament_scan: float = Field(0.5, gt=0)
+    """seconds between a process's passes over the running tournaments (results, next
+    rounds, live standings)"""
+    tournaments_per_account: int = Field(3, ge=0)
+    """scheduled or running tournaments one account may have created at once"""
     timeouts_to_bot: int = Field(3, gt=0)
     """timeouts of a seat in a row after which a bot plays it for the rest of the game"""
     replacement_bot: Literal["random", "greedy", "mcts"] = "greedy"

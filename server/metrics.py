@@ -31,6 +31,16 @@ FANOUT = Histogram(
     "every local socket of the table (players first, then spectators)",
     buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.06,
              0.1, 0.25, 1.0))
+TOURNAMENT_ROUNDS = Counter("cardtable_tournament_rounds_total",
+                            "Tournament rounds (Swiss) and arena waves this process claimed "
+                            "and planned (each is claimed by one process only)", ["kind"])
+TOURNAMENT_TABLES = Counter("cardtable_tournament_tables_total",
+                            "Tournament tables this process created (the rest of a plan "
+                            "another process had created already)")
+TOURNAMENT_RESULTS = Counter("cardtable_tournament_results_total",
+                             "Tournament boards whose result this process recorded")
+TOURNAMENT_WATCHERS = Gauge("cardtable_tournament_sockets",
+                            "Open websockets that follow a tournament's standings")
 REDIS_ERRORS = Counter("cardtable_redis_errors_total", "Redis commands that failed")
 UNREPLICATED = Counter("cardtable_redis_unreplicated_total",
                        "Writes acknowledged with fewer replicas than CARDTABLE_REDIS_WAIT "

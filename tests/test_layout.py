@@ -153,7 +153,7 @@ def test_the_server_is_grouped_by_concept() -> None:
     packages = sorted(p.name for p in (ROOT / "server").iterdir()
                       if (p / "__init__.py").is_file())
     assert packages == ["accounts", "admin", "bots", "fanout", "http", "pairing", "play",
-                        "store", "table", "ws"]
+                        "store", "table", "tournaments", "ws"]
 
 
 @pytest.mark.parametrize("package", ["server", "engine", "bench", "protocol"])

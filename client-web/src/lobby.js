@@ -12,6 +12,7 @@ import { rulesHref, setRulesGame } from "./rulesnav.js";
 import { kebab, optionFields, optionsText, readOptions } from "./options.js";
 import { playNowPanel } from "./playnow.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
+import { loadTournamentList } from "./tournaments.js";
 
 const REFRESH_MS = 5000;
 // The time controls offered (server/play/clock.py); the figures shown come from the presets.
@@ -147,6 +148,7 @@ export function lobbyPage(root, go) {
 
   const playNow = playNowPanel(() => st.games, go); // quick pairing (playnow.js)
   const howTo = h("section", { class: "panel howto" });
+  const tournaments = h("section", { class: "panel", testid: "lobby-tournaments" });
   // How to play the game chosen in the form (its rules document's `howto`), linking its rules.
   function renderHowTo() {
     const g = chosen();
@@ -164,8 +166,9 @@ export function lobbyPage(root, go) {
 
   mount(root, h("div", { class: "lobby" },
     h("section", { class: "hero" }, h("h1", {}, t("title")), h("p", {}, tagline())),
-    h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, playNow.el, form, howTo))));
+    h("div", { class: "lobby-grid" }, list, h("div", { class: "lobby-side" }, playNow.el, form, tournaments, howTo))));
   renderAll();
+  loadTournamentList(tournaments, "/api/tournaments?status=open");
   api.games().then((d) => {
     st.games = d.games.filter((g) => hasGameModule(g.name)); // a board to show it with
     // The server's default game (CARDTABLE_DEFAULT_GAME) first, else the first offered.

@@ -8,6 +8,7 @@ import { h, mount } from "./dom.js";
 import { LANGS, currentLang, onLangChange, setLang, t } from "./i18n.js";
 import { icons } from "./icons.js";
 import { leaderboardPage } from "./leaderboard.js";
+import { tournamentPage, tournamentsPage } from "./tournaments.js";
 import { hideGameOverlays, installGames } from "./games/index.js";
 import { lobbyPage } from "./lobby.js";
 import { myGamesPage } from "./mygames.js";
@@ -41,6 +42,7 @@ function renderHeader() {
     h("nav", { class: `nav${menuOpen ? " open" : ""}`, id: "site-nav" }, h("a", { href: "/", "data-link": true }, t("lobby")),
       h("a", { href: "/my-games", "data-link": true, testid: "nav-my-games" }, t("nav_my_games")),
       h("a", { href: "/leaderboard", "data-link": true, testid: "nav-leaderboard" }, t("nav_leaderboard")),
+      h("a", { href: "/tournaments", "data-link": true, testid: "nav-tournaments" }, t("nav_tournaments")),
       // Only for an account with a role: the server refuses everyone else anyway.
       currentAccount() && (currentAccount().roles || []).length
         ? h("a", { href: "/admin", "data-link": true, testid: "nav-admin" }, t("nav_admin")) : null,
@@ -72,6 +74,8 @@ function route() {
   else if (path === "/admin") cleanup = adminPage(root);
   else if (path === "/my-games") cleanup = myGamesPage(root, go);
   else if (path === "/leaderboard") cleanup = leaderboardPage(root);
+  else if (path === "/tournaments") cleanup = tournamentsPage(root, go);
+  else if ((m = path.match(/^\/tournament\/([^/]+)$/))) cleanup = tournamentPage(root, decodeURIComponent(m[1]));
   else if ((m = path.match(/^\/players\/([^/]+)$/))) cleanup = profilePage(root, decodeURIComponent(m[1]));
   else if (path === "/rules") cleanup = rulesPage(root);
   else if ((m = path.match(/^\/rules\/([^/]+)$/))) cleanup = rulesPage(root, decodeURIComponent(m[1]));

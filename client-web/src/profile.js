@@ -5,6 +5,7 @@ import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { dateText, finishedHead, finishedRow } from "./gamerows.js";
+import { loadTournamentList } from "./tournaments.js";
 
 /** "1532" or "1532?" (provisional). */
 export const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
@@ -33,8 +34,11 @@ export function profilePage(root, name) {
           : h("p", { class: "empty" }, t("no_ratings"))),
       h("section", { class: "panel" }, h("h2", {}, t("recent_games")),
         p.recent.length ? h("table", { class: "games" }, finishedHead(), h("tbody", {}, p.recent.map(finishedRow)))
-          : h("p", { class: "empty" }, t("no_games")))));
+          : h("p", { class: "empty" }, t("no_games"))),
+      tournaments));
   }
+  const tournaments = h("section", { class: "panel", testid: "profile-tournaments" });
+  loadTournamentList(tournaments, `/api/tournaments?status=all&player=${encodeURIComponent(name)}`);
 
   call("GET", `/api/players/${encodeURIComponent(name)}`)
     .then((r) => { p = r; }, (e) => { error = e.code === "no_player" ? t("no_player") : e.message; })

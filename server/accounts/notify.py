@@ -24,6 +24,7 @@ from server.accounts.accounts import DELETED, Accounts
 from server.accounts.mail import Mailer
 from server.logging import get_logger
 from server.store.accounts import AccountStore
+from server.store.notices import NoticeStore
 
 log = get_logger("notify")
 
@@ -42,6 +43,7 @@ class Notifier:
                  online: Callable[[Any, int], Awaitable[bool]] | None = None) -> None:
         self.accounts = accounts
         self.store = store
+        self.notices = NoticeStore(store.redis)
         self.mailer = mailer
         self.public_url = public_url.rstrip("/")
         self.turn_period = turn_period
@@ -106,9 +108,9 @@ class Notifier:
             if not account.settings.get(setting):
                 log.info("mail not wanted", table=table.id, what=what)
                 return
-            if not await self.store.first_notice(table.id, what):
+            if not await self.notices.first_notice(table.id, what):
                 return
-            if what.startswith("turn:") and not await self.store.mail_pause(
+            if what.startswith("turn:") and not await self.notices.mail_pause(
                     table.id, seat, self.turn_period):
                 return
         except RedisError as e:

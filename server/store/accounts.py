@@ -111,12 +111,6 @@ def outcome_key(table_id: str) -> str:
     return f"t:{{{table_id}}}:rating"
 
 
-def notified_key(table_id: str) -> str:
-    """Hash of the notifications a table has sent (``turn:<seq>:<seat>``,
-    ``end:<seat>``), so each is sent at most once."""
-    return f"t:{{{table_id}}}:notified"
-
-
 def failures_key(who: str) -> str:
     """The failed-login counter of ``who`` (``n:<name lowercased>:<address>`` or
     ``ip:<address>``); it lives for the window from its first failure."""
@@ -595,15 +589,3 @@ class AccountStore:
             row = json.loads(raw)
             row["count"] = count
             await self.redis.hset(passkeys_key(uid), credential_id, json.dumps(row))
-
-    # ---- notifications -----------------------------------------------------------------
-
-    async def mail_pause(self, table_id: str, seat: int, period: int) -> bool:
-        """True (then send) unless a turn mail went to ``seat`` of the table in the last
-        ``period`` s; starts that period (``SET NX EX`` in the table's slot)."""
-        key = f"t:{{{table_id}}}:turnmail:{seat}"
-        return bool(await self.redis.set(key, "1", nx=True, ex=period))
-
-    async def first_notice(self, table_id: str, what: str) -> bool:
-        """True the first time ``what`` is noted for the table (then send it)."""
-        return bool(await self.redis.hsetnx(notified_key(table_id), what, "1"))

@@ -261,6 +261,27 @@ class CreateSeek(_Model):
     """A guest's shown name (an account plays under its username)."""
 
 
+class CreateTournament(_Model):
+    """``POST /api/tournaments`` (server/http/tournaments.py; what the game's options and
+    seat count allow is the game's to check, as for a table)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64),
+                    AfterValidator(lambda v: _clean_name(v, False))]
+    game: Annotated[str, Field(min_length=1, max_length=32)]
+    kind: Literal["swiss", "arena"]
+    seats: Annotated[int, Field(ge=2, le=5)]
+    options: dict[str, Any] = Field(default_factory=dict)
+    time_control: TimeControlBody
+    """Always a clock: ``live`` or ``async`` (``none`` is refused)."""
+    rated: StrictBool = False
+    starts_at: Annotated[float, Field(gt=0)] | None = None
+    """Unix seconds; absent: five minutes from now."""
+    rounds: Annotated[int, Field(ge=1, le=15)] | None = None
+    """Swiss only (and required there)."""
+    minutes: Annotated[int, Field(ge=1, le=240)] | None = None
+    """Arena only (and required there): how long new games are paired."""
+
+
 class Join(_Model):
     """``POST /api/tables/{id}/join``."""
 
