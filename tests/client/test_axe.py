@@ -66,7 +66,8 @@ def test_each_games_table_in_play_passes_axe(browser: Browser, web: ServerProces
 def test_the_replay_passes_axe(page: Page, web: ServerProcess, tmp_path: Path) -> None:
     page.goto(f"{web.url}/replay")
     page.get_by_test_id("replay-file").set_input_files(str(keltis_record(tmp_path / "k.json")))
-    expect(page.get_by_test_id("replay-slider")).to_be_visible()
+    # The server replays the whole record first (a busy CI machine took over 15 s).
+    expect(page.get_by_test_id("replay-slider")).to_be_visible(timeout=60_000)
     page.get_by_test_id("replay-next").click()
     expect(page.get_by_test_id("board")).to_be_visible()
     found = violations(page)

@@ -27,7 +27,9 @@ def keltis_record(path: Path) -> Path:
 def test_the_counter_names_the_start(page: Page, web: ServerProcess, tmp_path: Path) -> None:
     page.goto(f"{web.url}/replay")
     page.get_by_test_id("replay-file").set_input_files(str(keltis_record(tmp_path / "k.json")))
-    page.wait_for_function("() => window.__cardtable?.total && window.__cardtable.total() > 1")
+    # The server replays the whole record first (a busy CI machine took over 15 s).
+    page.wait_for_function("() => window.__cardtable?.total && window.__cardtable.total() > 1",
+                           timeout=60_000)
     n = page.evaluate("() => window.__cardtable.total()")
     first_turn = page.evaluate("() => window.__cardtable.turns()[0]")
     assert first_turn[1] > 1  # Keltis deals in events of their own before the first move
