@@ -30,7 +30,8 @@ function setSession(s) {
 /** Ask the server who this browser is (the session cookie is HttpOnly). */
 export async function loadSession() {
   try {
-    setSession(await call("GET", "/api/me"));
+    const me = await call("GET", "/api/me"); // a guest: {account: null, csrf: null}
+    setSession(me && me.account ? me : null);
   } catch {
     setSession(null);
   }

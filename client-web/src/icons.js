@@ -1,7 +1,10 @@
 // Small inline SVG icons (no icon font, so they render on every machine).
 
-const svg = (body, label) =>
-  `<svg class="icon" viewBox="0 0 24 24" role="img" aria-label="${label}" focusable="false">${body}</svg>`;
+// An icon without a label is decoration (the logo beside the site's name, the eye beside
+// "Pirate table"): hidden from assistive technology, not an image without a name.
+const svg = (body, label) => (label
+  ? `<svg class="icon" viewBox="0 0 24 24" role="img" aria-label="${label}" focusable="false">${body}</svg>`
+  : `<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">${body}</svg>`);
 
 export const icons = {
   sabre: (label = "sabre") => svg(

@@ -66,6 +66,10 @@ function route() {
   hideGameOverlays();
   setRulesGame(null); // each page names its game, if it has one
   const path = location.pathname.replace(/\/+$/, "") || "/";
+  // The page's main landmark (a screen reader's "skip to main"): the table and the replay
+  // hold their own `main` beside their side panel; every other page is main as a whole.
+  if (/^\/(table|replay)(\/|$)/.test(path)) root.removeAttribute("role");
+  else root.setAttribute("role", "main");
   let m;
   if ((m = path.match(/^\/table\/([^/]+)$/))) cleanup = tablePage(root, decodeURIComponent(m[1]));
   else if ((m = path.match(/^\/replay\/([^/]+)$/))) cleanup = replayPage(root, decodeURIComponent(m[1]));

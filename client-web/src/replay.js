@@ -115,7 +115,11 @@ export function replayPage(root, id) {
       st.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, st.error) : null);
   }
 
-  const stepLabel = () => t("replay_turn", { i: st.turns.length ? st.step + 1 : 0, n: st.turns.length });
+  /** The counter: the start position (the setup as dealt, before anyone decided) is
+   *  "Start", not the first turn, which it is the beginning of: "Turn 1" is its end. */
+  const atDeal = () => st.seq === 1 && !!st.turns.length && st.turns[0].last > 1;
+  const stepLabel = () => (atDeal() ? t("replay_start", { n: st.turns.length })
+    : t("replay_turn", { i: st.turns.length ? st.step + 1 : 0, n: st.turns.length }));
 
   function renderControls() {
     const n = st.turns.length;

@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { ServerClock, timeControlText } from "./clock.js";
 import { TableConnection } from "./connection.js";
+import { confirmDialog } from "./confirm.js";
 import { errorText } from "./errors.js";
 import { renderFairness } from "./fairness.js";
 import { h, mount, randomHex, remount } from "./dom.js";
@@ -13,7 +14,7 @@ import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { kebab, optionFields, optionsText } from "./options.js";
 import { notFoundPage } from "./notfound.js";
-import { renderSeatsPanel, tickSeatsPanel } from "./presence.js";
+import { ago, renderSeatsPanel, tickSeatsPanel } from "./presence.js";
 import { ratingText } from "./profile.js";
 import { PACES, Pacer } from "./pacer.js";
 import { chatHello, chatPanel } from "./chat.js";
@@ -293,7 +294,7 @@ export function tablePage(root, id) {
   });
   const removeBot = (seat) => guard(async () => { st.summary = await api.removeBot(id, seat, hostToken()); renderAll(); });
   const kickSeat = (seat, name) => guard(async () => {
-    if (!window.confirm(t("kick_confirm", { name }))) return;
+    if (!(await ask(t("kick_confirm", { name }), t("kick")))) return;
     st.summary = await api.kick(id, seat, hostToken());
     renderAll();
   });
@@ -339,6 +340,21 @@ export function tablePage(root, id) {
     if (!st.dialog) return;
     st.dialog = false;
     mount(els.dialog);
+    if (dialogClosed) { const done = dialogClosed; dialogClosed = null; done(); }
+  }
+  let dialogClosed = null; // how an open confirmation learns it was closed unanswered
+  /** Ask `question` in the page's own dialog (confirm.js); resolves true when confirmed
+   *  with the `yes` button, false when cancelled or closed (Escape, a click beside it). */
+  function ask(question, yes) {
+    return new Promise((resolve) => {
+      closeDialog();
+      const answer = (v) => { dialogClosed = null; closeDialog(); resolve(v); };
+      openDialog(confirmDialog(question, yes, { onYes: () => answer(true), onCancel: () => answer(false) }));
+      dialogClosed = () => resolve(false);
+      // Declining is the safe default: Enter on an unread question changes nothing.
+      const cancel = els.dialog.querySelector("[data-testid=confirm-cancel]");
+      if (cancel) cancel.focus();
+    });
   }
 
   /** Before the start: what is missing, or (every seat filled) who may start the game. */
@@ -380,11 +396,45 @@ export function tablePage(root, id) {
     const anchor = game().rulesAnchor ? game().rulesAnchor(v) : null; // a game with a rules page
     const last = v.phase !== "ended" ? st.lastMove : null;
     mount(els.banner, h("strong", { testid: "turn-text" }, game().turnText(v, mine)), hint ? h("span", { class: "hint" }, hint) : null,
+      v.phase !== "ended" && !voided ? leftNotice(v) : null,
       anchor === null ? null : h("a", { class: "hint rules-hint", href: `${rulesHref(game().name)}#${anchor}`, target: "_blank", rel: "noopener", testid: "hint-rules" }, t("rules_hint")),
       last ? h("span", { class: "last-move-text", testid: "last-move" }, `${t("last_move")}: `, game().describeEvent(last, viewNames(shownRaw(), seatsInfo()))) : null,
       // The full breakdown is below the board: one click away from the end banner.
       v.phase === "ended" && v.result ? h("button", { type: "button", class: "small", testid: "jump-scores",
         onclick: () => { const el = els.score.querySelector("[data-testid=score]"); if (el) el.scrollIntoView({ behavior: "smooth", block: "start" }); } }, t("see_scores")) : null);
+  }
+
+  /** At a table without a clock nothing moves a player who left on: the banner says the
+   *  player to move has left, since when, and (once gone, server/play/seat_rules.py) offers
+   *  the host its handover and another player the claim right there; null otherwise. */
+  function leftNotice(v) {
+    const seat = v.current_seat;
+    const s = st.summary || conn.table || {};
+    const tc = s.time_control;
+    if (seat === null || seat === undefined || seat === mySeat() || (tc && tc.kind !== "none")) return null;
+    const x = (s.seats || [])[seat];
+    const p = ((conn.presence && conn.presence.seats) || [])[seat];
+    if (!x || x.kind !== "human" || !p || (p.state !== "away" && p.state !== "gone") || !p.since) return null;
+    const name = v.players[seat].name;
+    const gone = p.state === "gone";
+    let offer = null;
+    if (gone && isHost()) {
+      const sel = botSelect(seat);
+      offer = h("span", { class: "bot-add" }, sel, h("button", { type: "button", class: "primary small", testid: "banner-hand-to-bot",
+        onclick: () => handToBot(seat, name, sel.value) }, t("hand_to_bot")));
+    } else if (gone && mySeat() !== null && ((s.seats || [])[mySeat()] || {}).kind === "human") {
+      offer = h("button", { type: "button", class: "primary small", testid: "banner-claim", onclick: () => claimSeat(seat, name) }, t("claim_seat"));
+    } else if (!gone && tc && tc.claim_after && (isHost() || mySeat() !== null)) {
+      offer = h("span", { class: "hint", testid: "left-handover-later" }, t("left_handover_after", { d: ago(tc.claim_after) }));
+    }
+    return h("span", { class: "left-notice", testid: "left-notice", dataset: { state: p.state } },
+      h("span", { testid: "left-text", dataset: { leftSince: p.since, name } }, t("player_left", { name, d: ago(serverClock.now() - p.since) })), " ", offer);
+  }
+  /** The "left … ago" of the banner, ticking with the seats panel's clocks. */
+  function tickBanner() {
+    for (const el of els.banner.querySelectorAll("[data-left-since]")) {
+      el.textContent = t("player_left", { name: el.dataset.name, d: ago(serverClock.now() - Number(el.dataset.leftSince)) });
+    }
   }
 
   // Deltas often come in bursts (a bot's whole turn): draw once per frame, not per delta.
@@ -507,7 +557,7 @@ export function tablePage(root, id) {
   }
   const handing = new Set(); // seats with a handover request in flight (double clicks)
   const handToBot = (seat, name, choice) => guard(async () => {
-    if (handing.has(seat) || !window.confirm(t("hand_to_bot_confirm", { name }))) return;
+    if (handing.has(seat) || !(await ask(t("hand_to_bot_confirm", { name }), t("hand_to_bot")))) return;
     const [kind, level] = choice.split(":");
     handing.add(seat);
     try {
@@ -533,15 +583,15 @@ export function tablePage(root, id) {
     if (!started(conn.view)) { mount(els.seats); return; }
     mount(els.seats, renderSeatsPanel(seatsState()));
   }
-  const ticker = setInterval(() => tickSeatsPanel(els.seats, seatsState()), 500);
+  const ticker = setInterval(() => { tickSeatsPanel(els.seats, seatsState()); tickBanner(); }, 500);
   const myToken = () => (seatFor(id) || {}).token;
   const seatCall = (fn) => guard(async () => {
     st.summary = await fn();
     renderSeats();
     renderBoardNow(false);
   });
-  const claimSeat = (seat, name) => { if (window.confirm(t("claim_confirm", { name }))) seatCall(() => api.claim(id, seat, myToken())); };
-  const resign = () => { if (window.confirm(t("resign_confirm"))) seatCall(() => api.resign(id, myToken())); };
+  const claimSeat = async (seat, name) => { if (await ask(t("claim_confirm", { name }), t("claim_seat"))) seatCall(() => api.claim(id, seat, myToken())); };
+  const resign = async () => { if (await ask(t("resign_confirm"), t("resign"))) seatCall(() => api.resign(id, myToken())); };
   const takeBack = () => seatCall(() => api.takeBack(id, myToken()));
 
   // ---- end of game ---------------------------------------------------------------
@@ -626,7 +676,7 @@ export function tablePage(root, id) {
   for (const kind of ["clock", "presence"]) {
     conn.addEventListener(kind, (e) => { serverClock.sync(e.detail.now); renderSeats(); });
   }
-  conn.addEventListener("presence", () => renderOwner()); // a seat became gone, or came back
+  conn.addEventListener("presence", () => { renderOwner(); if (started(conn.view)) renderBanner(); }); // a seat became gone, or came back
   conn.addEventListener("delta", (e) => {
     // One step per frame (an action's events together): paced as the move it carries.
     const { delta, events, view } = e.detail;

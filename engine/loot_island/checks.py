@@ -167,6 +167,17 @@ class IsletPlan(NamedTuple):
     to: str | None
 
 
+def islet_cost(event: str | None) -> dict[str, Any] | None:
+    """What using an islet costs while ``event`` is in force (``None``: no event):
+    ``{"cards": n, "one_colour": bool}``, or ``None`` when no islet may be used. The one
+    statement of the cost, for ``check_islet``, ``can_use_islet`` and the catalogue a
+    client shows it from (RULES "Using an islet", events A06 and B07)."""
+    mods = EVENTS[event] if event is not None else {}
+    if mods.get("no_islets", False):
+        return None
+    return {"cards": ISLET_COST, "one_colour": not mods.get("islet_any_cards", False)}
+
+
 def check_islet(s: State, a: ac.Islet) -> IsletPlan:
     """RULES "Using an islet" and the islet table's parameters."""
     seat = check_turn(s, a)
@@ -174,12 +185,13 @@ def check_islet(s: State, a: ac.Islet) -> IsletPlan:
         raise IllegalAction("unknown_islet", f"{a.islet!r} is not an islet")
     if not s.islets_open[ISLETS.index(a.islet)]:
         raise IllegalAction("islet_used", f"{a.islet} was already used this round")
-    if modifier(s, "no_islets", False):
+    cost = islet_cost(s.event)
+    if cost is None:
         raise IllegalAction("islets_blocked", "no islet may be used now")
     cards = _card_list(s, seat, a.cards)
-    if len(cards) != ISLET_COST:
-        raise IllegalAction("bad_action", f"an islet costs {ISLET_COST} map cards")
-    if not modifier(s, "islet_any_cards", False) and len({COLOUR[c] for c in cards}) != 1:
+    if len(cards) != cost["cards"]:
+        raise IllegalAction("bad_action", f"an islet costs {cost['cards']} map cards")
+    if cost["one_colour"] and len({COLOUR[c] for c in cards}) != 1:
         raise IllegalAction("mixed_colours", "an islet costs cards of one colour")
     if a.skip is not None and type(a.skip) is not bool:
         raise IllegalAction("bad_action", "skip must be true or false")
@@ -255,13 +267,14 @@ def can_play_alone(s: State, seat: int, card: str, li: int, free: bool | None = 
 
 def can_use_islet(s: State, seat: int) -> bool:
     """Some islet is face up, none is blocked and the hand can pay (RULES phase 2, (b))."""
-    if not any(s.islets_open) or modifier(s, "no_islets", False):
+    cost = islet_cost(s.event)
+    if not any(s.islets_open) or cost is None:
         return False
     hand = s.players[seat].hand
-    if modifier(s, "islet_any_cards", False):
-        return len(hand) >= ISLET_COST
+    if not cost["one_colour"]:
+        return len(hand) >= cost["cards"]
     colours = [COLOUR[c] for c in hand]
-    return any(colours.count(k) >= ISLET_COST for k in set(colours))
+    return any(colours.count(k) >= cost["cards"] for k in set(colours))
 
 
 def can_act(s: State, seat: int) -> bool:

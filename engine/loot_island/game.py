@@ -8,7 +8,7 @@ from typing import Any
 from engine.base import GameBase
 from engine.bots.random_bot import RandomBot
 from engine.game import Message, Viewer
-from engine.loot_island import data, legal, prompt, rules, setup, view
+from engine.loot_island import checks, data, legal, prompt, rules, setup, view
 from engine.loot_island.actions import ACTIONS
 from engine.loot_island.bots import GreedyBot
 from engine.loot_island.events import EVENTS, GameStarted, MapDeckReshuffled
@@ -93,7 +93,8 @@ class LootIsland(GameBase):
         """Map cards (colour, value, action), loot cards (deck, kind, gold, curse, …),
         healers (cost terms), each event's modifiers while in force (the data file's
         ``[events]``: what a client shows an event changes), the islets in canonical
-        order with their numbers (cubes shed, cards drawn, cards paid), the landings
+        order with their numbers (cubes shed, cards drawn, cards paid), ``islet_cost``
+        (per event id and ``"none"``: ``checks.islet_cost``), the landings
         in clockwise order, and ``numbers``: the setup (``minimum`` by player count as
         strings "2"…"5", ``hand_size``, ``start_cubes``, ``discs``), ``discard_shed``,
         ``elimination_cubes`` and the scoring values (``crowns`` by rank, ``skulls`` by
@@ -108,6 +109,10 @@ class LootIsland(GameBase):
                 "islets": list(data.ISLETS),
                 "islet_numbers": {"cost": data.ISLET_COST, "spring_shed": data.SPRING_SHED,
                                   "lookout_draw": data.LOOKOUT_DRAW},
+                # The cost in force, per event (and "none": no event), as the engine
+                # checks it: a client shows it without knowing what an event changes.
+                "islet_cost": {"none": checks.islet_cost(None),
+                               **{k: checks.islet_cost(k) for k in data.EVENTS}},
                 "landings": list(data.LANDINGS),
                 "numbers": {"minimum": {str(n): m for n, m in data.MINIMUM.items()},
                             "hand_size": data.HAND_SIZE, "start_cubes": data.START_CUBES,

@@ -109,8 +109,12 @@ async def log_out(request: Request) -> Response:
 
 @guarded
 async def me(request: Request) -> Response:
-    """The session's account and its CSRF token (401 ``no_session``)."""
-    session = need_session(request)
+    """The session's account and its CSRF token; a guest (no session) gets the same shape
+    with ``null`` in both. Every page asks this on load: a 401 there was logged by each
+    guest's browser as a failed request, on every page, for what is no error."""
+    session = csrf.session_of(request)
+    if session is None:
+        return JSONResponse({"account": None, "csrf": None})
     return JSONResponse({"account": session.account.private(), "csrf": session.csrf})
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Dialog, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from engine.verify import verify_record
 from tests.client.conftest import api, shot
@@ -74,16 +74,11 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
     expect(owner.get_by_test_id("owner-seat-1")).to_have_count(0)
     expect(ben.get_by_test_id("owner-panel")).to_have_count(0)
     shot(owner, "owner-handover-panel")
-    asked: list[str] = []
-
-    def answer(dialog: Dialog) -> None:
-        asked.append(dialog.message)
-        dialog.accept()
-
-    owner.on("dialog", answer)
-    owner.get_by_test_id("hand-to-bot-0").click()
+    owner.get_by_test_id("hand-to-bot-0").click()  # asked in the page's own dialog
+    expect(owner.get_by_test_id("confirm-text")).to_have_text(
+        "Hand Anna's seat to a bot for the rest of the game?")
+    owner.get_by_test_id("confirm-yes").click()
     expect(owner.get_by_test_id("owner-seat-0")).to_have_count(0)
-    assert asked == ["Hand Anna's seat to a bot for the rest of the game?"]
     seats = api(web, "GET", f"/api/tables/{table_id}")["seats"]
     assert [(s["name"], s["kind"]) for s in seats] == [("Anna", "bot"), ("Ben", "human")]
     # The seat keeps the name the game was dealt to, and says who plays it now.
@@ -98,6 +93,7 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
     expect(owner.get_by_test_id("presence-1")).to_have_attribute("data-state", "away")
     clock.set(125)
     owner.get_by_test_id("hand-to-bot-1").click()
+    owner.get_by_test_id("confirm-yes").click()
     expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
     ben = ben_ctx.new_page()
     ben.goto(owner.url)

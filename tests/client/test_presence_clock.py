@@ -130,6 +130,7 @@ def test_a_player_who_closes_the_page_is_away_times_out_and_comes_back(
     # Both give up: bots play to the end; the record verifies with `cardtable verify`.
     for p in (anna, ben):
         p.get_by_test_id("resign").click()
+        p.get_by_test_id("confirm-yes").click()  # the page's own dialog
         expect(p.get_by_test_id("toast")).to_have_text(
             "You resigned: a bot plays your seat to the end.")
     record = finish_and_verify(clocked, table_id, [anna, ben], tmp_path)
@@ -160,12 +161,14 @@ def test_a_gone_player_s_seat_is_handed_to_a_bot_and_a_player_resigns(
     expect(ben.get_by_test_id("presence-text-0")).to_contain_text("gone for")
     shot(ben, "presence-gone-claim")
     ben.get_by_test_id("claim-0").click()
+    ben.get_by_test_id("confirm-yes").click()  # the page's own dialog
     log = ben.get_by_test_id("log")
     expect(log).to_contain_text("Anna was gone too long: a bot plays the seat from now on.")
     expect(spectator.get_by_test_id("log")).to_contain_text("Anna was gone too long")
     expect(ben.get_by_test_id("by-bot-0")).to_have_text("a bot plays")
     # Ben resigns: the bots play both seats to the end; his seat is marked resigned.
     ben.get_by_test_id("resign").click()
+    ben.get_by_test_id("confirm-yes").click()
     expect(ben.get_by_test_id("by-bot-1")).to_have_text("resigned · a bot plays")
     expect(ben.get_by_test_id("take-back")).to_have_count(0)
     record = finish_and_verify(clocked, table_id, [ben, spectator], tmp_path)
@@ -188,6 +191,7 @@ def test_a_player_back_after_a_claim_is_still_the_seat_s_person(
     expect(ben.get_by_test_id("presence-text-0")).to_contain_text("away for")
     clock.set(clock.offset + 21)  # fast: a claim after 20 s away
     ben.get_by_test_id("claim-0").click()
+    ben.get_by_test_id("confirm-yes").click()  # the page's own dialog
     expect(ben.get_by_test_id("by-bot-0")).to_have_text("a bot plays")
     # Anna comes back: her seat, played by a bot, is still hers.
     anna = ctxs[0].new_page()

@@ -69,8 +69,8 @@ def test_only_the_host_sees_the_hosts_controls(browser: Browser, web: ServerProc
         shot(host, "table-host-controls", full_page=False)
 
         # The host removes the guest, who watches on.
-        host.on("dialog", lambda d: d.accept())
         host.get_by_test_id("kick-1").click()
+        host.get_by_test_id("confirm-yes").click()  # the page's own dialog
         expect(guest.get_by_test_id("take-seat-1")).to_be_visible()
         expect(guest.get_by_test_id("spectator-badge")).to_be_visible()
         assert api(web, "GET", f"/api/tables/{table_id}")["seats"][1]["kind"] is None

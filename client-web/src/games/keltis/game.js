@@ -234,7 +234,9 @@ function renderMiddle(view, ctx, targets) {
         top ? cardFace(top, { testid: `pile-top-${pile}` }) : h("span", { class: "kcard kslot", "aria-hidden": "true" }),
         h("button", { type: "button", class: "ghost small kview", testid: `pile-view-${pile}`, disabled: !cards.length,
           "aria-label": t("k_view_pile", { pile: pile === "point" ? t("k_point_pile") : kColor(pile), n: cards.length }),
-          onclick: (e) => { e.stopPropagation(); ui.pile = ui.pile === pile ? null : pile; ctx.redraw(); } }, `${cards.length} ▾`));
+          onclick: (e) => { e.stopPropagation(); ui.pile = ui.pile === pile ? null : pile; ctx.redraw(); } },
+          // The name holds the visible count (label in name); the arrow is the style's (.kview::after).
+          `${cards.length}`));
       }))),
     h("div", { class: "kstones-mid", testid: "stones", "aria-label": t("k_stones_middle") },
       h("span", { class: "klabel" }, t("k_stones")),

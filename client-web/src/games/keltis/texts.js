@@ -30,7 +30,8 @@ const en = {
   k_color_pile: (p) => `the ${p.color} discard pile`,
   k_color_pile_from: (p) => `the ${p.color} discard pile`,
   k_point_pile_from: "point cards",
-  k_view_pile: (p) => `Show the discard pile ${p.pile} (${plural(p.n, "card", "cards")})`,
+  // The count outside parentheses: it is the button's visible text, part of its name.
+  k_view_pile: (p) => `Show the discard pile ${p.pile}: ${plural(p.n, "card", "cards")}`,
   k_pile_of: (p) => `Discard pile: ${p.pile}`,
   k_pile_order: "Bottom first; only the top card can be drawn.",
   k_pile_blocked: "You discarded here this turn: you may not draw from this pile now.",
@@ -121,7 +122,7 @@ const de = {
   k_color_pile: (p) => `den Ablagestapel ${p.color}`,
   k_color_pile_from: (p) => `vom Ablagestapel ${p.color}`,
   k_point_pile_from: "von den Punktekarten",
-  k_view_pile: (p) => `Ablagestapel ${p.pile} zeigen (${p.n} ${p.n === 1 ? "Karte" : "Karten"})`,
+  k_view_pile: (p) => `Ablagestapel ${p.pile} zeigen: ${p.n} ${p.n === 1 ? "Karte" : "Karten"}`,
   k_pile_of: (p) => `Ablagestapel: ${p.pile}`,
   k_pile_order: "Unterste zuerst; nur die oberste Karte kann nachgezogen werden.",
   k_pile_blocked: "Hierhin hast du in diesem Zug abgeworfen: von diesem Stapel darfst du jetzt nicht ziehen.",

@@ -378,12 +378,24 @@ function renderChooser(s, disabled, send, redraw) {
     h("div", { class: "opts" }, h("button", { type: "button", class: "act primary", testid: "chooser-play", disabled: disabled || left.length !== 1, onclick: () => send(left[0]) }, t("li_play")), cancel));
 }
 
+/** The islet cost in force (the catalogue's `islet_cost` for the view's event, as the
+ *  engine checks it: Event A06 makes it any cards, B07 blocks the islets). */
+function isletCostText(view, nums) {
+  const byEvent = CAT && CAT.islet_cost;
+  if (!byEvent) return nums.cost ? h("span", { class: "hint", testid: "islet-cost" }, ` · ${t("li_islet_cost", { n: nums.cost })}`) : null;
+  const key = view.event || "none";
+  const cost = key in byEvent ? byEvent[key] : byEvent.none;
+  const text = cost === null ? t("li_islets_blocked")
+    : cost.one_colour ? t("li_islet_cost", { n: cost.cards }) : t("li_islet_cost_any", { n: cost.cards });
+  return h("span", { class: "hint", testid: "islet-cost", dataset: { event: key } }, ` · ${text}`);
+}
+
 function renderIslets(view, acts, s, disabled, send, redraw) {
   const uses = acts ? isletsFor(acts, s.cards) : [];
   const nums = (CAT && CAT.islet_numbers) || {};
   const ids = (CAT && CAT.islets) || Object.keys(view.islets);
   return h("section", { class: "panel lislets", testid: "islets", "aria-label": t("li_islets") },
-    h("h2", {}, t("li_islets"), nums.cost ? h("span", { class: "hint" }, ` · ${t("li_islet_cost", { n: nums.cost })}`) : null),
+    h("h2", {}, t("li_islets"), isletCostText(view, nums)),
     h("ul", {}, ids.map((id) => {
       const state = view.islets[id];
       const mineHere = uses.filter((a) => a.islet === id);

@@ -1,0 +1,74 @@
+"""Every page passes axe-core (the accessibility engine, npm ``axe-core``, injected into
+the page by the test) with no serious or critical violation: the lobby, each game's table
+in play (on the seated player's turn, its controls offered), the replay, the rules pages
+and the account page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.client.conftest import CLIENT, bot_table, seated_page
+from tests.client.test_replay_counter import keltis_record
+from tests.conftest import ServerProcess
+
+AXE = CLIENT / "node_modules" / "axe-core" / "axe.min.js"
+# Run on the whole document with axe's default rules; kept are the serious and critical
+# violations, and a page without its ``main`` landmark (axe rates that "moderate", but a
+# screen reader's "skip to main" needs it).
+RUN = """async () => {
+  const r = await axe.run(document, { resultTypes: ['violations'] });
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'
+                                    || v.id === 'landmark-one-main')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+                   nodes: v.nodes.map((n) => n.target.join(' ') + ' :: ' + n.failureSummary) }));
+}"""
+
+
+def violations(page: Page) -> list[dict]:
+    """The serious and critical axe violations of what ``page`` shows now."""
+    assert AXE.is_file(), "npm ci in client-web installs axe-core (a devDependency)"
+    # Cards gliding to their place (flip.js) are checked where they come to rest: colors
+    # mid-animation are blends. Endless animations (a pulse) are no reason to wait.
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running'"
+                           " || a.effect.getComputedTiming().iterations === Infinity)")
+    page.add_script_tag(path=str(AXE))
+    found: list[dict] = page.evaluate(RUN)
+    return found
+
+
+@pytest.mark.parametrize(("path", "ready"), [
+    ("/", "create-table"), ("/rules/einauge", "rules-page"), ("/rules/keltis", "rules-page"),
+    ("/rules/loot-island", "rules-page"), ("/account", "to-signup")])
+def test_pages_pass_axe(page: Page, web: ServerProcess, path: str, ready: str) -> None:
+    page.goto(web.url + path)
+    expect(page.get_by_test_id(ready).first).to_be_visible()
+    found = violations(page)
+    assert found == [], json.dumps(found, indent=1)
+
+
+@pytest.mark.parametrize("game", ["einauge", "keltis", "loot-island"])
+def test_each_games_table_in_play_passes_axe(browser: Browser, web: ServerProcess,
+                                             game: str) -> None:
+    tid, seat = bot_table(web, game)
+    ctx, page = seated_page(browser, web, tid, seat)
+    # The seat's turn (the bots move until it comes): its controls are offered and the
+    # page waits for the player, so nothing changes under the check.
+    expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-my-turn", "1")
+    found = violations(page)
+    ctx.close()
+    assert found == [], json.dumps(found, indent=1)
+
+
+def test_the_replay_passes_axe(page: Page, web: ServerProcess, tmp_path: Path) -> None:
+    page.goto(f"{web.url}/replay")
+    page.get_by_test_id("replay-file").set_input_files(str(keltis_record(tmp_path / "k.json")))
+    # The server replays the whole record first (a busy CI machine took over 15 s).
+    expect(page.get_by_test_id("replay-slider")).to_be_visible(timeout=60_000)
+    page.get_by_test_id("replay-next").click()
+    expect(page.get_by_test_id("board")).to_be_visible()
+    found = violations(page)
+    assert found == [], json.dumps(found, indent=1)
