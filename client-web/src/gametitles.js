@@ -22,3 +22,8 @@ export function loadGameTitles() {
 export function gameTitle(name) {
   return (titles && titles[name]) || name;
 }
+
+/** The games' names in the server's order (GET /api/games), empty until they load. */
+export function gameNames() {
+  return titles ? Object.keys(titles) : [];
+}

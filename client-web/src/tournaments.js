@@ -6,7 +6,7 @@ import { currentAccount } from "./account.js";
 import { call } from "./api.js";
 import { h, mount } from "./dom.js";
 import { LANGS, onLangChange, t } from "./i18n.js";
-import { gameTitle, loadGameTitles } from "./gametitles.js";
+import { gameNames, gameTitle, loadGameTitles } from "./gametitles.js";
 import "./i18n-accounts.js";
 
 Object.assign(LANGS.en, {
@@ -149,7 +149,7 @@ export function tournamentsPage(root, go) {
     if (!currentAccount()) return mount(form, h("h2", {}, t("tournament_new")), h("p", {}, t("tournament_log_in")));
     const name = h("input", { name: "name", testid: "t-name", maxlength: 64, value: "" });
     const kind = h("select", { name: "kind", testid: "t-kind" }, ["swiss", "arena"].map((k) => h("option", { value: k }, t(`kind_${k}`))));
-    const game = h("select", { name: "game", testid: "t-game" }, ["einauge", "keltis", "loot-island"].map((g) => h("option", { value: g }, gameTitle(g))));
+    const game = h("select", { name: "game", testid: "t-game" }, gameNames().map((g) => h("option", { value: g }, gameTitle(g))));
     const seats = h("input", { name: "seats", type: "number", min: 2, max: 5, value: 2, testid: "t-seats" });
     const rounds = h("input", { name: "rounds", type: "number", min: 1, max: 15, value: 3, testid: "t-rounds" });
     const starts = h("input", { name: "starts", type: "number", min: 0, max: 43200, value: 5, testid: "t-starts" });

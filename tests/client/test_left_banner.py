@@ -44,11 +44,15 @@ def test_the_banner_says_the_player_to_move_left_and_offers_the_handover(
     owner.goto(web.url + "/")
     owner.get_by_test_id("table-name").fill("Left table")
     owner.get_by_test_id("seats-select").select_option("2")
+    # Only a private table may be without a clock (a public one always has one).
+    owner.get_by_test_id("private-table").check()
     owner.get_by_test_id("create-table").click()
-    owner.wait_for_url("**/table/*")
-    table_id = owner.url.rsplit("/", 1)[1]
-    anna = sit(browser, owner.url, "Anna", 0)
-    ben = sit(browser, owner.url, "Ben", 1)
+    owner.wait_for_url("**/table/**")
+    link = owner.get_by_test_id("share-link").input_value()
+    table_id = owner.url.split("/table/", 1)[1].split("#", 1)[0]
+    key = {"X-Table-Key": link.split("#k=", 1)[1]}
+    anna = sit(browser, link, "Anna", 0)
+    ben = sit(browser, link, "Ben", 1)
     ben.on("dialog", refuse)
     owner.get_by_test_id("start").click()
     # Einauge's first turn is seat 0's (engine/einauge/evolve.py): Anna's.
@@ -82,8 +86,8 @@ def test_the_banner_says_the_player_to_move_left_and_offers_the_handover(
     expect(owner.get_by_test_id("confirm-cancel")).to_be_focused()
     owner.get_by_test_id("confirm-cancel").click()
     expect(owner.get_by_test_id("confirm-dialog")).to_have_count(0)
-    assert [s["kind"] for s in api(web, "GET", f"/api/tables/{table_id}")["seats"]] == \
-        ["human", "human"]
+    seats = api(web, "GET", f"/api/tables/{table_id}", headers=key)["seats"]
+    assert [s["kind"] for s in seats] == ["human", "human"]
     expect(owner.get_by_test_id("banner-hand-to-bot")).to_be_visible()
 
     owner.get_by_test_id("banner-hand-to-bot").click()
@@ -92,7 +96,7 @@ def test_the_banner_says_the_player_to_move_left_and_offers_the_handover(
     for page in (owner, ben):
         expect(page.get_by_test_id("player-0")).to_contain_text("Anna (now Random bot)")
         expect(page.get_by_test_id("left-notice")).to_have_count(0)
-    seats = api(web, "GET", f"/api/tables/{table_id}")["seats"]
+    seats = api(web, "GET", f"/api/tables/{table_id}", headers=key)["seats"]
     assert [(s["name"], s["kind"]) for s in seats] == [("Anna", "bot"), ("Ben", "human")]
     assert browser_dialogs == []
     owner.context.close()
