@@ -35,6 +35,7 @@ budget, seeded from the record (its seed, else a hash of its content). Pure: no 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -42,12 +43,10 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from engine import GAMES as REGISTRY
 from engine import record_game
 from engine.bots.registry import make_bot
-from engine.einauge import analysis as einauge_analysis
 from engine.game import Game, IllegalAction, Message, RecordError
-from engine.keltis import analysis as keltis_analysis
-from engine.loot_island import analysis as loot_island_analysis
 
 DEFAULT_BUDGET_MS = 100.0
 """The budget per decision of ``cardtable analyse`` and the service."""
@@ -61,8 +60,11 @@ EPSILON = 1e-6
 """A candidate must beat the move played by more than this to be ``best``."""
 MARK_NAMES = ("inaccuracy", "mistake", "blunder")
 
-GAMES: dict[str, ModuleType] = {"einauge": einauge_analysis, "keltis": keltis_analysis,
-                                "loot-island": loot_island_analysis}
+GAMES: dict[str, ModuleType] = {
+    # Each game package's own ``analysis`` module, found through the registry (nothing
+    # outside a game's package names it).
+    name: importlib.import_module(type(game).__module__.rsplit(".", 1)[0] + ".analysis")
+    for name, game in REGISTRY.items()}
 """Each game's analysis module by game name: ``MARKS`` (three thresholds in points),
 ``CHANCE_EVENTS``, ``ITERATION_MS``, ``ESTIMATE_MS`` and ``points(state)`` (expected final
 points per seat)."""
