@@ -10,28 +10,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from cli.balance import find_haproxy
 from protocol.connection import InvalidHandshake
 from tests.cli.test_balance import Balanced, sockets_of
 from tests.server.client import Lobby, Socket
 from tests.waiting import until
-
-
-@pytest.fixture
-def two(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
-    if find_haproxy() is None:
-        pytest.fail("haproxy is not installed: run scripts/setup.sh", pytrace=False)
-    b = Balanced(redis_url, tmp_path / "balance.log", processes=2)
-    try:
-        b.wait_ready()
-        yield b
-    finally:
-        b.stop()
 
 
 async def _watching(b: Balanced, lobby: Lobby) -> tuple[Socket, int, str]:

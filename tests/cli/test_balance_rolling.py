@@ -8,27 +8,13 @@ import asyncio
 import os
 import re
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from cli.balance import find_haproxy
 from tests.cli.test_balance import Balanced
 from tests.server.client import Lobby, Player
 from tests.trust.chaos import verify_record
-
-
-@pytest.fixture
-def two(redis_url: str, tmp_path: Path) -> Iterator[Balanced]:
-    if find_haproxy() is None:
-        pytest.fail("haproxy is not installed: run scripts/setup.sh", pytrace=False)
-    b = Balanced(redis_url, tmp_path / "balance.log", processes=2)
-    try:
-        b.wait_ready()
-        yield b
-    finally:
-        b.stop()
 
 
 async def until(check, what: str, timeout: float = 120.0):  # type: ignore[no-untyped-def]

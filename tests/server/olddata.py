@@ -5,8 +5,8 @@ base64, remaining time to live) to JSON, ``load`` writes it into another Redis.
 Run as a program it produces the fixture from an older commit's own code, its server and
 its test client, on a fresh redis-server::
 
-    git archive 5ebf3c0 | (mkdir -p /tmp/old && tar -x -C /tmp/old)
-    .venv/bin/python -m tests.server.olddata /tmp/old tests/server/data/before-a21c4a3.json \
+    OLD=$(mktemp -d) && git archive 5ebf3c0 | tar -x -C "$OLD"
+    .venv/bin/python -m tests.server.olddata "$OLD" tests/server/data/before-a21c4a3.json \
         5ebf3c0
 
 5ebf3c0 is the commit before a21c4a3, which replaced the lobby lists (``tables:open``,
