@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "cheap per frame) or its asyncio client with a task per socket")
     p.add_argument("--redis-monitor", action="store_true",
                    help="count client vs. script commands with MONITOR (slows Redis)")
+    p.add_argument("--clocked", action="store_true",
+                   help="public tables with the default clock (default: private, no clock)")
     p.add_argument("--seed", type=int, default=1, help="seed of the players' random choices")
     p.add_argument("--nice", type=int, default=0,
                    help="with --spawn-server: niceness of the generator, server and Redis "
@@ -110,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         until_end=args.until_end, setup_concurrency=args.setup_concurrency,
         redis_url=args.redis_url, server_pid=args.server_pid, seed=args.seed,
         sources=args.sources, redis_monitor=args.redis_monitor, client=args.client,
+        clocked=args.clocked,
     )
     nofile = raise_nofile((args.players + args.spectators) * args.tables * 2 + 4096)
     service = None

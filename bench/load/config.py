@@ -32,6 +32,10 @@ class LoadConfig:
     sources: int = 1
     redis_monitor: bool = False
     client: str = "sansio"
+    clocked: bool = False
+    """Public tables, which always have a clock (the default "normal"), instead of private
+    ones, the only kind without a clock, joined with their invite key. The peers'
+    tables have no clock: a comparison with them plays private tables."""
 
     def source_for(self, i: int) -> str | None:
         """The loopback source address for socket ``i`` (spreads many sockets over

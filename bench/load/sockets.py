@@ -82,7 +82,8 @@ class TableSocket:
             max_queue=None, ping_interval=None, open_timeout=30, close_timeout=2, **kwargs,
         )
         self.table.stats.sockets_opened += 1
-        await self.ws.send(pack({"t": "hello", "token": self.token, "last_seq": None}))
+        await self.ws.send(pack({"t": "hello", "token": self.token, "last_seq": None,
+                                 "key": self.table.key}))
         self.task = asyncio.create_task(self._read())
         await asyncio.wait_for(self.welcomed.wait(), 30)
 
@@ -153,7 +154,8 @@ class LightSocket(LightConnection):
 
     def on_open(self) -> None:
         self.table.stats.sockets_opened += 1
-        self.send_frame(pack({"t": "hello", "token": self.token, "last_seq": None}))
+        self.send_frame(pack({"t": "hello", "token": self.token, "last_seq": None,
+                             "key": self.table.key}))
 
     def on_frame(self, data: bytes, now: int) -> None:
         try:

@@ -44,11 +44,15 @@ class TableRun:
         self.waiting: dict[str, tuple[asyncio.Future, int]] = {}
         self.counter = itertools.count(1)
         self.accepted = 0
+        self.key: str | None = None
+        """The private table's invite key (``LoadConfig.clocked`` off)."""
 
     # ---- lobby
     async def _post(self, path: str, body: dict[str, Any] | None = None,
                     token: str | None = None) -> dict[str, Any]:
-        headers = {"Authorization": f"Bearer {token}"} if token else None
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if self.key:
+            headers["X-Table-Key"] = self.key
         for attempt in range(20):
             r = await self.http.post(path, json=body or {}, headers=headers)
             if r.status_code == 429 and attempt < 19:
@@ -65,8 +69,10 @@ class TableRun:
         """Create the table, take every seat, connect all sockets, then start the game."""
         cfg = self.cfg
         summary = await self._post("/api/tables", {
-            "game": cfg.game, "seats": cfg.players, "options": {}, "name": "load"})
+            "game": cfg.game, "seats": cfg.players, "options": {}, "name": "load",
+            "private": not cfg.clocked})
         self.id = summary["id"]
+        self.key = summary.get("invite_key")
         tokens = []
         for i in range(cfg.players):
             joined = await self._post(f"/api/tables/{self.id}/join", {"name": f"p{i}"})

@@ -174,6 +174,8 @@ class Lane:
                     raise
                 await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
                 continue
+            finally:
+                _abandon(futures)
             if error is not None:
                 raise error
             return replies
@@ -238,3 +240,15 @@ class Lane:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
+
+
+def _abandon(futures: list[asyncio.Future[Any]]) -> None:
+    """The futures of a pipeline whose caller stopped reading them (a lost connection, a
+    cancel): the pending ones are cancelled (the reader skips a done future, so the order
+    of the replies holds), the failed ones marked retrieved; otherwise each would be
+    logged as an exception nobody retrieved."""
+    for fut in futures:
+        if not fut.done():
+            fut.cancel()
+        elif not fut.cancelled():
+            fut.exception()

@@ -5,6 +5,7 @@ leaves the connection in step, and a restarted Redis is reconnected to."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import secrets
 
 import pytest
@@ -61,6 +62,27 @@ async def test_a_caller_that_gives_up_leaves_the_connection_in_step(single, redi
         assert await lane.call("SET", key, "v") == b"OK"
         assert await lane.call("GET", key) == b"v"
     finally:
+        await lane.close()
+
+
+async def test_a_connection_lost_mid_pipeline_leaves_no_unretrieved_error(single, redis_url):
+    # QUIT is answered, then Redis closes the connection: the replies after it fail with
+    # the lost connection, which the caller raises at the first of them. The later ones
+    # must not each be logged as an exception nobody retrieved.
+    loop = asyncio.get_running_loop()
+    unretrieved: list[dict[str, object]] = []
+    old = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, context: unretrieved.append(context))
+    lane = Lane(redis_url)
+    try:
+        with pytest.raises(RedisConnectionError):
+            await lane.pipeline(("QUIT",), ("PING",), ("PING",), ("PING",))
+        assert await lane.call("PING") == b"PONG"  # reconnected
+        gc.collect()  # a future's unretrieved exception is reported when it is collected
+        await asyncio.sleep(0)
+        assert unretrieved == []
+    finally:
+        loop.set_exception_handler(old)
         await lane.close()
 
 

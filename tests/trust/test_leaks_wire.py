@@ -118,6 +118,12 @@ async def open_pair(sides: list[tuple[LoggedServer, Lobby]], rng: random.Random,
             side.clients[f"seat{seat}"] = await Client(ws, table_id).connect(tokens[seat])
         side.clients["spectator"] = await Client(ws, table_id).connect()
         side.clients["json"] = await Client(ws, table_id, binary=False).connect()
+    # A changed spectator count alone is shown at the periodic presence refresh, whenever
+    # that falls: every socket waits for the count of both spectators before play, so that
+    # the last presence before the compared cut is the same on both sides.
+    for side in pair:
+        for c in side.clients.values():
+            await c.wait(lambda f: f["t"] == "presence" and f["spectators"] == 2)
     return pair[0], pair[1], k, tokens
 
 
