@@ -44,6 +44,7 @@ from server.http import admin as admin_api
 from server.http import analysis as analysis_api
 from server.http import api_tokens as api_token_routes
 from server.http import lobby, observe, passwords, profiles, rematch, seeks, social, takeover
+from server.http import statistics as statistics_api
 from server.http import tournaments as tournament_api
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
@@ -302,6 +303,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *api_token_routes.ROUTES,
         *passwords.ROUTES,
         *profiles.ROUTES,
+        *statistics_api.ROUTES,
         *social.ROUTES,
         *lobby.ROUTES,
         *takeover.ROUTES,

@@ -5,7 +5,8 @@ import { call } from "./api.js";
 import { adoptSeat, currentAccount, onSessionChange } from "./account.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
-import { finishedHead, finishedRow, playerList, turnText } from "./gamerows.js";
+import { playerList, turnText } from "./gamerows.js";
+import { historySection, statisticsSection } from "./statistics.js";
 
 const REFRESH_MS = 5000;
 
@@ -30,20 +31,31 @@ export function myGamesPage(root, go) {
       h("button", { type: "button", class: s.my_turn ? "primary" : "", testid: `continue-${s.id}`, onclick: () => open(s.id) }, t("continue_game")));
   }
 
+  // The running part is rebuilt at every refresh; the finished part (the account's
+  // searchable history, its private games too, with its statistics) is built once per
+  // account and language and stays in the page, so a refresh does not take the focus
+  // out of its search fields.
+  const live = h("div");
+  const finished = h("div", { testid: "finished-games" });
+  const page = h("div", { class: "my-games" }, h("h1", {}, t("my_games")), live, finished);
+  let shownFor = null;
+
   function render() {
-    if (!currentAccount()) {
+    const account = currentAccount();
+    if (!account) {
+      shownFor = null;
       return mount(root, h("section", { class: "panel" }, h("h1", {}, t("my_games")),
         h("p", {}, t("need_login")), h("a", { class: "button primary", href: "/account", "data-link": true }, t("log_in"))));
     }
-    const live = data ? [...data.running, ...data.open] : [];
-    mount(root, h("div", { class: "my-games" },
-      h("h1", {}, t("my_games")),
-      error ? h("p", { class: "error", role: "alert" }, error) : null,
+    if (root.firstChild !== page) mount(root, page);
+    if (shownFor !== account.username) {
+      shownFor = account.username;
+      mount(finished, statisticsSection(shownFor), historySection(shownFor));
+    }
+    const games = data ? [...data.running, ...data.open] : [];
+    mount(live, error ? h("p", { class: "error", role: "alert" }, error) : null,
       h("section", { class: "panel", testid: "running-games" }, h("h2", {}, t("running_games")),
-        !data ? h("p", {}, t("loading")) : live.length ? h("ul", { class: "trows" }, live.map(liveRow)) : h("p", { class: "empty" }, t("no_games"))),
-      h("section", { class: "panel", testid: "finished-games" }, h("h2", {}, t("finished_games")),
-        data && data.finished.length ? h("table", { class: "games" }, finishedHead(), h("tbody", {}, data.finished.map(finishedRow)))
-          : h("p", { class: "empty" }, data ? t("no_games") : t("loading")))));
+        !data ? h("p", {}, t("loading")) : games.length ? h("ul", { class: "trows" }, games.map(liveRow)) : h("p", { class: "empty" }, t("no_games"))));
   }
 
   async function refresh() {
@@ -55,7 +67,11 @@ export function myGamesPage(root, go) {
   render();
   refresh();
   const timer = setInterval(refresh, REFRESH_MS);
-  const offLang = onLangChange(render);
+  const offLang = onLangChange(() => {
+    page.firstChild.textContent = t("my_games");
+    shownFor = null;
+    render();
+  });
   const offSession = onSessionChange(refresh);
   return () => { clearInterval(timer); offLang(); offSession(); };
 }

@@ -1,11 +1,13 @@
-// A player's profile (/players/<name>): ratings per game (provisional marked) and recent
-// finished games with the rating change, from GET /api/players/<name>.
+// A player's profile (/players/<name>): ratings per game (provisional marked), from GET
+// /api/players/<name>; its statistics and searchable game history (statistics.js); its
+// tournaments.
 import { call } from "./api.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
-import { dateText, finishedHead, finishedRow } from "./gamerows.js";
+import { dateText } from "./gamerows.js";
 import { loadTournamentList } from "./tournaments.js";
+import { historySection, statisticsSection } from "./statistics.js";
 
 /** "1532" or "1532?" (provisional). */
 export const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
@@ -32,11 +34,10 @@ export function profilePage(root, name) {
           h("td", {}, t("games_n", { n: r.games }), r.provisional ? [" · ", h("span", { class: "badge provisional" }, t("provisional"))] : null),
           h("td", {}, h("a", { href: `/leaderboard?game=${g}`, "data-link": true }, t("leaderboard")))))))
           : h("p", { class: "empty" }, t("no_ratings"))),
-      h("section", { class: "panel" }, h("h2", {}, t("recent_games")),
-        p.recent.length ? h("table", { class: "games" }, finishedHead(), h("tbody", {}, p.recent.map(finishedRow)))
-          : h("p", { class: "empty" }, t("no_games"))),
-      tournaments));
+      extra, tournaments));
   }
+  // Built once per language (each loads its own data): a render must not refetch them.
+  let extra = [statisticsSection(name), historySection(name)];
   const tournaments = h("section", { class: "panel", testid: "profile-tournaments" });
   loadTournamentList(tournaments, `/api/tournaments?status=all&player=${encodeURIComponent(name)}`);
 
@@ -45,5 +46,5 @@ export function profilePage(root, name) {
     .then(render);
   loadGameTitles().then(render);
   render();
-  return onLangChange(render);
+  return onLangChange(() => { extra = [statisticsSection(name), historySection(name)]; render(); });
 }
