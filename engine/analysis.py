@@ -194,7 +194,7 @@ def spans(actions: int, size: int) -> list[tuple[int, int]]:
 def summary(game: str, analysis: Analysis) -> list[dict[str, Any]]:
     """Per seat: ``decisions`` (judged, forced ones not counted), ``inaccuracies``,
     ``mistakes``, ``blunders``, ``average_loss`` (points per judged decision, 0 without
-    any) and ``luck`` (points)."""
+    any), ``loss`` (the points all its decisions lost, ≥ 0) and ``luck`` (points)."""
     out = []
     for seat, luck in enumerate(analysis.luck):
         mine = [d for d in analysis.decisions if d.seat == seat and not d.forced]
@@ -204,6 +204,7 @@ def summary(game: str, analysis: Analysis) -> list[dict[str, Any]]:
                     "mistakes": names.count("mistake"), "blunders": names.count("blunder"),
                     "average_loss": round(sum(d.loss for d in mine) / len(mine), 3)
                     if mine else 0.0,
+                    "loss": round(sum(d.loss for d in mine), 3),
                     "luck": luck})
     return out
 

@@ -40,6 +40,34 @@ export function summaryLines(analysis, names) {
   });
 }
 
+const BAR = 120;  // px for the largest amount either way
+
+/** Luck against skill as a small chart: per player a bar for the luck of the draws (right:
+ *  points gained, left: lost) and one for the points its decisions lost (always left),
+ *  on one scale; each bar says its number in words for a screen reader. */
+export function luckChart(analysis, names) {
+  if (!analysis || !analysis.summary.length) return null;
+  const rows = analysis.summary.map((s) => ({ seat: s.seat, luck: s.luck, loss: s.loss ?? s.average_loss * s.decisions }));
+  const most = Math.max(1, ...rows.flatMap((r) => [Math.abs(r.luck), r.loss]));
+  const bar = (value, kind, label) => {
+    const w = Math.round((Math.abs(value) / most) * BAR);
+    return h("div", { class: `luck-bar ${kind}`, role: "img", "aria-label": label },
+      // Left of the axis for a negative amount, right of it for a positive one.
+      h("span", { class: value < 0 ? "neg" : "pos", style: `margin-left:${value < 0 ? BAR - w : BAR}px;width:${w}px`, dataset: { value: value.toFixed(1) } }),
+      h("small", { "aria-hidden": "true" }, `${value > 0 ? "+" : ""}${value.toFixed(1)}`));
+  };
+  return h("figure", { class: "luck-chart", testid: "luck-chart" },
+    h("figcaption", {}, t("luck_chart_title")),
+    rows.map((r) => {
+      const name = names[r.seat] ?? `#${r.seat + 1}`;
+      return h("div", { class: "luck-row", testid: `luck-row-${r.seat}` },
+        h("span", { class: "luck-name" }, name),
+        bar(r.luck, "luck", t("luck_chart_luck", { name, n: r.luck.toFixed(1) })),
+        bar(-r.loss, "skill", t("luck_chart_loss", { name, n: r.loss.toFixed(1) })));
+    }),
+    h("p", { class: "hint" }, t("luck_chart_legend")));
+}
+
 /** A button that loads table `id`'s analysis and calls `done(analysis)`; while it loads
  *  it says so, and a refusal (rate limit, not ended) is shown in its place. */
 export function analysisButton(id, done) {

@@ -4,7 +4,7 @@
 // log lists each turn's events inside it, each a jump to that very event. Which event belongs
 // to which turn comes from the server's views (the engine's `turn` counter), not from a
 // rule here; a game whose views have no `turn` steps by decision (its module's `isMove`).
-import { analysisButton, bySeq, moveNote, summaryLines } from "./analysis.js";
+import { analysisButton, bySeq, luckChart, moveNote, summaryLines } from "./analysis.js";
 import { api } from "./api.js";
 import { errorText } from "./errors.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
@@ -182,7 +182,7 @@ export function replayPage(root, id) {
     const names = viewNames(st.views[st.views.length - 1], st.seats);
     const g = game();
     const judged = bySeq(st.analysis);
-    mount(els.summary, st.analysis ? h("ul", { class: "analysis-summary", testid: "analysis-summary" }, summaryLines(st.analysis, names)) : null);
+    mount(els.summary, st.analysis ? [h("ul", { class: "analysis-summary", testid: "analysis-summary" }, summaryLines(st.analysis, names)), luckChart(st.analysis, names)] : null);
     mount(els.log, st.turns.map((turn, i) => {
       const evs = st.deltas.slice(turn.first - 1, turn.last);
       // Whose turn: the seat of its first decision (the game module's `isMove`), not of an

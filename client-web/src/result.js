@@ -1,6 +1,6 @@
 // The result panel at the top of an ended table: who won, every player's total (ranked),
 // and the rematch (offer, accept, or watch it). The full breakdown is the game module's `renderScore`.
-import { analysisButton, summaryLines } from "./analysis.js";
+import { analysisButton, luckChart, summaryLines } from "./analysis.js";
 import { h } from "./dom.js";
 import { listWords, t } from "./i18n.js";
 
@@ -41,6 +41,7 @@ export function renderResult(view, ctx) {
     ctx.verdict === "aborted" || ctx.verdict === "capped"
       ? h("p", { class: "hint", testid: "rating-verdict" }, t(`rating_verdict_${ctx.verdict}`)) : null,
     ctx.analysis ? h("ul", { class: "analysis-summary", testid: "analysis-summary" }, summaryLines(ctx.analysis, names)) : null,
+    ctx.analysis ? luckChart(ctx.analysis, names) : null,
     h("div", { class: "result-actions" },
       offered ? h("span", { class: "hint", testid: "rematch-offer" }, t("rematch_offered")) : null,
       !ctx.analysis && ctx.tableId && ctx.onAnalysis ? analysisButton(ctx.tableId, ctx.onAnalysis) : null,

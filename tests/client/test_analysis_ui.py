@@ -5,6 +5,8 @@ with its decisions, marks and luck."""
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +59,18 @@ def test_replay_viewer_shows_the_analysis(browser: Browser, server: ServerProces
             line = page.get_by_test_id(f"analysis-summary-{s['seat']}")
             expect(line).to_contain_text(f"{s['decisions']} decision")
             expect(line).to_contain_text("draws")
+            # Luck against skill, on one scale: the luck and the decisions' loss as bars.
+            row = page.get_by_test_id(f"luck-row-{s['seat']}")
+            expect(row.locator(".luck .pos, .luck .neg")).to_have_attribute(
+                "data-value", f"{s['luck']:.1f}")
+            expect(row.locator(".skill span")).to_have_attribute("data-value",
+                                                                 f"{-s['loss']:.1f}")
+            expect(row.locator(".luck")).to_have_attribute(
+                "aria-label", re.compile(rf"luck of the draws {s['luck']:.1f} points"))
+        most = max(max(abs(s["luck"]), s["loss"]) for s in analysis["summary"])
+        widths = page.locator("[data-testid=luck-chart] .luck-bar span").evaluate_all(
+            "els => els.map((e) => e.getBoundingClientRect().width)")
+        assert max(widths) == pytest.approx(120 if most >= 1 else 120 * most, abs=1)
         judged = [d for d in analysis["decisions"] if d["loss"] > 0]
         assert judged, "the random bots made no move the analysis judged a loss"
         expect(page.locator(".replay-log .analysis-note")).to_have_count(len(judged))

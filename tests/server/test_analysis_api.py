@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 import redis
 
 from engine.analysis import MARK_NAMES
@@ -111,6 +112,11 @@ async def test_analysis_refused_running_served_ended_cached_and_limited(own_redi
         assert all(d["loss"] >= 0 and (d["loss"] > 0 or d["best"] == d["action"])
                    and d["mark"] in (None, *MARK_NAMES) for d in body["decisions"])
         assert len(body["luck"]) == len(body["summary"]) == 2
+        for s in body["summary"]:  # each seat's unforced decisions, their losses summed
+            mine = [d for d in body["decisions"] if d["seat"] == s["seat"] and not d["forced"]]
+            assert s["decisions"] == len(mine)
+            assert s["loss"] == pytest.approx(sum(d["loss"] for d in mine), abs=1e-3)
+            assert s["luck"] == body["luck"][s["seat"]]
         assert set(body["marks"]) == set(MARK_NAMES)
         key = f"t:{{{table['id']}}}:analysis"
         assert redis.Redis.from_url(own_redis.url).exists(key) == 1
