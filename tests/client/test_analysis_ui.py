@@ -6,7 +6,6 @@ with its decisions, marks and luck."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 from pathlib import Path
 
