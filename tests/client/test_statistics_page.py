@@ -31,9 +31,10 @@ def two_accounts_play(web: ServerProcess) -> dict[str, Any]:
         out["public"] = await _game(web.ws_url, first, second, private=False, seed=11)
         out["private"] = await _game(web.ws_url, first, second, private=True, seed=12)
         out["names"] = names
-        out["stats"] = (await first.get(f"/api/players/{names[0]}/statistics")).json()
-        await first.close()
-        await second.close()
+        guest = Member(web.url)  # as a stranger sees them: the public game only
+        out["stats"] = (await guest.get(f"/api/players/{names[0]}/statistics")).json()
+        for m in (first, second, guest):
+            await m.close()
 
     errors: list[BaseException] = []
 
