@@ -4,6 +4,7 @@
 // log lists each turn's events inside it, each a jump to that very event. Which event belongs
 // to which turn comes from the server's views (the engine's `turn` counter), not from a
 // rule here; a game whose views have no `turn` steps by decision (its module's `isMove`).
+import { hideTerm, installGlossary } from "./glossary.js";
 import { analysisButton, bySeq, luckChart, moveNote, summaryLines } from "./analysis.js";
 import { api } from "./api.js";
 import { errorText } from "./errors.js";
@@ -73,6 +74,7 @@ export function replayPage(root, id) {
   };
   /** The board module of the replayed game: a view names its game. */
   const game = () => gameModule((st.views[st.views.length - 1] || {}).game);
+  installGlossary(game);  // the board's terms explain themselves (glossary.js)
   /** Nothing to replay and nothing coming: the page asks for a record file. */
   const isEmpty = () => !st.loading && st.deltas.length === 0;
   const lastStep = () => Math.max(0, st.turns.length - 1);
@@ -359,5 +361,5 @@ export function replayPage(root, id) {
       renderAll();
     }
   });
-  return () => { pause(); clearTimeout(urlTimer); document.removeEventListener("keydown", onKey); offLang(); if (gone) gone(); };
+  return () => { installGlossary(null); hideTerm(); pause(); clearTimeout(urlTimer); document.removeEventListener("keydown", onKey); offLang(); if (gone) gone(); };
 }

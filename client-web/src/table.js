@@ -1,5 +1,6 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
+import { hideTerm, installGlossary } from "./glossary.js";
 import { adoptSeat, askNotifyOnce, currentAccount, tellTurn } from "./account.js";
 import { api } from "./api.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
@@ -91,6 +92,7 @@ export function tablePage(root, id) {
   const seatsInfo = () => (st.summary || conn.table || {}).seats || null;
   /** The board module of this table's game (games/index.js). */
   const game = () => gameModule((st.summary || conn.table || {}).game || (conn.view && conn.view.game));
+  installGlossary(game);  // the board's terms explain themselves (glossary.js)
   /** True when this browser's seat was handed to a bot mid-game (by the table's creator). */
   const handedOver = () => conn.seat !== null && ((seatsInfo() || [])[conn.seat] || {}).kind === "bot";
   /** This browser's seat; null for a spectator, and once the seat plays as a bot. */
@@ -745,5 +747,5 @@ export function tablePage(root, id) {
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 
-  return () => { offLang(); pacer.stop(); conn.stop(); closeDialog(); clearInterval(ticker); if (gone) gone(); };
+  return () => { installGlossary(null); hideTerm(); offLang(); pacer.stop(); conn.stop(); closeDialog(); clearInterval(ticker); if (gone) gone(); };
 }

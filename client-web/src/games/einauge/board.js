@@ -2,6 +2,7 @@
 // helpers): display, pirate table, deck, every player's color rows and resources. Shared
 // by the live table and the replay viewer. Action buttons appear only for the actions the
 // prompt lists (see actions.js); the board itself decides nothing.
+import { term } from "../../glossary.js";
 import { cardEl } from "./cards.js";
 import { h } from "../../dom.js";
 import { listWords, t } from "../../i18n.js";
@@ -35,11 +36,11 @@ function endWarning(view) {
   return "";
 }
 
-function resource(kind, n, seat, prev) {
+function resource(kind, n, seat, prev, focusable) {
   const changed = prev !== undefined && prev !== n;
   return h("div", {
     class: `res res-${kind}${changed ? (n > prev ? " up" : " down") : ""}`,
-    title: t(kind === "sabre" ? "sabres" : kind === "ducat" ? "ducats" : "jewels"),
+    ...term(`${kind}s`, focusable),
     testid: `${kind}s-${seat}`,
     dataset: { value: n },
   }, h("span", { html: icons[kind](t(kind === "sabre" ? "sabres" : kind === "ducat" ? "ducats" : "jewels")) }), h("b", {}, n));
@@ -117,17 +118,17 @@ function buildBoard(view, ctx) {
   return h("div", { class: "board", testid: "board", dataset: { seq: view.seq } },
     h("div", { class: "center" },
       h("section", { class: "panel display-panel", "aria-label": t("display") },
-        h("h2", {}, t("display")),
+        h("h2", {}, h("span", term("display"), t("display"))),
         h("div", { class: "cards", testid: "display", dataset: { zone: "display" } }, displayCards)),
       h("section", { class: "panel pirate-panel", "aria-label": t("pirate_table") },
-        h("h2", {}, h("span", { class: "eye", html: icons.patch() }), t("pirate_table"), h("span", { class: "count" }, t("deck_cards", { n: (view.pirate_table || []).length }))),
+        h("h2", {}, h("span", { class: "eye", html: icons.patch() }), h("span", term("pirate_table"), t("pirate_table")), h("span", { class: "count" }, t("deck_cards", { n: (view.pirate_table || []).length }))),
         h("div", { class: "cards", testid: "pirate-table", dataset: { zone: "pirate" } }, pirateCards)),
       h("section", { class: "panel deck-panel", "aria-label": t("deck") },
         h("div", { class: "deck-stack", "aria-hidden": "true" }, h("span", { html: icons.eye() })),
         h("div", { class: "deck-info" },
-          h("div", { class: "deck-count", testid: "deck-count", dataset: { value: view.deck_count } }, h("b", {}, t("deck")), " ", t("deck_cards", { n: view.deck_count ?? 0 })),
-          view.islands_in_deck !== undefined ? h("div", { class: "islands-left", testid: "islands-left", dataset: { value: view.islands_in_deck } }, t("islands_left", { n: view.islands_in_deck })) : null,
-          endWarning(view) ? h("div", { class: "end-warning", testid: "end-triggered", dataset: { phase: view.phase } }, endWarning(view)) : null),
+          h("div", { class: "deck-count", testid: "deck-count", dataset: { value: view.deck_count }, ...term("deck") }, h("b", {}, t("deck")), " ", t("deck_cards", { n: view.deck_count ?? 0 })),
+          view.islands_in_deck !== undefined ? h("div", { class: "islands-left", testid: "islands-left", dataset: { value: view.islands_in_deck }, ...term("islands_left") }, t("islands_left", { n: view.islands_in_deck })) : null,
+          endWarning(view) ? h("div", { class: "end-warning", testid: "end-triggered", dataset: { phase: view.phase }, ...term("end_warning") }, endWarning(view)) : null),
         general.length ? h("div", { class: "general-actions" }, general) : null)),
     h("div", { class: "players", testid: "players" }, players));
 }
@@ -138,7 +139,10 @@ function renderPlayer(p, view, ctx, acts, prevP, disabled) {
   const winners = (view.result && view.result.winners) || [];
   const colors = view.colors || Object.keys(p.rows || {});
   const chests = p.chests || {};
-  const rows = colors.filter((c) => p.rows && p.rows[c]).map((c) => {
+  // The terms are in the Tab order once: in the own area (a spectator's: the first seat's).
+  const focusable = ctx.mySeat === undefined || ctx.mySeat === null ? p.seat === 0 : mine;
+  const held = colors.filter((c) => p.rows && p.rows[c]);
+  const rows = held.map((c) => {
     const cards = p.rows[c].map((id) => {
       const a = acts.byCard.get(id) || {};
       const sell = mine && a.sell ? actButton(t("act_sell_card"), `act-sell-${id}`, () => ctx.onAction(a.sell), { disabled, title: `${t("act_sell_card")}: ${cardName(id)}` }) : null;
@@ -148,13 +152,13 @@ function renderPlayer(p, view, ctx, acts, prevP, disabled) {
       h("div", { class: "crow-head" },
         h("span", { class: "glyph", "aria-hidden": "true" }, COLOR_GLYPH[c]),
         h("span", { class: "cname" }, colorName(c)),
-        h("span", { class: "chests", testid: `chests-${p.seat}-${c}`, title: t("chests"), dataset: { value: chests[c] || 0 } },
+        h("span", { class: "chests", testid: `chests-${p.seat}-${c}`, dataset: { value: chests[c] || 0 }, ...term("chests", focusable && c === held[0]) },
           h("span", { html: icons.chest(t("chests")) }), chests[c] || 0)),
       h("div", { class: "crow-cards", dataset: { zone: `row-${p.seat}-${c}` } }, cards));
   });
   const lone = (p.lone_ships || []).length
     ? h("div", { class: "crow lone", testid: `lone-${p.seat}` },
-      h("div", { class: "crow-head" }, h("span", { class: "cname" }, t("lone_ships"))),
+      h("div", { class: "crow-head" }, h("span", { class: "cname", ...term("lone_ships", focusable) }, t("lone_ships"))),
       h("div", { class: "crow-cards", dataset: { zone: `lone-${p.seat}` } }, p.lone_ships.map((id) => h("div", { class: "row-card" }, cardEl(id, { small: true, where: "row" })))))
     : null;
   return h("section", {
@@ -165,11 +169,11 @@ function renderPlayer(p, view, ctx, acts, prevP, disabled) {
   h("header", {},
     h("span", { class: "seat-no" }, p.seat + 1),
     h("span", { class: "pname" }, p.name, mine ? h("small", {}, ` (${t("you")})`) : null),
-    isTurn ? h("span", { class: "turn-badge", testid: `turn-${p.seat}` }, view.step ? t(`step_${view.step}`) : "…") : null,
+    isTurn ? h("span", { class: "turn-badge", testid: `turn-${p.seat}`, ...term("step", focusable) }, view.step ? t(`step_${view.step}`) : "…") : null,
     winners.includes(p.seat) ? h("span", { class: "crown", title: t("winner") }, "♛") : null),
   h("div", { class: "resources" },
-    resource("sabre", p.sabres, p.seat, prevP && prevP.sabres),
-    resource("ducat", p.ducats, p.seat, prevP && prevP.ducats),
+    resource("sabre", p.sabres, p.seat, prevP && prevP.sabres, focusable),
+    resource("ducat", p.ducats, p.seat, prevP && prevP.ducats, focusable),
     resource("jewel", p.jewels, p.seat, prevP && prevP.jewels)),
   h("div", { class: "crows" }, rows.length || lone ? [rows, lone] : h("div", { class: "none" }, t("no_rows"))));
 }

@@ -15,6 +15,7 @@ import { einaugeErrors } from "./errors.js";
 import { einaugeRules } from "./rules.js";
 import { chooseRow } from "./rowchoice.js";
 import { renderScore } from "./score.js";
+import { glossaryText } from "./texts.js";
 
 /** The banner's hint on this seat's turn: what the step asks for. */
 function turnHint(v) {
@@ -33,6 +34,19 @@ function rulesAnchor(v) {
   return v.phase === "final_round" ? "final-round" : v.phase === "ended" ? "scoring" : v.step || "turn";
 }
 
+// Each term of the board (glossary.js) and the section of the rules page that says more.
+const TERM_SECTIONS = {
+  sabres: "fight", ducats: "buy", jewels: "scoring", chests: "chests", display: "turn",
+  pirate_table: "fight", deck: "end", islands_left: "end", end_warning: "final-round",
+  lone_ships: "ships", step: "turn",
+};
+
+/** A term's explanation and its rules section, or null (glossary.js). */
+function glossary(key) {
+  const text = glossaryText(key);
+  return text ? { text, section: TERM_SECTIONS[key] } : null;
+}
+
 export const einauge = {
   name: "einauge",
   loadCatalogue: loadCards,
@@ -42,5 +56,5 @@ export const einauge = {
   flipRender, turnText, winnersText, renderScore, describeEvent, eventSeat, isMajor,
   groupActions, turnHint, setCardContext, rulesAnchor, rules: einaugeRules,
   install: installCardDetails, hideOverlays: hideCardDetail, errorTexts: einaugeErrors,
-  isMove: (e) => MOVES.has(e.type),
+  isMove: (e) => MOVES.has(e.type), glossary,
 };

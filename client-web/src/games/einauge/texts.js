@@ -97,6 +97,22 @@ const en = {
   cost_sabres: (p) => `costs ${plural(p.n, "sabre", "sabres")}`,
 };
 
+// The glossary in place (glossary.js): what each term on the board means, and the rules
+// section that says more (game.js maps a term to its section).
+const glossaryEn = {
+  sabres: "Sabres win cards from the pirate table: 3 for a card without a sabre symbol (and a ship), 4 for one with it. At the final scoring each sabre becomes 3 ducats.",
+  ducats: "Ducats pay for the cards you buy from the display. At the final scoring every full 5 ducats (with those from sabres) become 1 jewel; the rest is lost.",
+  jewels: "Jewels decide the game: the most jewels after the final scoring wins. You may sell a jewel for 3 ducats before you buy.",
+  chests: "Treasure chests in this color row pay nothing during the game. At the final scoring the players are ranked by chests in each color: 7, 4 and 1 jewels.",
+  display: "The six face-up cards you can buy. You must buy one if you can afford it (after selling, if need be); then you move one of them onto the pirate table.",
+  pirate_table: "Cards here cannot be bought: they are won with sabres (3, or 4 for a card that shows a sabre). It holds at most 6 cards.",
+  deck: "The face-down island cards; the 8 ships lie under them. The display is refilled from here.",
+  islands_left: "Island cards still to come before the first ship. When the first ship is revealed, the end of the game begins.",
+  end_warning: "The end of the game has begun (a ship was revealed) or the final round is on: in the final round each player may only win one card with sabres, or pass.",
+  lone_ships: "A ship laid alone pays nothing; it joins the next color row you start.",
+  step: "Your turn has four steps: buy (must), fight (may), place (must), refill (automatic). The badge shows the step the player is in.",
+};
+
 const de = {
   "einauge:end_rule": "Spielende",
   "einauge:end_rule_round": "Runde zu Ende spielen (Standard)",
@@ -189,6 +205,23 @@ const de = {
   cost_ducats: (p) => `kostet ${p.n} ${p.n === 1 ? "Dukat" : "Dukaten"}`,
   cost_sabres: (p) => `kostet ${p.n} Säbel`,
 };
+
+const glossaryDe = {
+  sabres: "Mit Säbeln erkämpft man Karten vom Piratentisch: 3 für eine Karte ohne Säbelsymbol (und ein Schiff), 4 für eine mit. Bei der Endabrechnung wird jeder Säbel zu 3 Dukaten.",
+  ducats: "Mit Dukaten bezahlt man die Karten der Auslage. Bei der Endabrechnung werden je volle 5 Dukaten (auch die aus Säbeln) zu 1 Juwel; der Rest verfällt.",
+  jewels: "Juwelen entscheiden das Spiel: Wer nach der Endabrechnung die meisten hat, gewinnt. Vor dem Kauf darf man ein Juwel für 3 Dukaten verkaufen.",
+  chests: "Schatztruhen in dieser Farbreihe zahlen während des Spiels nichts. Bei der Endabrechnung wird je Farbe nach Truhen gereiht: 7, 4 und 1 Juwel.",
+  display: "Die sechs offenen Karten, die man kaufen kann. Man muss eine kaufen, wenn man sie (notfalls nach Verkäufen) bezahlen kann; dann legt man eine von ihnen auf den Piratentisch.",
+  pirate_table: "Diese Karten kann man nicht kaufen: Man erkämpft sie mit Säbeln (3, oder 4 für eine Karte mit Säbelsymbol). Hier liegen höchstens 6 Karten.",
+  deck: "Die verdeckten Inselkarten; darunter liegen die 8 Schiffe. Von hier wird die Auslage aufgefüllt.",
+  islands_left: "So viele Inselkarten kommen noch vor dem ersten Schiff. Wird das erste Schiff aufgedeckt, beginnt das Spielende.",
+  end_warning: "Das Spielende hat begonnen (ein Schiff wurde aufgedeckt) oder die Schlussrunde läuft: In ihr darf jeder nur eine Karte mit Säbeln erkämpfen oder passen.",
+  lone_ships: "Ein einzeln gelegtes Schiff zahlt nichts aus; es kommt zur nächsten Farbreihe, die man beginnt.",
+  step: "Ein Zug hat vier Schritte: kaufen (Pflicht), erkämpfen (freiwillig), legen (Pflicht), auffüllen (automatisch). Das Schild zeigt den Schritt.",
+};
+
+/** The glossary text of `key` in the page's language, or null. */
+export const glossaryText = (key) => (currentLang() === "de" ? glossaryDe : glossaryEn)[key] ?? null;
 
 Object.assign(LANGS.en, en);
 Object.assign(LANGS.de, de);

@@ -1,0 +1,70 @@
+"""The glossary in place (client-web/src/glossary.js): a term of Einauge's board explains
+itself on hover, on keyboard focus and on a tap, with a link to its rules section, in the
+page's language; Escape and a tap elsewhere close it; one copy of each term is in the Tab
+order."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, expect
+
+from tests.client.conftest import bot_table, seated_page
+from tests.conftest import ServerProcess
+
+
+def test_einauge_terms_explain_themselves(browser: Browser, web: ServerProcess) -> None:
+    tid, seat = bot_table(web, "einauge", bots=2, kind="random")
+    ctx, page = seated_page(browser, web, tid, seat)
+    expect(page.get_by_test_id("sabres-0")).to_be_visible()
+    tip = page.get_by_test_id("term-tip")
+    try:
+        page.get_by_test_id("sabres-0").hover()
+        expect(tip).to_be_visible()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("Sabres win cards")
+        expect(tip.get_by_test_id("term-rules")).to_have_attribute("href", "/rules/einauge#fight")
+        expect(page.get_by_test_id("sabres-0")).to_have_attribute("aria-describedby", "term-tip")
+        page.get_by_test_id("jewels-0").hover()  # another term: its own text
+        expect(tip.get_by_test_id("term-text")).to_contain_text("Jewels decide the game")
+        page.mouse.move(1, 1)
+        expect(tip).to_be_hidden()
+
+        # The keyboard: a term takes the focus and shows its text; Escape closes it.
+        page.get_by_test_id("ducats-0").focus()
+        expect(tip).to_be_visible()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("Ducats pay for the cards")
+        page.keyboard.press("Escape")
+        expect(tip).to_be_hidden()
+        # One copy of a term in the Tab order: the own seat's, not the bots'.
+        assert page.get_by_test_id("sabres-0").get_attribute("tabindex") == "0"
+        assert page.get_by_test_id("sabres-1").get_attribute("tabindex") is None
+
+        # In German, the same term explains itself in German.
+        page.get_by_test_id("lang-de").click()
+        page.get_by_test_id("pirate-table").locator("xpath=..").locator(
+            "[data-term=pirate_table]").hover()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("mit Säbeln")
+        expect(tip.get_by_test_id("term-rules")).to_have_text("Regeln")
+    finally:
+        ctx.close()
+
+
+def test_a_term_opens_on_a_tap_and_closes_on_a_tap_elsewhere(browser: Browser,
+                                                            web: ServerProcess) -> None:
+    tid, seat = bot_table(web, "einauge", bots=1, kind="random")
+    ctx, page = seated_page(browser, web, tid, seat, viewport={"width": 390, "height": 844},
+                            is_mobile=True, has_touch=True)
+    expect(page.get_by_test_id("deck-count")).to_be_visible()
+    tip = page.get_by_test_id("term-tip")
+    try:
+        page.get_by_test_id("deck-count").tap()
+        expect(tip).to_be_visible()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("face-down island cards")
+        box = tip.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390  # fits the phone
+        page.get_by_test_id("deck-count").tap()  # the same term again: closed
+        expect(tip).to_be_hidden()
+        page.get_by_test_id("deck-count").tap()
+        expect(tip).to_be_visible()
+        page.get_by_test_id("turn-banner").tap()  # elsewhere
+        expect(tip).to_be_hidden()
+    finally:
+        ctx.close()
