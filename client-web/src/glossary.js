@@ -12,6 +12,7 @@ let tip = null;        // the one tooltip element, made on first use
 let owner = null;      // the term element it explains now
 let pinned = false;    // opened by a tap or click: stays until a tap elsewhere or Escape
 let lookup = null;     // () => {name, glossary} of the current page's game, or null
+let pointer = "mouse"; // the kind of the last pointer pressed: a tap pins, a mouse click not
 
 /** The attributes that make an element a term of the glossary: `data-term`, and
  *  described by the tooltip while it shows. Spread into `h()`'s attributes. `focusable`
@@ -46,6 +47,9 @@ function show(el, pin = false) {
   if (owner && owner !== el) owner.removeAttribute("aria-describedby");
   owner = el;
   pinned = pin;
+  // Shown by hover, the tooltip lets the pointer through to what it covers (a move, a
+  // card); pinned by a tap or the keyboard, its rules link takes clicks.
+  tip.classList.toggle("pinned", pin);
   tip.replaceChildren(h("span", { testid: "term-text" }, entry.text), " ",
     entry.section ? h("a", { href: `${rulesHref(entry.game)}#${entry.section}`, target: "_blank", rel: "noopener", testid: "term-rules" }, t("term_rules")) : null);
   tip.hidden = false;
@@ -76,6 +80,7 @@ export function installGlossary(current) {
     if (el && el !== owner) show(el);
     else if (!el && !pinned && !(e.target.closest && e.target.closest(".term-tip"))) hideTerm();
   });
+  document.addEventListener("pointerdown", (e) => { pointer = e.pointerType || "mouse"; }, { capture: true });
   document.addEventListener("focusin", (e) => {
     const el = termOf(e);
     if (el) show(el);
@@ -83,7 +88,11 @@ export function installGlossary(current) {
   });
   document.addEventListener("click", (e) => {
     const el = termOf(e);
-    if (el) {
+    // A term inside a control (a card's mark in a hand card) leaves the click to it.
+    const control = el && el.parentElement ? el.parentElement.closest("button, a, [role=button]") : null;
+    if (el && !control) {
+      // A mouse has its hover: a click on a term is the click of what holds it.
+      if (pointer === "mouse") return;
       if (pinned && owner === el) hideTerm(); else show(el, true);
       return;
     }

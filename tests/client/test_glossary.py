@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser, expect
 
-from tests.client.conftest import bot_table, seated_page
+from tests.client.conftest import api, bot_table, seated_page
 from tests.conftest import ServerProcess
 
 
@@ -66,5 +66,59 @@ def test_a_term_opens_on_a_tap_and_closes_on_a_tap_elsewhere(browser: Browser,
         expect(tip).to_be_visible()
         page.get_by_test_id("turn-banner").tap()  # elsewhere
         expect(tip).to_be_hidden()
+    finally:
+        ctx.close()
+
+
+def test_keltis_terms_explain_themselves(browser: Browser, web: ServerProcess) -> None:
+    tid, seat = bot_table(web, "keltis", bots=1, kind="random")
+    ctx, page = seated_page(browser, web, tid, seat)
+    expect(page.get_by_test_id("hand-count-0")).to_be_visible()
+    tip = page.get_by_test_id("term-tip")
+    try:
+        page.get_by_test_id("hand-count-1").hover()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("Cards in this player's hand")
+        expect(tip.get_by_test_id("term-rules")).to_have_attribute("href", "/rules/keltis#public")
+        page.get_by_test_id("closed-rows").focus()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("At 5 the end of the game")
+        expect(tip.get_by_test_id("term-rules")).to_have_attribute("href", "/rules/keltis#end")
+        page.keyboard.press("Escape")
+        expect(tip).to_be_hidden()
+        page.get_by_test_id("lang-de").click()
+        page.get_by_test_id("stones").locator("[data-term=stones]").hover()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("Wunschsteine")
+    finally:
+        ctx.close()
+
+
+def test_loot_island_terms_explain_themselves(browser: Browser, web: ServerProcess) -> None:
+    catalogue = api(web, "GET", "/api/games/loot-island/cards")
+    numbers = catalogue["numbers"]
+    tid, seat = bot_table(web, "loot-island", bots=2, kind="greedy")
+    ctx, page = seated_page(browser, web, tid, seat)
+    expect(page.get_by_test_id("minimum")).to_be_visible()
+    tip = page.get_by_test_id("term-tip")
+    try:
+        page.get_by_test_id("minimum").hover()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("yields loot only")
+        expect(tip.get_by_test_id("term-rules")).to_have_attribute("href",
+                                                                   "/rules/loot-island#loot")
+        page.get_by_test_id("cubes-0").focus()
+        expect(tip.get_by_test_id("term-text")).to_contain_text(
+            f"A player with {numbers['elimination_cubes']} or more")
+        # Every marked card of the hand has its mark as a term, which explains itself.
+        hand = page.locator("[data-testid=my-hand] [data-card]")
+        expect(hand.first).to_be_visible()
+        ids = hand.evaluate_all("els => els.map((e) => e.dataset.card)")
+        marked = [i for i in ids if catalogue["map"][i]["action"] != "none"]
+        marks = page.locator("[data-testid=my-hand] [data-term^=mark_]")
+        expect(marks).to_have_count(len(marked))
+        for i in marked[:2]:
+            mark = page.locator(f"[data-testid=my-hand] [data-card='{i}'] [data-term]")
+            mark.hover()
+            expect(tip).to_have_attribute("data-term", f"mark_{catalogue['map'][i]['action']}")
+        page.get_by_test_id("lang-de").click()
+        page.get_by_test_id("event").hover()
+        expect(tip.get_by_test_id("term-text")).to_contain_text("In jeder Runde gilt ein Ereignis")
     finally:
         ctx.close()

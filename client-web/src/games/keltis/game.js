@@ -6,11 +6,12 @@
 // the drawable piles do. The client decides nothing: a place lights up only because a
 // legal action names it.
 import "./style.css";
-import "./texts.js";
+import { keltisGlossary } from "./texts.js";
 import { api } from "../../api.js";
 import { flipRender } from "../../flip.js";
 import { h } from "../../dom.js";
-import { listWords, t } from "../../i18n.js";
+import { currentLang, listWords, t } from "../../i18n.js";
+import { term } from "../../glossary.js";
 import { seatEventText } from "../../seatlog.js";
 import { keltisErrors } from "./errors.js";
 import { keltisRules } from "./rules.js";
@@ -151,16 +152,16 @@ function dirText(row) {
 function renderRow(p, color, row, mine) {
   const cards = row ? row.cards : [];
   const head = color === "point"
-    ? [h("span", { class: "kglyph", "aria-hidden": "true" }, GLYPH.point), h("span", { class: "kname" }, t("k_point_row_head"))]
+    ? [h("span", { class: "kglyph", "aria-hidden": "true" }, GLYPH.point), h("span", { class: "kname", ...term("point_row", mine) }, t("k_point_row_head"))]
     : [h("span", { class: "kglyph", "aria-hidden": "true" }, GLYPH[color]), h("span", { class: "kname" }, kColor(color)),
-      row ? h("span", { class: `kdir${row.direction ? ` ${row.direction}` : ""}`, testid: `dir-${p.seat}-${color}`, dataset: { direction: row.direction || "" }, title: dirText(row)[1] },
+      row ? h("span", { class: `kdir${row.direction ? ` ${row.direction}` : ""}`, testid: `dir-${p.seat}-${color}`, dataset: { direction: row.direction || "" }, ...term("direction", mine) },
         h("span", { "aria-hidden": "true" }, dirText(row)[0]), " ", h("span", { class: "kdir-text" }, dirText(row)[1])) : null,
-      row && row.closed ? h("span", { class: "kclosed", testid: `closed-${p.seat}-${color}` }, t("k_closed")) : null];
+      row && row.closed ? h("span", { class: "kclosed", testid: `closed-${p.seat}-${color}`, ...term("closed", mine) }, t("k_closed")) : null];
   return h("div", {
     class: `krow k-${color}${row && row.closed ? " closed" : ""}${cards.length ? "" : " empty"}`,
     testid: `row-${p.seat}-${color}`, dataset: mine ? { drop: `row:${color}` } : {},
   },
-  h("div", { class: "krow-head" }, head, h("span", { class: "kcount", title: t("k_cards_n", { n: cards.length }) }, cards.length)),
+  h("div", { class: "krow-head" }, head, h("span", { class: "kcount", ...term("row_count", mine && color === "point" ? false : mine && color === COLORS[0]) }, cards.length)),
   h("div", { class: "krow-cards", dataset: { zone: `row-${p.seat}-${color}` } }, cards.length ? cards.map((c) => cardFace(c, { small: true })) : h("span", { class: "kempty" }, mine ? t("k_row_empty_mine") : "–")));
 }
 
@@ -179,7 +180,7 @@ function renderPlayer(view, p, ctx) {
     h("span", { class: "pname" }, p.name, mine ? h("small", {}, ` (${t("you")})`) : null),
     isTurn ? h("span", { class: "turn-badge", testid: `turn-${p.seat}` }, view.step === "final" ? t("kstep_final") : view.step === "draw" ? t("kstep_draw", { n: view.draws_left }) : t("kbadge_play")) : null,
     winners.includes(p.seat) ? h("span", { class: "crown", title: t("winner") }, "♛") : null,
-    h("span", { class: "khandcount", testid: `hand-count-${p.seat}`, title: t("k_hand_count", { n: p.hand_count }) }, h("span", { class: "kmini", "aria-hidden": "true" }), " ", p.hand_count),
+    h("span", { class: "khandcount", testid: `hand-count-${p.seat}`, ...term("hand_count", mine) }, h("span", { class: "kmini", "aria-hidden": "true" }), " ", p.hand_count),
     h("span", { class: "kheld-stones", testid: `stones-${p.seat}`, dataset: { n: (p.stones || []).length } },
       (p.stones || []).length ? p.stones.map((s) => cardFace(s, { small: true })) : h("span", { class: "hint" }, t("k_no_stones")))),
   view.phase === "ended" && p.hand ? h("div", { class: "khand-end", testid: `final-hand-${p.seat}` },
@@ -200,13 +201,13 @@ function endNotice(view) {
     const n = view.players.length;
     const left = view.final_turns_left || 0;
     return h("div", { class: "kend-notice final", testid: "final-turns", role: "status" },
-      h("strong", {}, t("kphase_final"), left ? ` · ${t("k_final_k_of_n", { k: n - left + 1, n })}` : ""),
+      h("strong", term("end"), t("kphase_final"), left ? ` · ${t("k_final_k_of_n", { k: n - left + 1, n })}` : ""),
       h("span", {}, t("k_final_rule")),
       view.step === "final" && view.current_seat !== null ? h("span", { testid: "final-lays-left" },
         t("k_final_lays_left", { name: seatNameOf(view, view.current_seat), n: view.final_lays_left })) : null);
   }
   return h("div", { class: "kend-notice", testid: "end-triggered", role: "status" },
-    h("strong", {}, t("k_end_triggered")), h("span", {}, t("k_end_triggered_by", { name, why })));
+    h("strong", term("end"), t("k_end_triggered")), h("span", {}, t("k_end_triggered_by", { name, why })));
 }
 
 function renderMiddle(view, ctx, targets) {
@@ -223,14 +224,14 @@ function renderMiddle(view, ctx, targets) {
       h("div", { class: `kdeck${lit("deck")}`, testid: "deck", dataset: { drop: "deck", count: view.deck_count }, role: targets.has("deck") ? "button" : null,
         tabindex: targets.has("deck") ? "0" : null, "aria-label": t("k_deck_n", { n: view.deck_count }) },
       h("div", { class: "kback", "aria-hidden": "true" }, view.deck_count),
-      h("div", { class: "klabel", testid: "deck-count" }, t("k_deck"), h("small", {}, t("k_cards_n", { n: view.deck_count })),
+      h("div", { class: "klabel", testid: "deck-count", ...term("deck", false) }, t("k_deck"), h("small", {}, t("k_cards_n", { n: view.deck_count })),
         view.removed_count ? h("small", { class: "hint" }, t("k_removed_n", { n: view.removed_count })) : null)),
       h("div", { class: "kpiles", testid: "piles" }, PILES.map((pile) => {
         const cards = piles[pile] || [];
         const top = cards.length ? cards[cards.length - 1] : null;
         return h("div", { class: `kpile k-${pile}${lit(`pile:${pile}`)}${blocked.includes(pile) ? " blocked" : ""}`, testid: `pile-${pile}`,
           dataset: { drop: `pile:${pile}`, count: cards.length, zone: `pile-${pile}` }, title: blocked.includes(pile) ? t("k_pile_blocked") : null },
-        h("div", { class: "kpile-name" }, h("span", { "aria-hidden": "true" }, GLYPH[pile]), " ", pile === "point" ? t("k_point_pile_label") : kColor(pile)),
+        h("div", { class: "kpile-name", ...term("pile", pile === PILES[0]) }, h("span", { "aria-hidden": "true" }, GLYPH[pile]), " ", pile === "point" ? t("k_point_pile_label") : kColor(pile)),
         top ? cardFace(top, { testid: `pile-top-${pile}` }) : h("span", { class: "kcard kslot", "aria-hidden": "true" }),
         h("button", { type: "button", class: "ghost small kview", testid: `pile-view-${pile}`, disabled: !cards.length,
           "aria-label": t("k_view_pile", { pile: pile === "point" ? t("k_point_pile") : kColor(pile), n: cards.length }),
@@ -239,13 +240,13 @@ function renderMiddle(view, ctx, targets) {
           `${cards.length}`));
       }))),
     h("div", { class: "kstones-mid", testid: "stones", "aria-label": t("k_stones_middle") },
-      h("span", { class: "klabel" }, t("k_stones")),
+      h("span", { class: "klabel", ...term("stones") }, t("k_stones")),
       allStones.map((s) => (left.has(s)
         ? h("span", { class: `kstone-slot${lit(`stone:${s}`)}`, dataset: { drop: `stone:${s}` }, testid: `stone-${s}` }, cardFace(s))
         : h("span", { class: "kstone-slot taken", testid: `stone-${s}`, title: t("k_stone_taken_by", { name: holders.get(s) || "?" }) },
           cardFace(s, { extra: " gone" }), h("small", {}, holders.get(s) || ""))))),
     h("div", { class: "kstatus" },
-      h("span", { testid: "closed-rows", dataset: { n: view.closed_rows ?? "" } }, t("k_closed_rows", { n: view.closed_rows ?? 0 })),
+      h("span", { testid: "closed-rows", dataset: { n: view.closed_rows ?? "" }, ...term("closed_rows") }, t("k_closed_rows", { n: view.closed_rows ?? 0 })),
       endNotice(view)));
 }
 
@@ -514,6 +515,13 @@ function describeEvent(e, names = []) {
 const MAJOR = new Set(["game_started", "end_triggered", "final_turns_started", "game_ended", "seat_timed_out", "seat_controller_changed"]);
 const MOVES = new Set(["card_laid", "card_discarded", "stone_taken", "card_drawn", "final_turn_ended"]);
 
+// Each term of the board (glossary.js) and the section of the rules page that says more.
+const TERM_SECTIONS = {
+  direction: "rows", closed: "end-cards", row_count: "scoring", point_row: "rows",
+  hand_count: "public", stones: "turn", closed_rows: "end", end: "end", pile: "refill",
+  deck: "end",
+};
+
 export const keltis = {
   name: "keltis",
   loadCatalogue,
@@ -527,4 +535,8 @@ export const keltis = {
   isMove: (e) => MOVES.has(e.type),
   rules: keltisRules,
   errorTexts: keltisErrors,
+  glossary: (key) => {
+    const text = keltisGlossary(key, currentLang());
+    return text ? { text, section: TERM_SECTIONS[key] } : null;
+  },
 };

@@ -187,5 +187,37 @@ const de = {
   kev_game_ended: (p) => `Das Spiel ist zu Ende. ${p.winners}`,
 };
 
+// The glossary in place (glossary.js): what each term on the board means; game.js maps a
+// term to the section of the rules page that says more.
+const glossary = {
+  en: {
+    direction: "A row is rising (↑) or falling (↓), fixed by the first card whose value differs from the one before; it never changes. A card of equal value may always be laid.",
+    closed: "An end card closed this row: only the second end card of its color may still be laid on it. Five closed rows, counted over all players, end the game.",
+    row_count: "The cards in this row, end cards and point cards laid on it included. At the end a row scores by its length: 1 card −4, 2 −3, 3 −2, 4 1, 5 2, 6 3, 7 6, 8 7, 9 or more 10 points.",
+    point_row: "Point cards laid here score 1 point each, whatever their value.",
+    hand_count: "Cards in this player's hand: everyone sees how many, nobody but the player sees which. Cards left in hand at the end score nothing.",
+    stones: "Wish stones: discard two cards of the same value to take the stone of that value. Stones held at the end score: none −4, 1 −1, 2 0, 3 4, 4 6, 5 or more 10 points.",
+    closed_rows: "Color rows closed by end cards, counted over all players. At 5 the end of the game begins.",
+    end: "The end has begun (the deck is empty or 5 rows are closed): everyone has one final turn of up to 2 more cards laid, without drawing.",
+    pile: "A discard pile, one per color and one for point cards; its whole content is public. You may draw its top card, but not a card you discarded in this turn.",
+    deck: "The face-down deck. When its last card has been drawn, the end of the game begins.",
+  },
+  de: {
+    direction: "Eine Reihe steigt (↑) oder fällt (↓), festgelegt durch die erste Karte, deren Wert sich vom vorigen unterscheidet; das ändert sich nie. Eine Karte gleichen Werts darf immer angelegt werden.",
+    closed: "Eine Schlusskarte hat diese Reihe geschlossen: Nur noch die zweite Schlusskarte ihrer Farbe darf darauf. Fünf geschlossene Reihen, über alle Spieler gezählt, beenden das Spiel.",
+    row_count: "Die Karten dieser Reihe, Schlusskarten und angelegte Punktekarten mitgezählt. Am Ende zählt eine Reihe nach ihrer Länge: 1 Karte −4, 2 −3, 3 −2, 4 1, 5 2, 6 3, 7 6, 8 7, 9 und mehr 10 Punkte.",
+    point_row: "Jede hier angelegte Punktekarte zählt 1 Punkt, egal welcher Wert.",
+    hand_count: "Karten auf der Hand dieses Spielers: Alle sehen wie viele, nur er sieht welche. Was am Ende auf der Hand bleibt, zählt nichts.",
+    stones: "Wunschsteine: Wirf zwei Karten gleichen Werts ab und nimm den Stein dieses Werts. Am Ende gehaltene Steine zählen: keiner −4, 1 −1, 2 0, 3 4, 4 6, 5 und mehr 10 Punkte.",
+    closed_rows: "Durch Schlusskarten geschlossene Farbreihen, über alle Spieler gezählt. Bei 5 beginnt das Spielende.",
+    end: "Das Ende hat begonnen (der Stapel ist leer oder 5 Reihen sind geschlossen): Jeder hat einen letzten Zug mit bis zu 2 angelegten Karten, ohne Nachziehen.",
+    pile: "Ein Ablagestapel, je Farbe einer und einer für Punktekarten; sein ganzer Inhalt ist öffentlich. Seine oberste Karte darf man ziehen, nur keine, die man in diesem Zug abgeworfen hat.",
+    deck: "Der verdeckte Stapel. Ist seine letzte Karte gezogen, beginnt das Spielende.",
+  },
+};
+
+/** The glossary text of `key` in language `lang` (English when it has none), or null. */
+export const keltisGlossary = (key, lang) => (glossary[lang] || glossary.en)[key] ?? null;
+
 Object.assign(LANGS.en, en);
 Object.assign(LANGS.de, de);

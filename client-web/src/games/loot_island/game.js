@@ -12,10 +12,11 @@ import { api } from "../../api.js";
 import { flipRender } from "../../flip.js";
 import { seatEventText } from "../../seatlog.js";
 import { h, mount } from "../../dom.js";
-import { listWords, t } from "../../i18n.js";
+import { currentLang, listWords, t } from "../../i18n.js";
 import { COLOR_GLYPH, icons } from "../../icons.js";
 import { lootIslandErrors } from "./errors.js";
-import "./texts.js";
+import { lootIslandGlossary } from "./texts.js";
+import { term } from "../../glossary.js";
 import { lootIslandRules } from "./rules.js";
 
 const GAME = "loot-island";
@@ -60,7 +61,7 @@ function mapCard(id, { value = null, testid = null, small = false, selected = fa
   const body = [
     h("span", { class: "lval" }, c ? (joker ? `★${value ?? ""}` : c.value) : "?"),
     h("span", { class: "lcol" }, c ? h("span", { class: "lglyph", "aria-hidden": "true" }, COLOR_GLYPH[c.colour] || "") : null, c ? h("span", { class: "lcname" }, colourName(c.colour)) : ""),
-    action !== "none" ? h("span", { class: `lact a-${action}` }, tt("li_actions_short")[action] || action) : null,
+    action !== "none" ? h("span", { class: `lact a-${action}`, ...term(`mark_${action}`, false) }, tt("li_actions_short")[action] || action) : null,
     order ? h("span", { class: "lorder" }, order) : null,
   ];
   const attrs = { class: cls, title, testid, dataset: { card: id, value: value ?? (c ? c.value : "") } };
@@ -299,11 +300,11 @@ function renderIsland(view, ctx, names, acts, s, disabled, send, redraw) {
     const choosing = s.target && s.target.kind === "play" && s.target.id === id;
     return h("div", { class: `landing${x.colour ? ` l-${x.colour}-edge` : ""}${explored ? " explored" : ""}`, testid: `landing-${id}`, dataset: { colour: x.colour || "", count: x.count, chests: x.chests } },
       h("header", {}, h("b", {}, landingName(id)), x.colour ? h("span", { class: "hint" }, ` · ${colourName(x.colour)}`) : null,
-        h("span", { class: "lstat", title: t("li_count_title", { count: x.count, chests: x.chests }), testid: `count-${id}` }, `${x.count} · ${x.chests}`, h("span", { html: icons.chest(t("li_chests")) }))),
+        h("span", { class: "lstat", testid: `count-${id}`, ...term("count", id === "north-1") }, `${x.count} · ${x.chests}`, h("span", { html: icons.chest(t("li_chests")) }))),
       h("div", { class: "lrow", dataset: { zone: `landing-${id}` } }, x.cards.length
         ? x.cards.map((c) => mapCard(c.card, { value: mapInfo(c.card) && mapInfo(c.card).value === 0 ? c.value : null, small: true, last: lastLaid.has(`${id}/${c.card}`) }))
         : h("span", { class: "hint" }, t("li_no_cards"))),
-      h("div", { class: "ldiscs", testid: `discs-${id}`, title: t("li_discs") }, x.discs.map((seat, i) => disc(seat, names, i))),
+      h("div", { class: "ldiscs", testid: `discs-${id}`, ...term("discs", false) }, x.discs.map((seat, i) => disc(seat, names, i))),
       at.has(id) && s.cards.length ? h("button", { type: "button", class: "act primary", testid: `play-${id}`, disabled,
         onclick: () => choose(plays.filter((a) => a.landing === id), { kind: "play", id }, s, send, redraw) }, t("li_play_here")) : null,
       choosing ? renderChooser(s, disabled, send, redraw) : null);
@@ -319,8 +320,8 @@ function renderIsland(view, ctx, names, acts, s, disabled, send, redraw) {
     h("div", { class: "island-centre" },
       h("div", { class: "lround", testid: "round" }, t("li_round", { r: view.round })),
       h("div", { class: "lship", testid: "ship-at", dataset: { ship: view.ship } }, h("span", { html: icons.ship(t("li_ship")) }), ` ${t("li_ship_at", { coast: coastName(view.ship) })}`),
-      h("div", { class: "lmin", testid: "minimum", dataset: { value: view.min_cards } }, t("li_minimum", { n: view.min_cards })),
-      h("div", { class: "levent", testid: "event", dataset: { event: ev || "" } },
+      h("div", { class: "lmin", testid: "minimum", dataset: { value: view.min_cards }, ...term("minimum") }, t("li_minimum", { n: view.min_cards })),
+      h("div", { class: "levent", testid: "event", dataset: { event: ev || "" }, ...term("event") },
         ev ? [h("b", {}, eventName(ev)), ": ", h("span", { testid: "event-effect" }, eventEffect(ev))]
           : (view.events_seen || []).length || view.event_deck_count ? t("li_event_none") : t("li_events_off")),
       (view.events_seen || []).length > 1 ? h("div", { class: "hint", testid: "events-seen" }, `${t("li_events_seen")}: `, view.events_seen.map((e) => e.replace("event-", "").toUpperCase()).join(", ")) : null,
@@ -463,7 +464,7 @@ function renderPlayer(view, p, me, last) {
       view.start_seat === p.seat ? h("span", { class: "badge marker", testid: `start-marker-${p.seat}` }, t("li_start_marker")) : null,
       p.passed ? h("span", { class: "badge", testid: `passed-${p.seat}` }, t("li_passed")) : null),
     h("div", { class: "lstats" },
-      h("span", { class: "lcubes", testid: `cubes-${p.seat}`, dataset: { value: p.cubes }, title: t("li_cubes") }, `${p.cubes} ☠ ${t("li_cubes")}`),
+      h("span", { class: "lcubes", testid: `cubes-${p.seat}`, dataset: { value: p.cubes }, ...term("cubes", p.seat === me) }, `${p.cubes} ☠ ${t("li_cubes")}`),
       h("span", { testid: `hand-count-${p.seat}` }, t("li_cards_n", { n: p.hand_count })),
       h("span", { testid: `discs-free-${p.seat}` }, t("li_discs_free", { n: p.discs_free }))),
     p.eliminated ? h("div", { class: "bad", testid: `eliminated-${p.seat}` }, tt("li_eliminated")[p.eliminated] || p.eliminated) : null,
@@ -499,6 +500,9 @@ function renderScore(view) {
 
 const MOVES = new Set(["map_cards_discarded", "map_cards_played", "islet_used", "passed", "loot_taken", "loot_discarded", "healer_chosen"]);
 
+// Each term of the board (glossary.js) and the section of the rules page that says more.
+const TERM_SECTIONS = { minimum: "loot", event: "events", count: "loot", discs: "play", cubes: "end", mark: "components" };
+
 export const lootIsland = {
   name: GAME,
   loadCatalogue,
@@ -512,4 +516,8 @@ export const lootIsland = {
   isMove: (e) => MOVES.has(e.type) && !e.forced && !e.automatic && !e.wreck,
   rules: lootIslandRules,
   errorTexts: lootIslandErrors,
+  glossary: (key) => {
+    const text = lootIslandGlossary(key, currentLang(), CAT && CAT.numbers);
+    return text ? { text, section: TERM_SECTIONS[key.startsWith("mark_") ? "mark" : key] } : null;
+  },
 };

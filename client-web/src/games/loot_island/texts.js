@@ -273,5 +273,42 @@ const de = {
   },
 };
 
+// The glossary in place (glossary.js): what each term on the board means, from the
+// catalogue's numbers `n` (`numbers` of GET /api/games/loot-island/cards); game.js maps a
+// term to the section of the rules page that says more.
+const glossary = {
+  en: {
+    minimum: () => "A landing of the explored coast yields loot only with a disc and at least this many cards (plus-ones count twice). The event in force may change it, never below 1.",
+    event: () => "One event is in force each round (from its reveal to the end of that round's loot) and changes one rule; its effect is shown here. One event A, then four face-down events B: rounds 1 to 5.",
+    count: () => "Cards at this landing (plus-ones count twice) · chests. When explored: big loot is as many loot cards as discs plus chests, small loot as many as chests.",
+    discs: () => "Compass discs in arrival order, first at the bottom. Each disc holder here picks loot from the bottom of the stack up; a shed or draw card laid here acts on every one of them.",
+    cubes: (n) => `Curse cubes. A player with ${n.elimination_cubes ?? "too many"} or more at the end is eliminated; the rest choose a healer, fewest cubes first.`,
+    mark_one: () => "1!: a printed 1 is played only first at an empty landing (every other player takes 1 cube) or alone under a row of its colour (then it may copy a shed or draw of that row).",
+    mark_chest: () => "Chest: counts as a chest of its landing when loot is found (one loot card more).",
+    mark_draw: () => "Draw: when laid, every disc holder at this landing draws 1 map card.",
+    mark_shed: () => "Shed: when laid, every disc holder at this landing sheds 1 curse cube.",
+    mark_plus1: () => "+1: counts as two cards for the landing's count.",
+  },
+  de: {
+    minimum: () => "Eine Anlegestelle der erkundeten Küste gibt nur Beute mit einer Scheibe und mindestens so vielen Karten (Plus-eins zählen doppelt). Das gültige Ereignis kann das ändern, nie unter 1.",
+    event: () => "In jeder Runde gilt ein Ereignis (vom Aufdecken bis zum Ende der Beute dieser Runde) und ändert eine Regel; seine Wirkung steht hier. Ein Ereignis A, dann vier verdeckte Ereignisse B: Runde 1 bis 5.",
+    count: () => "Karten an dieser Anlegestelle (Plus-eins zählen doppelt) · Kisten. Wird sie erkundet: große Beute sind so viele Beutekarten wie Scheiben plus Kisten, kleine Beute so viele wie Kisten.",
+    discs: () => "Kompassscheiben in Ankunftsreihenfolge, die erste unten. Jeder Scheibenhalter hier wählt Beute, von unten nach oben; eine hier gelegte Abwerfen- oder Ziehen-Karte wirkt auf jeden von ihnen.",
+    cubes: (n) => `Fluchwürfel. Wer am Ende ${n.elimination_cubes ?? "zu viele"} oder mehr hat, scheidet aus; die anderen wählen einen Heiler, die mit den wenigsten Würfeln zuerst.`,
+    mark_one: () => "1!: Eine gedruckte 1 spielt man nur als erste Karte an eine leere Anlegestelle (alle anderen nehmen 1 Würfel) oder allein unter eine Reihe ihrer Farbe (dann darf sie ein Abwerfen oder Ziehen dieser Reihe kopieren).",
+    mark_chest: () => "Kiste: zählt als Kiste ihrer Anlegestelle, wenn Beute gefunden wird (eine Beutekarte mehr).",
+    mark_draw: () => "Ziehen: Beim Legen zieht jeder Scheibenhalter dieser Anlegestelle 1 Schatzkarte.",
+    mark_shed: () => "−Fluch: Beim Legen wirft jeder Scheibenhalter dieser Anlegestelle 1 Fluchwürfel ab.",
+    mark_plus1: () => "+1: zählt für die Anlegestelle als zwei Karten.",
+  },
+};
+
+/** The glossary text of `key` in language `lang` (English when it has none) from the
+ *  catalogue's numbers, or null. */
+export function lootIslandGlossary(key, lang, numbers) {
+  const f = (glossary[lang] || glossary.en)[key];
+  return f ? f(numbers || {}) : null;
+}
+
 Object.assign(LANGS.en, en);
 Object.assign(LANGS.de, de);
