@@ -56,7 +56,7 @@ export function moderationPage(root) {
         onclick: () => act("POST", `${A}/accounts/${enc(name)}/mute`, { minutes: minutesOf(r.id), report: r.id }) }, t("mod_mute")),
       h("button", { type: "button", class: "small danger", testid: `mod-suspend-${key}`,
         onclick: () => act("POST", `${A}/accounts/${enc(name)}/suspend`, { minutes: minutesOf(r.id), report: r.id }) }, t("mod_suspend")),
-      h("input", { class: "small", testid: `mod-rename-to-${key}`, placeholder: t("mod_new_name"), value: st.renames[key] || "",
+      h("input", { class: "small", testid: `mod-rename-to-${key}`, placeholder: t("mod_new_name"), "aria-label": `${t("mod_new_name")}: ${name}`, value: st.renames[key] || "",
         oninput: (e) => { st.renames[key] = e.target.value; } }),
       h("button", { type: "button", class: "ghost small", testid: `mod-rename-${key}`,
         onclick: () => act("POST", `${A}/accounts/${enc(name)}/rename`, { username: st.renames[key] || "", report: r.id }) }, t("mod_rename")));

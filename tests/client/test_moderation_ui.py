@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.client.conftest import TABLE_ID, failed_load
 from tests.client.test_accounts import new_page, sign_up
 from tests.client.test_admin_page import cardtable_admin
+from tests.client.test_axe import violations
 from tests.conftest import ServerProcess
 from tests.server.client import unique
 
@@ -71,6 +72,7 @@ def test_a_report_reaches_the_moderator_who_mutes_then_suspends(
            .locator("[data-testid^=report-msg-]")).to_have_count(0)  # not one's own line
     line.locator("[data-testid^=report-msg-]").click()
     expect(rea.get_by_test_id("report-dialog")).to_contain_text(f"Report {tom_name}")
+    assert violations(rea) == []  # the dialog over the table passes axe
     rea.get_by_test_id("report-reason").select_option("abuse")
     rea.get_by_test_id("report-text").fill("rude in the chat")
     rea.get_by_test_id("report-send").click()
@@ -87,6 +89,7 @@ def test_a_report_reaches_the_moderator_who_mutes_then_suspends(
     expect(item).to_contain_text("Reason: Abusive or offensive — rude in the chat")
     expect(item.get_by_test_id("mod-chat-reported")).to_contain_text("you all play like bots")
     expect(item.locator("[data-testid^=mod-table-]")).to_have_text(tid)
+    assert violations(mod) == []  # the moderation page with its queue passes axe
     item.locator(f"[data-testid$='-{tom_name}'][data-testid^=mod-mute-]").click()
     expect(mod.get_by_test_id("mod-done")).to_contain_text(f"mute · {tom_name}")
     expect(item).to_have_count(0)  # resolved: off the queue
