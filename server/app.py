@@ -33,6 +33,7 @@ from server.accounts.mail import Mailer
 from server.accounts.notify import Notifier
 from server.accounts.passkeys import Passkeys
 from server.accounts.tokens import Tokens
+from server.admin.moderation import SUSPENDED_CLOSE, Moderation
 from server.admin.ops import Admin
 from server.bots.driver import BotDriver
 from server.config import Settings
@@ -44,6 +45,7 @@ from server.http import admin as admin_api
 from server.http import analysis as analysis_api
 from server.http import api_tokens as api_token_routes
 from server.http import lobby, observe, passwords, profiles, rematch, seeks, social, takeover
+from server.http import moderation as moderation_api
 from server.http import statistics as statistics_api
 from server.http import tournaments as tournament_api
 from server.http.csrf import SessionAuth
@@ -112,6 +114,7 @@ class Service(TableListener):
         self.api_tokens = Tokens(TokenStore(self.store.redis), settings.api_tokens_per_hour,
                                  settings.api_tokens_max)
         self.admin = Admin(self)
+        self.moderation = Moderation(self, self.admin)
         self.aof = AofScrub(self.store.redis)
         """Rewrites the append-only files after an account's deletion (erase.py)."""
         self.seeks = SeekPool(settings, SeekStore(self.store.redis, settings.redis_timeout),
@@ -140,7 +143,7 @@ class Service(TableListener):
         # Fair play (server/accounts/fairplay.py): who left, whether a rated game counts,
         # then the ratings.
         verdict = await fairplay.rate_finished(
-            self.account_store, self.fair, self.admin.store.audit_add, table.id, meta.game,
+            self.account_store, self.fair, self.moderation.flag, table.id, meta.game,
             table.game.rated_min_decisions, meta, table.control,
             table.game.view(table.state, None).get("result") if meta.rated else None,
             [k.decode() for k in acts], self.settings.now_ms())
@@ -158,6 +161,13 @@ class Service(TableListener):
     def chat_removed(self, table: LiveTable, note: dict[str, Any]) -> None:
         """A chat message was removed: each local reader of its channel is told."""
         chat.deliver_removed(table.room.connections(), note, table.game_over())
+
+    def seats_suspended(self, table: LiveTable, seats: list[int]) -> None:
+        """The account holding ``seats`` was suspended: their local sockets are closed
+        (server/admin/moderation.py)."""
+        for seat in seats:
+            for conn in tuple(table.room.players.get(seat, ())):
+                conn.shut(SUSPENDED_CLOSE, "account suspended")
 
     def start_bot(self, table: LiveTable, seat: int) -> asyncio.Task[None]:
         """The task that plays ``seat`` of ``table`` (server/bots/driver.py)."""
@@ -309,6 +319,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *takeover.ROUTES,
         *rematch.ROUTES,
         *admin_api.ROUTES,
+        *moderation_api.ROUTES,
         *seeks.ROUTES,
         *analysis_api.ROUTES,
         *tournament_api.ROUTES,
@@ -322,6 +333,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
                    Route("/replay", page), Route("/rules", page),
                    Route("/rules/{game}", _spa(dist / "index.html", "game")),
                    Route("/account", page), Route("/admin", page),
+                   Route("/moderation", page),
                    Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Route("/tournaments", page), Route("/tournament/{id}", page),

@@ -5,6 +5,7 @@
 import { h, mount, randomHex } from "./dom.js";
 import { t } from "./i18n.js";
 import { KEY, playerName } from "./store.js";
+import { reportButton } from "./report.js";
 
 export const QUICK = ["hello", "good_luck", "your_turn", "thanks", "well_played", "gg"];
 export const MAX_TEXT = 200;
@@ -86,7 +87,8 @@ export function chatPanel(tableId, conn, seatNames) {
   conn.addEventListener("error", (e) => {
     const m = e.detail;
     if (!m.code || !m.code.startsWith("chat_")) return;
-    st.error = m.code === "chat_rate_limited" ? t("chat_rate_limited") : m.code === "chat_too_long" ? t("chat_too_long", { n: MAX_TEXT }) : m.message;
+    st.error = m.code === "chat_rate_limited" ? t("chat_rate_limited") : m.code === "chat_too_long" ? t("chat_too_long", { n: MAX_TEXT })
+      : m.code === "chat_muted" ? t("chat_muted_text") : m.message;
     render();
   });
 
@@ -122,7 +124,15 @@ export function chatPanel(tableId, conn, seatNames) {
     return h("li", { class: `chat-msg${mine ? " mine" : ""}${m.quick ? " quick" : ""}${m.removed ? " removed" : ""}`, testid: "chat-msg", dataset: { id: m.id, from: key } },
       h("b", { class: "chat-from" }, senderName(m.from)), " ",
       h("span", { class: "chat-text", testid: "chat-text" }, text),
-      mine ? null : h("button", { type: "button", class: "ghost tiny", testid: `mute-${key}`, title: t("chat_mute"), "aria-label": `${t("chat_mute")}: ${senderName(m.from)}`, onclick: () => setMuted(key, true) }, t("chat_mute")));
+      mine ? null : h("button", { type: "button", class: "ghost tiny", testid: `mute-${key}`, title: t("chat_mute"), "aria-label": `${t("chat_mute")}: ${senderName(m.from)}`, onclick: () => setMuted(key, true) }, t("chat_mute")),
+      mine ? null : reportOf(m));
+  }
+  /** The report button of a player's message whose seat an account holds (report.js). */
+  function reportOf(m) {
+    if (m.from.role !== "player" || m.removed) return null;
+    const seat = conn.table && conn.table.seats && conn.table.seats[m.from.seat];
+    if (!seat || !seat.account) return null;
+    return reportButton(seat.name, { table: tableId, message: m.id }, `report-msg-${m.id}`);
   }
 
   const log = h("ol", { class: "chat-log", testid: "chat-log", "aria-live": "polite" });

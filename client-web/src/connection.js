@@ -101,6 +101,9 @@ export class TableConnection extends EventTarget {
       this.pending = null;
       if (this.stopped) return;
       if (e.code === 4004) { this.setStatus("gone"); return; }
+      // The seat's account is suspended (docs/protocol.md, "Moderation"): no reconnecting until the
+      // page is opened again.
+      if (e.code === 4403) { this.setStatus("suspended"); return; }
       if (e.code === 1008 && this.token && !welcomed) {
         // The token was refused before any welcome: it holds no seat here any more, so
         // keep watching as a spectator. (A 1008 later, e.g. a socket too slow to keep up,

@@ -4,6 +4,7 @@
 // game's).
 import { accountPage, currentAccount, loadSession, onSessionChange } from "./account.js";
 import { adminPage } from "./admin.js";
+import { moderationPage } from "./moderation.js";
 import { h, mount } from "./dom.js";
 import { LANGS, currentLang, onLangChange, setLang, t } from "./i18n.js";
 import { icons } from "./icons.js";
@@ -46,6 +47,8 @@ function renderHeader() {
       // Only for an account with a role: the server refuses everyone else anyway.
       currentAccount() && (currentAccount().roles || []).length
         ? h("a", { href: "/admin", "data-link": true, testid: "nav-admin" }, t("nav_admin")) : null,
+      currentAccount() && (currentAccount().roles || []).length
+        ? h("a", { href: "/moderation", "data-link": true, testid: "nav-moderation" }, t("nav_moderation")) : null,
       h("a", { href: "/account", "data-link": true, testid: "nav-account", class: "account-link" },
         currentAccount() ? currentAccount().username : t("nav_log_in")),
       // The rules of the game in context (a table, a replay, the lobby's choice).
@@ -76,6 +79,7 @@ function route() {
   else if (path === "/replay") cleanup = replayPage(root, null);
   else if (path === "/account") cleanup = accountPage(root, go);
   else if (path === "/admin") cleanup = adminPage(root);
+  else if (path === "/moderation") cleanup = moderationPage(root);
   else if (path === "/my-games") cleanup = myGamesPage(root, go);
   else if (path === "/leaderboard") cleanup = leaderboardPage(root);
   else if (path === "/tournaments") cleanup = tournamentsPage(root, go);

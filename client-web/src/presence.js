@@ -29,7 +29,8 @@ export function presenceText(p, now) {
  * The panel element. `s`: {summary, view, over (true once the game has ended, whatever
  * `view` shows yet), presence, clock, now, ratings (per seat the
  * rating text of a rated table, or null), mySeat (the seat this browser holds, bot-played
- * or not), onClaim(seat), onResign(), onReturn()}.
+ * or not), onClaim(seat), onResign(), onReturn(), onReport(seat summary): the report
+ * button of another account's seat, or null}.
  */
 export function renderSeatsPanel(s) {
   const seats = (s.summary && s.summary.seats) || [];
@@ -56,6 +57,7 @@ export function renderSeatsPanel(s) {
       p && p.state !== "bot" ? h("span", { class: "pstate", testid: `presence-text-${x.seat}`, dataset: p.since ? { since: p.since, state: p.state } : {} }, presenceText(p, s.now)) : null,
       byBot && p && p.state !== "bot" ? h("span", { class: "badge", testid: `by-bot-${x.seat}` }, x.resigned ? t("resigned_bot") : t("played_by_bot")) : null,
       c ? h("span", { class: `pclock${c.running ? " running" : ""}`, testid: `clock-${x.seat}`, dataset: { seat: x.seat } }, clockText(c)) : null,
+      x.account && x.seat !== me && s.onReport ? s.onReport(x) : null,
       buttons.length ? h("div", { class: "pbuttons" }, buttons) : null);
   });
   const spectators = s.presence ? s.presence.spectators : 0;

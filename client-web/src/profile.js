@@ -8,6 +8,7 @@ import { onLangChange, t } from "./i18n.js";
 import { dateText } from "./gamerows.js";
 import { loadTournamentList } from "./tournaments.js";
 import { historySection, statisticsSection } from "./statistics.js";
+import { reportButton } from "./report.js";
 
 /** "1532" or "1532?" (provisional). */
 export const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
@@ -24,7 +25,8 @@ export function profilePage(root, name) {
     const games = Object.entries(p.ratings);
     mount(root, h("div", { class: "profile", testid: "profile" },
       h("section", { class: "panel" },
-        h("h1", { testid: "profile-name" }, p.username, p.bot ? [" ", h("span", { class: "badge" }, t("bot_account"))] : null),
+        h("h1", { testid: "profile-name" }, p.username, p.bot ? [" ", h("span", { class: "badge" }, t("bot_account"))] : null,
+          p.bot ? null : [" ", reportButton(p.username, {}, "report-profile")]),
         h("p", { class: "meta" }, t("member_since", { date: dateText(p.created_at) })),
         p.left ? h("p", { class: "meta", testid: "profile-left" }, t("left_record", p.left)) : null,
         h("h2", {}, t("ratings")),

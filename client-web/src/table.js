@@ -19,6 +19,7 @@ import { ago, renderSeatsPanel, tickSeatsPanel } from "./presence.js";
 import { ratingText } from "./profile.js";
 import { PACES, Pacer } from "./pacer.js";
 import { chatHello, chatPanel } from "./chat.js";
+import { reportButton } from "./report.js";
 import { renderResult } from "./result.js";
 import { rulesHref, setRulesGame } from "./rulesnav.js";
 import { forgetSeat, keyFor, ownerFor, paceSetting, playerName, saveKey, saveOwner, savePace, saveSeat, savePlayerName, seatFor } from "./store.js";
@@ -156,7 +157,7 @@ export function tablePage(root, id) {
     } }, t("copy"));
     const linkInput = h("input", { class: "link", readonly: true, value: link, testid: "share-link", "aria-label": t("share_link"), onfocus: (e) => e.target.select() });
     const stateText = st.connState === "open" ? t("conn_open") : st.connState === "closed" ? t("conn_closed", { s: st.retryIn ?? 1 })
-      : st.connState === "gone" ? t("conn_gone") : t("conn_connecting");
+      : st.connState === "gone" ? t("conn_gone") : st.connState === "suspended" ? t("conn_suspended") : t("conn_connecting");
     mount(els.top,
       // The game's title and the table's name (its id while it has none).
       h("div", { class: "tname" }, h("h1", {}, s ? [h("span", { testid: "table-game" }, gameTitle(game().name)), " · "] : null,
@@ -580,7 +581,8 @@ export function tablePage(root, id) {
   // `over`: the true view has ended (the paced one may still show the last moves): no
   // resigning or claiming then.
   const seatsState = () => ({ summary: st.summary || conn.table, view: shownView(), over: !!(conn.view && conn.view.phase === "ended"), presence: conn.presence,
-    clock: conn.clock, now: serverClock.now(), ratings: ratingTexts(), mySeat: conn.seat, onClaim: claimSeat, onResign: resign, onReturn: takeBack });
+    clock: conn.clock, now: serverClock.now(), ratings: ratingTexts(), mySeat: conn.seat, onClaim: claimSeat, onResign: resign, onReturn: takeBack,
+    onReport: (x) => reportButton(x.name, { table: id, seat: x.seat }, `report-seat-${x.seat}`) });
   function renderSeats() {
     if (!started(conn.view)) { mount(els.seats); return; }
     mount(els.seats, renderSeatsPanel(seatsState()));

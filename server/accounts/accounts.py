@@ -73,6 +73,12 @@ class Account:
     banned: str = ""
     """The reason of a ban while the account is banned (it can neither log in nor use a
     session), else ''."""
+    muted_until: float = 0.0
+    """Seconds (the service's clock) until which the moderation refuses the account's chat
+    (server/admin/moderation.py); past it, or 0, the account may chat."""
+    suspended_until: float = 0.0
+    """Seconds (the service's clock) until which the account is suspended: no play, no
+    chat, no change through its session but logging out (server/admin/moderation.py)."""
 
     def public(self) -> dict[str, Any]:
         """What anyone may see."""
@@ -82,7 +88,8 @@ class Account:
         """What the account itself sees."""
         return {**self.public(), "id": self.uid, "email": self.email,
                 "email_verified": self.verified, "settings": self.settings,
-                "roles": sorted(self.roles)}
+                "roles": sorted(self.roles), "muted_until": self.muted_until or None,
+                "suspended_until": self.suspended_until or None}
 
     @property
     def verified(self) -> bool:
@@ -99,7 +106,9 @@ def from_fields(uid: str, f: dict[str, str]) -> Account | None:
                    bot=f.get("bot") == "1",
                    settings={**DEFAULT_SETTINGS, **json.loads(f.get("settings") or "{}")},
                    roles=frozenset(r for r in f.get("roles", "").split(",") if r),
-                   banned=f.get("banned", ""))
+                   banned=f.get("banned", ""),
+                   muted_until=float(f.get("muted_until") or 0),
+                   suspended_until=float(f.get("suspended_until") or 0))
 
 
 def check_username(name: Any) -> str:

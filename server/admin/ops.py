@@ -6,8 +6,9 @@ entry of the durable audit stream (``server.store.admin``). The ``cardtable admi
 command and the routes under ``/api/admin`` (server/http/admin.py) both call this module.
 
 Roles (``ROLES``), stored on the account: ``admin`` may do everything; ``moderator`` may
-find and show accounts, read the audit log, remove chat messages, and ban or unban an
-account that holds no role. Nobody bans, deletes or takes a role from the account it acts
+find and show accounts, read the audit log, remove chat messages, ban or unban an
+account that holds no role, and work the moderation queue (server/admin/moderation.py:
+reports, mute, suspend, dismiss). Nobody bans, deletes or takes a role from the account it acts
 as (an administration cannot lock itself out by a slip). The command line acts as an
 admin (``cli:<os user>``: whoever can reach Redis owns the service anyway).
 """
@@ -37,7 +38,8 @@ if TYPE_CHECKING:  # the service type only: server.app imports this module's use
     from server.app import Service
 
 ROLES = ("admin", "moderator")
-MODERATOR = frozenset({"find", "show", "audit", "remove_chat", "ban", "unban"})
+MODERATOR = frozenset({"find", "show", "audit", "remove_chat", "ban", "unban", "reports",
+                       "dismiss", "mute", "suspend"})
 """What a moderator may do (an admin may do everything)."""
 MAX_REASON = 200
 REMOVED_TEXT = "(removed by a moderator)"
@@ -68,7 +70,9 @@ def summary(account: Account, actor: Actor) -> dict[str, Any]:
     (``email``, ``email_verified``), a moderator not (it needs none to moderate)."""
     out = {"id": account.uid, "username": account.username,
            "created_at": account.created_at, "bot": account.bot,
-           "roles": sorted(account.roles), "banned": account.banned or None}
+           "roles": sorted(account.roles), "banned": account.banned or None,
+           "muted_until": account.muted_until or None,
+           "suspended_until": account.suspended_until or None}
     if "admin" in actor.roles:
         out |= {"email": account.email, "email_verified": account.verified}
     return out

@@ -79,10 +79,15 @@ async def unban(request: Request) -> Response:
 
 @guarded
 async def rename(request: Request) -> Response:
-    """``POST /api/admin/accounts/{name}/rename {username}``."""
+    """``POST /api/admin/accounts/{name}/rename {username, report?}``: ``report`` (an
+    open report about the account, server/admin/moderation.py) is resolved by it."""
     admin, actor = _staff(request)
     data = await _object(request)
-    done = await admin.rename(actor, request.path_params["name"], data.get("username"))
+    if data.get("report") is None:
+        done = await admin.rename(actor, request.path_params["name"], data.get("username"))
+    else:
+        done = await svc_of(request).moderation.rename(actor, request.path_params["name"],
+                                                       data.get("username"), data["report"])
     return JSONResponse({"audit": done})
 
 

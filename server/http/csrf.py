@@ -12,8 +12,10 @@ neither read it nor set the header without a CORS preflight the server never gra
 bearer tokens only, which a browser never sends by itself; a personal API token
 (``Authorization: Bearer ctk_…``, server/http/token_auth.py) acts as its account, as
 its session would, within the token's scope. A session of a banned account
-is refused with 403 ``banned`` (server/admin/ops.py). Sign-up and login set a cookie,
-so they also refuse an ``Origin`` of another site (403 ``csrf``; login CSRF).
+is refused with 403 ``banned`` (server/admin/ops.py); a change (any method but
+GET/HEAD/OPTIONS) of a suspended account's session or token with 403 ``suspended``, but
+logging out, deleting itself and its settings (server/admin/moderation.py). Sign-up and
+login set a cookie, so they also refuse an ``Origin`` of another site (403 ``csrf``; login CSRF).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.accounts import sessions
 from server.accounts.sessions import Session
+from server.admin import moderation
 from server.errors import LobbyError, Unavailable
 from server.http import token_auth
 from server.ws.endpoint import origin_allowed
@@ -73,6 +76,8 @@ class SessionAuth:
                 await _refuse(scope, receive, send, 503, "unavailable",
                               "the store is unavailable; try again")
                 return
+            if await _suspended(scope, receive, send, svc):
+                return
             await self.app(scope, receive, send)
             return
         sid, legacy = sessions.cookie_sid(conn)
@@ -97,9 +102,25 @@ class SessionAuth:
                               "a change made with the session cookie needs the session's "
                               "X-CSRF-Token header")
                 return
+        if await _suspended(scope, receive, send, svc):
+            return
         if session is not None and legacy and sid:
             send = _moving_cookie(send, conn, sid, svc.settings.session_ttl)
         await self.app(scope, receive, send)
+
+
+async def _suspended(scope: Scope, receive: Receive, send: Send, svc: Service) -> bool:
+    """Refuse (403 ``suspended``) a change a suspended account asks for, but logging out
+    and its own settings (``moderation.change_refused``); True when refused."""
+    session = scope.get(SCOPE_KEY)
+    if session is None or scope["method"] in SAFE:
+        return False
+    refused = moderation.change_refused(session.account, svc.settings.now_ms() / 1000,
+                                        scope["method"], scope["path"])
+    if refused is None:
+        return False
+    await _refuse(scope, receive, send, refused.status, refused.code, refused.message)
+    return True
 
 
 def _moving_cookie(send: Send, conn: HTTPConnection, sid: str, ttl: int) -> Send:

@@ -39,6 +39,10 @@ class TableListener:
         """A stored chat message was removed by the administration (``note``: ``id``,
         ``channel``, ``text``)."""
 
+    def seats_suspended(self, table: LiveTable, seats: list[int]) -> None:
+        """The account holding ``seats`` was suspended by the moderation: close the local
+        sockets of those seats."""
+
     async def turn_changed(self, table: LiveTable, seats: tuple[int, ...]) -> None:
         """``seats`` are newly to move after an action this process stored."""
 

@@ -140,6 +140,9 @@ class StreamSync:
         if "chat_removed" in msg:
             self.tables.listener.chat_removed(table, msg["chat_removed"])
             return
+        if "suspended" in msg:
+            self.tables.listener.seats_suspended(table, list(msg["suspended"]["seats"]))
+            return
         entries = msg.get("entries") or []
         if entries:
             first = int(msg["from"])

@@ -26,6 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from engine.game import IllegalAction
 from server import metrics
 from server.accounts import bot_accounts, tokens
+from server.admin.moderation import SUSPENDED_CLOSE
 from server.errors import LobbyError, Unavailable
 from server.fanout.delta import Delta
 from server.fanout.frames import SCOPE_KEY, DirectSocket
@@ -238,6 +239,13 @@ async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hell
         metrics.REJECTED_SOCKETS.labels("token").inc()
         await ws.close(1008, "this token holds no seat at this table")
         return
+    if seat is not None and (refused := await _suspended(svc, table, seat)) is not None:
+        # A suspended account's seat: refused until the suspension ends (the table's
+        # absence rules handle the seat meanwhile).
+        await ws.send(_frame({"t": "error", "id": None, "code": "suspended",
+                              "message": refused}, binary))
+        await ws.close(SUSPENDED_CLOSE, "account suspended")
+        return
 
     async def send(frame: protocol.Frame) -> None:
         await ws.send(_raw(frame))
@@ -263,6 +271,17 @@ async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hell
         if conn.closing is not None:
             await _finish_close(ws, conn)
         conn.closed = True
+
+
+async def _suspended(svc: Service, table: LiveTable, seat: int) -> str | None:
+    """Why the account sitting at ``seat`` may not use it now (server/admin/moderation.py),
+    or ``None``; a guest's seat is never refused. Without Redis: not refused (the seat's
+    actions need Redis anyway)."""
+    uid = table.meta.seats[seat].account if seat < len(table.meta.seats) else None
+    try:
+        return await svc.moderation.play_refusal(uid)
+    except Unavailable:
+        return None
 
 
 async def _finish_close(ws: WebSocket, conn: Connection) -> None:
@@ -451,6 +470,10 @@ async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
             await welcome(svc, table, conn, None)
         elif isinstance(msg, protocol.ChatMsg):
             seat_name = table.meta.seats[seat].name if (seat := sender.seat) is not None else None
+            if seat is not None and (muted := await _muted(svc, table, seat)) is not None:
+                conn.message({"t": "error", "id": None, "code": muted.code,
+                              "message": muted.message})
+                continue
             await svc.chat.receive(table.id, conn, sender, seat_name, msg.text, msg.quick)
         elif isinstance(msg, protocol.ChatHistory):
             await svc.chat.send_history(table.id, conn, sender, table.game_over())
@@ -459,6 +482,17 @@ async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
                           "message": "hello was already received; send sync for a new view"})
         else:
             await _act(svc, table, conn, msg)
+
+
+async def _muted(svc: Service, table: LiveTable, seat: int) -> chat.ChatRefused | None:
+    """The refusal of the chat of the account sitting at ``seat`` while it is muted or
+    suspended (server/admin/moderation.py); ``None`` for a guest's seat."""
+    uid = table.meta.seats[seat].account if seat < len(table.meta.seats) else None
+    try:
+        return await svc.moderation.chat_refusal(uid)
+    except Unavailable:
+        return chat.ChatRefused("unavailable",
+                                "the chat message was not stored; send it again")
 
 
 async def _act(svc: Service, table: LiveTable, conn: Connection, msg: protocol.ActionMsg) -> None:

@@ -1,0 +1,292 @@
+"""Moderation (server/admin/moderation.py; docs/protocol.md, "Moderation"): who may call each route
+(no session 401, no role 403, a moderator's limits, CSRF), bad input refused with nothing
+stored, one open report per reporter and target, the flood limit, the chat context a
+report keeps; then a report resolved by a mute (the account's chat refused), a
+suspension (its seat sockets closed on every process, its reconnects and its changes
+refused, its seat absent) and both ending by themselves when the servers' clock passes
+their end. Real server processes and Redis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+
+from server.admin.moderation import REPORTS_PER_WINDOW, SUSPENDED_CLOSE, flag_report
+from server.store.accounts import account_key
+from server.store.admin import AUDIT_KEY
+from server.store.moderation import OPEN_KEY, ModerationStore
+from tests.conftest import ServerProcess
+from tests.server.client import ClockFile, Member, Socket, unique
+
+
+async def member(base: str, prefix: str) -> tuple[Member, str]:
+    m = Member(base)
+    name = unique(prefix)
+    await m.sign_up(name)
+    return m, name
+
+
+async def make_moderator(redis_url: str, m: Member, role: str = "moderator") -> None:
+    """The role stored on the account (as ``cardtable admin grant`` stores it); the
+    session reads the account on each request."""
+    client = aioredis.from_url(redis_url)
+    try:
+        assert m.account is not None
+        await client.hset(account_key(m.account["id"]), "roles", role)
+    finally:
+        await client.aclose()
+
+
+async def table_of(a: Member, b: Member, start: bool = True,
+                   time_control: dict[str, Any] | None = None) -> tuple[str, str, str]:
+    """A two-seat table: ``a`` at seat 0, ``b`` at seat 1 (both as accounts), started;
+    (table id, a's seat token, b's seat token)."""
+    table = await a.create(2, time_control=time_control)
+    tid = table["id"]
+    ta = (await a.join(tid, "a", token=table["owner_token"]))["token"]
+    tb = (await b.join(tid, "b"))["token"]
+    if start:
+        await a.start(tid)
+    return tid, ta, tb
+
+
+async def said(sock: Socket, text: str) -> dict[str, Any]:
+    await sock.send({"t": "chat", "text": text})
+    return await sock.wait(lambda f: f["t"] == "chat" and f.get("text") == text)
+
+
+def error_of(r: httpx.Response) -> tuple[int, str]:
+    return r.status_code, r.json()["error"]["code"]
+
+
+async def audited(redis_url: str, action: str, target: str) -> dict[str, Any]:
+    client = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        for rid, fields in await client.xrevrange(AUDIT_KEY, count=1000):
+            if fields["action"] == action and fields["target"] == target:
+                return {"id": rid, **fields}
+    finally:
+        await client.aclose()
+    raise AssertionError(f"no audit entry {action} {target}")
+
+
+async def test_who_may_report_and_moderate(server: ServerProcess, redis_url: str) -> None:
+    """A guest cannot report (401) nor read the queue (401); an account without a role
+    gets 403 on every moderation route; a moderator reads the queue but neither mutes
+    an account with a role nor itself; a change without the CSRF token is refused."""
+    guest = httpx.AsyncClient(base_url=server.url)
+    plain, plain_name = await member(server.url, "mplain")
+    mod, mod_name = await member(server.url, "mmod")
+    boss, boss_name = await member(server.url, "mboss")
+    await make_moderator(redis_url, mod)
+    await make_moderator(redis_url, boss, "admin")
+    r = await guest.post("/api/reports", json={"target": plain_name, "reason": "spam"})
+    assert error_of(r) == (401, "no_session")
+    assert error_of(await guest.get("/api/admin/reports")) == (401, "no_session")
+    for method, path, body in [
+            ("GET", "/api/admin/reports", None),
+            ("POST", "/api/admin/reports/abc/dismiss", {}),
+            ("POST", f"/api/admin/accounts/{mod_name}/mute", {"minutes": 5}),
+            ("DELETE", f"/api/admin/accounts/{mod_name}/mute", None),
+            ("POST", f"/api/admin/accounts/{mod_name}/suspend", {"minutes": 5}),
+            ("DELETE", f"/api/admin/accounts/{mod_name}/suspend", None)]:
+        r = await plain.http.request(method, path, json=body)
+        assert error_of(r) == (403, "forbidden"), (method, path)
+    assert (await mod.http.get("/api/admin/reports")).status_code == 200
+    r = await mod.http.post(f"/api/admin/accounts/{boss_name}/mute", json={"minutes": 5})
+    assert error_of(r) == (403, "forbidden")  # an account with a role: an admin's call
+    r = await mod.http.post(f"/api/admin/accounts/{mod_name}/suspend", json={"minutes": 5})
+    assert error_of(r) == (409, "self")
+    r = await mod.http.post(f"/api/admin/accounts/{plain_name}/mute", json={"minutes": 5},
+                            headers={"X-CSRF-Token": "wrong"})
+    assert error_of(r) == (403, "csrf")
+    shown = (await boss.http.get(f"/api/admin/accounts/{plain_name}")).json()["account"]
+    assert shown["muted_until"] is None  # nothing of the refused calls was stored
+    # An admin mutes an account with a role.
+    r = await boss.http.post(f"/api/admin/accounts/{mod_name}/mute", json={"minutes": 5})
+    assert r.status_code == 200, r.text
+    for m in (plain, mod, boss):
+        await m.close()
+    await guest.aclose()
+
+
+async def test_bad_reports_change_nothing(server: ServerProcess, redis_url: str) -> None:
+    """Each malformed or impossible report is refused with its code and queues
+    nothing; a second open report of the same target is refused; past
+    ``REPORTS_PER_WINDOW`` an account's reports are refused (429)."""
+    rep, rep_name = await member(server.url, "mrep")
+    tgt, tgt_name = await member(server.url, "mtgt")
+    other, _ = await member(server.url, "moth")
+    tid, ta, _ = await table_of(rep, tgt, start=False)
+    sock = await Socket(server.ws_url, tid).connect(token=ta)
+    mine = await said(sock, "a line of the reporter")
+    await sock.close()
+    ok = {"target": tgt_name, "reason": "abuse"}
+    client = aioredis.from_url(redis_url)
+    before = await client.zcard(OPEN_KEY)
+    for body, expected in [
+            ([], (400, "bad_message")),
+            ({**ok, "reason": "rude"}, (400, "bad_reason")),
+            ({**ok, "target": 7}, (400, "bad_message")),
+            ({**ok, "text": "x" * 501}, (400, "bad_message")),
+            ({**ok, "seat": 1}, (400, "bad_message")),  # a seat needs its table
+            ({**ok, "table": tid, "seat": "1"}, (400, "bad_message")),
+            ({**ok, "target": unique("nobody")}, (404, "no_account")),
+            ({**ok, "target": rep_name}, (409, "self")),
+            ({**ok, "table": "nosuchtable"}, (404, "no_table")),
+            ({**ok, "table": tid, "seat": 0}, (400, "not_seated")),  # the reporter's seat
+            ({**ok, "table": tid, "message": "0123456789abcdef"}, (404, "no_message")),
+            ({**ok, "table": tid, "message": mine["id"]}, (400, "not_sender"))]:
+        r = await rep.http.post("/api/reports", json=body)
+        assert error_of(r) == expected, (body, r.text)
+    assert await client.zcard(OPEN_KEY) == before
+    r = await rep.http.post("/api/reports", json={**ok, "table": tid, "seat": 1})
+    assert r.status_code == 201, r.text
+    r = await rep.http.post("/api/reports", json={**ok, "reason": "spam"})
+    assert error_of(r) == (409, "already_reported")
+    # The flood limit: one report spent above, the rest on fresh targets, then refused.
+    for _ in range(REPORTS_PER_WINDOW - 1):
+        m, name = await member(server.url, "mmany")
+        await m.close()
+        r = await rep.http.post("/api/reports", json={"target": name, "reason": "spam"})
+        assert r.status_code == 201, r.text
+    m, name = await member(server.url, "mlast")
+    await m.close()
+    r = await rep.http.post("/api/reports", json={"target": name, "reason": "spam"})
+    assert error_of(r) == (429, "rate_limited")
+    assert await client.zcard(OPEN_KEY) == before + REPORTS_PER_WINDOW
+    # Another account still reports the same target.
+    r = await other.http.post("/api/reports", json=ok)
+    assert r.status_code == 201, r.text
+    await client.aclose()
+    for x in (rep, tgt, other):
+        await x.close()
+
+
+async def test_a_fair_play_flag_is_in_the_queue(server: ServerProcess, redis_url: str) -> None:
+    """A capped rated result's flag (as ``Moderation.flag`` queues it) is listed with
+    its accounts and the table, and a moderator dismisses it (audited)."""
+    mod, _ = await member(server.url, "mfmod")
+    await make_moderator(redis_url, mod)
+    client = aioredis.from_url(redis_url)
+    entry = {"actor": "system", "action": "rating_capped", "target": unique("tf"),
+             "detail": {"game": "einauge", "pairs": [["ua", "ub"]], "cap": 3}}
+    report = flag_report(entry, {"ua": "Ann", "ub": "Ben"}, 1_900_000_000_000)
+    assert await ModerationStore(client).file(report, f"system:{report['target']}",
+                                              "system", 1, 1, 1 << 30) == "ok"
+    queue = (await mod.http.get("/api/admin/reports?limit=500")).json()["reports"]
+    shown = next(r for r in queue if r["id"] == report["id"])
+    assert shown["kind"] == "fairplay" and shown["table"] == entry["target"]
+    assert shown["accounts"] == [{"id": "ua", "username": "Ann"},
+                                 {"id": "ub", "username": "Ben"}]
+    r = await mod.http.post(f"/api/admin/reports/{report['id']}/dismiss", json={"note": "ok"})
+    assert r.status_code == 200, r.text
+    assert (await audited(redis_url, "dismiss", f"report:{report['id']}"))["actor"] \
+        == f"account:{mod.account['username']}"  # type: ignore[index]
+    r = await mod.http.post(f"/api/admin/reports/{report['id']}/dismiss", json={})
+    assert error_of(r) == (409, "resolved")
+    r = await mod.http.post("/api/admin/reports/nosuchreport/dismiss", json={})
+    assert error_of(r) == (404, "no_report")
+    queue = (await mod.http.get("/api/admin/reports?limit=500")).json()["reports"]
+    assert report["id"] not in [r["id"] for r in queue]
+    await client.aclose()
+    await mod.close()
+
+
+@pytest.fixture
+def clock(tmp_path: Path) -> ClockFile:
+    return ClockFile(tmp_path / "clock")
+
+
+async def test_a_report_muted_then_suspended_across_processes(redis_url: str,
+                                                              clock: ClockFile) -> None:
+    """Rea reports a line of Tom's chat (the report keeps the lines around it); the
+    moderator on process A mutes Tom from the queue (the report is resolved, audited):
+    Tom's chat is refused. Then suspends him: his seat socket on process B closes with
+    4403, a reconnect is refused, his changes are refused but logging out, his seat
+    goes away for Rea. Once the servers' clock passes the end, Tom plays and chats
+    again."""
+    env = {**clock.env, "CARDTABLE_PRESENCE_GRACE": "1"}
+    a = ServerProcess(redis_url, env=env).start()
+    b = ServerProcess(redis_url, env=env).start()
+    socks: list[Socket] = []
+    try:
+        rea, rea_name = await member(a.url, "mrea")
+        tom, tom_name = await member(b.url, "mtom")
+        mod, _ = await member(a.url, "mmod")
+        await make_moderator(redis_url, mod)
+        tid, ta, tb = await table_of(rea, tom, time_control={"kind": "live",
+                                                             "preset": "slow"})
+        rea_sock = await Socket(a.ws_url, tid).connect(token=ta)
+        tom_sock = await Socket(b.ws_url, tid).connect(token=tb)
+        socks += [rea_sock, tom_sock]
+        await said(rea_sock, "hello Tom")
+        bad = await said(tom_sock, "a rude line")
+        await rea_sock.wait(lambda f: f["t"] == "chat" and f["id"] == bad["id"])
+        r = await rea.http.post("/api/reports", json={
+            "target": tom_name, "reason": "abuse", "text": "see the chat",
+            "table": tid, "message": bad["id"]})
+        assert r.status_code == 201, r.text
+        report_id = r.json()["report"]["id"]
+        queue = (await mod.http.get("/api/admin/reports?limit=500")).json()["reports"]
+        shown = next(x for x in queue if x["id"] == report_id)
+        assert [line["text"] for line in shown["chat"]] == ["hello Tom", "a rude line"]
+        assert (shown["reporter_name"], shown["target_name"], shown["seat"],
+                shown["table"]) == (rea_name, tom_name, 1, tid)
+
+        r = await mod.http.post(f"/api/admin/accounts/{tom_name}/mute",
+                                json={"minutes": 10, "report": report_id})
+        assert r.status_code == 200, r.text
+        until = r.json()["audit"]["detail"]["until"]
+        entry = await audited(redis_url, "mute", tom.account["id"])  # type: ignore[index]
+        assert report_id in entry["detail"]
+        queue = (await mod.http.get("/api/admin/reports?limit=500")).json()["reports"]
+        assert report_id not in [x["id"] for x in queue]
+        await tom_sock.send({"t": "chat", "text": "still here"})
+        refused = await tom_sock.wait(lambda f: f["t"] == "error")
+        assert refused["code"] == "chat_muted"
+        await said(rea_sock, "Rea still talks")  # the barrier: Tom's line never came
+        assert not [c for c in rea_sock.chats() if c.get("text") == "still here"]
+        r = await mod.http.post(f"/api/admin/accounts/{tom_name}/mute",
+                                json={"minutes": 10, "report": report_id})
+        assert error_of(r) == (409, "resolved")
+
+        r = await mod.http.post(f"/api/admin/accounts/{tom_name}/suspend",
+                                json={"minutes": 60})
+        assert r.status_code == 200, r.text
+        assert r.json()["audit"]["detail"]["tables"] == 1
+        assert await tom_sock.wait_closed() == SUSPENDED_CLOSE
+        assert not rea_sock.closed.is_set()
+        again = await Socket(b.ws_url, tid).connect(token=tb)
+        socks.append(again)
+        assert await again.wait_closed() == SUSPENDED_CLOSE
+        assert again.errors()[-1]["code"] == "suspended"
+        r = await tom.http.post("/api/tables", json={"seats": 2})
+        assert error_of(r) == (403, "suspended")
+        r = await tom.http.post("/api/reports", json={"target": rea_name, "reason": "spam"})
+        assert error_of(r) == (403, "suspended")
+        away = await rea_sock.wait(lambda f: f["t"] == "presence"
+                                   and f["seats"][1]["state"] == "away")
+        assert away["seats"][0]["state"] == "online"
+        me = (await tom.http.get("/api/me")).json()["account"]
+        assert me["suspended_until"] > until
+        r = await tom.http.post("/api/account/logout")  # what a suspended account may do
+        assert r.status_code == 200, r.text
+
+        # The end passes (the servers' clock): Tom is back, and may chat.
+        clock.set(3601)
+        back = await Socket(b.ws_url, tid).connect(token=tb)
+        socks.append(back)
+        await back.wait(lambda f: f["t"] == "welcome")
+        await said(back, "back again")
+        for m in (rea, tom, mod):
+            await m.close()
+    finally:
+        for s in socks:
+            await s.close()
+        a.stop()
+        b.stop()
