@@ -8,9 +8,10 @@ its profile and the leaderboard (``"bot": true``), and every seat it takes
 people and the service's bots.
 
 Which calls need a bot account: **rated play by API token**. Creating a rated table,
-joining one, accepting a rated rematch and opening a seat's websocket at a rated table
-with an API token are refused for a person's account (403 ``bot_account_needed``), so
-nobody runs an engine on a person's rating. Unrated tables take a play token of any
+joining one, accepting a rated rematch, a rated seek, joining a rated tournament, the
+held-seat lookup of a rated table and opening a seat's websocket at a rated table with an
+API token are refused for a person's account (403 ``bot_account_needed``), so nobody runs
+an engine on a person's rating. Unrated tables take a play token of any
 account; a bot account may also play in the browser (its session).
 """
 

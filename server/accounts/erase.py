@@ -14,7 +14,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING
 
-from server.accounts import names
+from server.accounts import names, token_seats
 from server.accounts.accounts import DELETED_NAME, Account
 from server.errors import LobbyError, confirmed
 from server.play import chat
@@ -78,7 +78,7 @@ async def erase_account(svc: Service, account: Account) -> None:
     links); then the append-only files are rewritten in the background
     (``server.store.aof``), so no copy of the name or address stays in them."""
     await rename_seats(svc, account.uid, DELETED_NAME, DELETED)
-    await confirmed(svc.api_tokens.store.revoke_all(account.uid))
+    await token_seats.revoke_all(svc, account.uid)  # its sockets close, seats withdrawn
     await confirmed(svc.account_store.delete_account(account.uid, account.username,
                                                      names.skeleton(account.username)))
     await confirmed(svc.fair.forget(account.uid))

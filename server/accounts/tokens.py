@@ -139,7 +139,17 @@ class Tokens:
         rows = [_row(r) for r in await self.store.tokens(uid)]
         return [t.listed() for t in sorted(rows, key=lambda t: (t.created_at, t.id))]
 
-    async def revoke(self, uid: str, token_id: str) -> None:
-        """Revoke the account's token; 404 ``no_token`` when it has none of that id."""
-        if not await self.store.revoke(uid, token_id):
+    async def placed(self, token: ApiToken, table_id: str, given: list[str]) -> None:
+        """Note that ``token`` was given the seat or owner tokens ``given`` (their text)
+        at ``table_id``, or (none given) opened a socket there: its revocation withdraws
+        them (``revoke``)."""
+        await self.store.placed(token.uid, token.id, table_id, [secret_hash(t) for t in given])
+
+    async def revoke(self, uid: str, token_id: str) -> dict[str, set[str]]:
+        """Revoke the account's token; returns where it was used (table id → hashes of
+        the seat and owner tokens it was given there) for the caller to withdraw; 404
+        ``no_token`` when the account has none of that id."""
+        places = await self.store.revoke(uid, token_id)
+        if places is None:
             raise LobbyError(404, "no_token", "your account has no token of that id")
+        return places

@@ -75,6 +75,7 @@ class Connection:
 
     __slots__ = (
         "addr",
+        "api_token",
         "binary",
         "close_cb",
         "closed",
@@ -102,6 +103,7 @@ class Connection:
         self.binary = binary
         self.seat: int | None = None
         self.token_hash = ""
+        self.api_token = ""  # the id of the API token that opened it (docs/bot-api.md)
         self.seq = -1
         # Made only when a frame has to wait (an idle socket holds no deque: docs/
         # benchmarks.md, "memory per idle connection").

@@ -16,11 +16,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from server.accounts import audit, erase, sessions
+from server.accounts import audit, bot_accounts, erase, sessions
 from server.accounts.accounts import Account
 from server.accounts.sessions import Session
 from server.errors import LobbyError, Unavailable
-from server.http import csrf
+from server.http import csrf, token_auth
 from server.http.common import body, guarded, svc_of
 from server.table.meta import TableMeta, token_hash
 
@@ -255,7 +255,8 @@ async def held(request: Request) -> Response:
     ``no_seat`` when none. Tokens are kept only as hashes, so each call gives the seat
     (and the role) a fresh token: the one used before stops working, and a socket of
     another device is closed (1008, the client's ``seat_lost``); the seat moves to the
-    device that asked."""
+    device that asked. By API token: 403 ``read_only`` (server/http/token_auth.py) and,
+    at a rated table, 403 ``bot_account_needed`` for a person's account."""
     session = need_session(request)
     svc = svc_of(request)
     uid = session.account.uid
@@ -266,7 +267,12 @@ async def held(request: Request) -> Response:
     out: dict[str, Any] = {"table": table_id, "seat": None, "token": None,
                            "owner_token": None}
 
+    by_token = token_auth.by_token(request)
+
     def change(meta: TableMeta) -> dict[str, str]:
+        # The seat's token is the seat at a rated table: refused to a person's account's
+        # API token, as its join and its socket are.
+        bot_accounts.require_bot(session.account, meta.rated, by_token)
         seat = got.get("seat")
         if seat is not None and (seat >= len(meta.seats) or meta.seats[seat].account != uid
                                  or not meta.tokens[seat]):
@@ -296,6 +302,8 @@ async def held(request: Request) -> Response:
         return fields
 
     await svc.tables.lobby.change(table_id, change, statuses=("open", "running", "ended"))
+    await token_auth.placed(svc, request, table_id,
+                            *(t for t in (out["token"], out["owner_token"]) if t))
     return JSONResponse(out)
 
 

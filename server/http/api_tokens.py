@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.accounts import audit, bot_accounts
+from server.accounts import audit, bot_accounts, token_seats
 from server.accounts.sessions import Session
 from server.errors import LobbyError
 from server.http import token_auth
@@ -58,11 +58,16 @@ async def list_tokens(request: Request) -> Response:
 @guarded
 async def revoke_token(request: Request) -> Response:
     """``DELETE /api/account/tokens/{tid}``: ``{"revoked": id}``; the token stops working
-    at once (every process looks it up per request and per socket); 404 ``no_token``."""
+    at once (every process looks it up per request and per socket), the seat and owner
+    tokens it was given stop working and its sockets close, on every process
+    (server/accounts/token_seats.py); 404 ``no_token``."""
     session = _session(request)
     token_id = request.path_params["tid"]
-    await from_store(svc_of(request).api_tokens.revoke(session.account.uid, token_id))
+    svc = svc_of(request)
+    places = await from_store(svc.api_tokens.revoke(session.account.uid, token_id))
     audit.token_revoked(session.account.uid, token_id, _client(request))
+    await token_seats.withdraw(svc, token_id, places)
+    await from_store(svc.api_tokens.store.forget_places(session.account.uid, token_id))
     return JSONResponse({"revoked": token_id})
 
 

@@ -79,6 +79,7 @@ async def create_table(request: Request) -> Response:
                                                   req.private, time_control, rated=req.rated)
     if session is not None:
         await svc.hold(session.account.uid, meta.id, {"owner": owner})
+        await token_auth.placed(svc, request, meta.id, owner)
     extra = {"invite_key": invite} if invite else {}
     return JSONResponse({**meta.summary(), "owner_token": owner, **extra}, status_code=201)
 
@@ -159,6 +160,8 @@ async def join(request: Request) -> Response:
         return {"seats": meta.seats_json(), f"tok:{seat}": token_hash(token)}
 
     table_id = request.path_params["id"]
+    # Noted first: a revocation racing this join still finds the seat token.
+    await token_auth.placed(svc, request, table_id, token)
     await svc.tables.lobby.change(table_id, change, admit=admitter(request))
     if account is not None:
         await svc.hold(account.uid, table_id, {"seat": chosen["seat"], "token": token})

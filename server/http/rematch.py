@@ -202,10 +202,11 @@ async def rematch(request: Request) -> Response:
     session = csrf.session_of(request)
     if token is None and session is not None and token_auth.by_token(request):
         # An API token asks for its account's seat; the new seat token is derived from
-        # the stored hash of the seat's token (the program never needs it: it plays by
-        # its API token).
+        # the API token's own text, which the server never stores (only its hash): a
+        # copy of Redis derives no seat from it. Asking again with the same API token
+        # gives the same seat token; revoking the token withdraws it (token_seats).
         seat = old.account_seat(session.account.uid)
-        key = None if seat is None else "api:" + old.tokens[seat]
+        key = None if seat is None else "api:" + (token_auth.api_bearer(request) or "")
         bot_accounts.require_bot(session.account, old.rated, True)
     if seat is None or key is None:
         raise LobbyError(401, "bad_token", "only a player of this table may ask for a rematch")
@@ -219,6 +220,7 @@ async def rematch(request: Request) -> Response:
     if await ensure(svc, old, new_id, new_token):
         log.info("rematch created", table=old.id, rematch=new_id)
     new_seat = rotated(seat, len(old.seats))
+    await token_auth.placed(svc, request, new_id, new_token)
     meta = await take_seat(svc, new_id, new_seat, new_token, req.player_seed)
     if meta.status == "open" and all(s.kind is not None and not meta.waiting(i)
                                      for i, s in enumerate(meta.seats)):

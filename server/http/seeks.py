@@ -3,7 +3,8 @@
 ``/ws/seeks/{id}`` that tells a waiting page the moment its seek is paired.
 
 Who may: anyone may seek a casual game (a guest names itself, an account plays under its
-username); a rated seek needs a session (403 ``account_needed``). A seek's own calls need
+username); a rated seek needs an account (403 ``account_needed``), and by API token a bot
+account (403 ``bot_account_needed``, server/accounts/bot_accounts.py). A seek's own calls need
 its ``seek_token`` as bearer; any other token, none, or an unknown id answer 404
 ``no_seek`` alike (a seek id tells nothing about its seeker).
 """
@@ -22,8 +23,9 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server import metrics
+from server.accounts import bot_accounts
 from server.errors import LobbyError, Unavailable
-from server.http import csrf
+from server.http import csrf, token_auth
 from server.http.common import bearer, body, error, game_named, guarded, svc_of
 from server.logging import get_logger
 from server.pairing.pool import FINAL
@@ -62,6 +64,8 @@ async def create_seek(request: Request) -> Response:
     session = csrf.session_of(request)
     if req.rated and session is None:
         raise LobbyError(403, "account_needed", "log in to seek a rated game")
+    if session is not None:  # a rated seek by API token needs a bot account
+        bot_accounts.require_bot(session.account, req.rated, token_auth.by_token(request))
     addr = request.client.host if request.client else "?"
     try:
         count = await svc.store.hit(f"seek:{addr}", 3600)
@@ -77,7 +81,8 @@ async def create_seek(request: Request) -> Response:
     else:
         name, uid = req.name or "Guest", None
     seek = await svc.seeks.create(game.name, req.seats, time_control, req.rated,
-                                  req.bots_after, name, uid)
+                                  req.bots_after, name, uid,
+                                  session is not None and session.account.bot)
     return JSONResponse(seek, status_code=201)
 
 

@@ -55,6 +55,19 @@ def by_token(conn: HTTPConnection) -> bool:
     return api_token_of(conn) is not None
 
 
+async def placed(svc: Service, conn: HTTPConnection, table_id: str, *given: str) -> None:
+    """When the request acts by an API token, note the seat or owner tokens ``given``
+    to it at ``table_id`` (``Tokens.placed``): revoking the token withdraws them.
+    Raises ``Unavailable`` (Redis)."""
+    token = api_token_of(conn)
+    if token is None or not given:
+        return
+    try:
+        await svc.api_tokens.placed(token, table_id, list(given))
+    except RedisError as e:
+        raise Unavailable(str(e)) from None
+
+
 def _under(path: str, prefixes: tuple[str, ...]) -> bool:
     """``path`` is one of ``prefixes`` (without the slash) or lies below one."""
     return any(path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/")

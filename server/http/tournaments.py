@@ -19,8 +19,9 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from server import metrics
+from server.accounts import bot_accounts
 from server.errors import LobbyError, Unavailable
-from server.http import csrf
+from server.http import csrf, token_auth
 from server.http.common import body, checked_options, game_named, guarded, svc_of
 from server.logging import get_logger
 from server.play import clock
@@ -155,7 +156,14 @@ async def _change(request: Request, fn: Any) -> Response:
 
 @guarded
 async def join(request: Request) -> Response:
-    return await _change(request, lambda t, a: t.join(a.uid, a.username))
+    by_token = token_auth.by_token(request)
+
+    def enter(t: Tournament, a: Any) -> None:
+        # A rated tournament by API token needs a bot account (bot_accounts.require_bot).
+        bot_accounts.require_bot(a, t.rated, by_token)
+        t.join(a.uid, a.username)
+
+    return await _change(request, enter)
 
 
 @guarded

@@ -83,9 +83,11 @@ class SeekPool:
     # -- the API's calls --------------------------------------------------------------
 
     async def create(self, game: str, seats: int, time_control: dict[str, Any], rated: bool,
-                     bots_after: int | None, name: str, uid: str | None) -> dict[str, Any]:
+                     bots_after: int | None, name: str, uid: str | None,
+                     bot_account: bool = False) -> dict[str, Any]:
         """A waiting seek of ``game``; returns its public form with ``seek_token`` (the
-        credential of ``GET``/``DELETE`` and of its socket). Raises ``LobbyError`` 409
+        credential of ``GET``/``DELETE`` and of its socket). ``bot_account``: the account
+        ``uid`` is a bot account (its seat will say so). Raises ``LobbyError`` 409
         ``seek_open`` when the account ``uid`` already waits in this game's pool,
         ``Unavailable``."""
         sid = f"{game}.{secrets.token_urlsafe(12)}"
@@ -100,6 +102,7 @@ class SeekPool:
             "rated": "1" if rated else "0", "rating": str(rating),
             "bots_after": "" if bots_after is None else str(bots_after),
             "owner": f"a:{uid}" if uid else "", "owner_uid": uid or "", "name": name,
+            "owner_bot": "1" if uid and bot_account else "",
             "secret": token_hash(token),
             "seat_hash": token_hash(seating.seat_token(token, sid)),
             "created": str(now), "seen": str(now), "status": "waiting"}

@@ -37,18 +37,20 @@ def seat_token(seek_token: str, sid: str) -> str:
 
 @dataclass(frozen=True)
 class Seeker:
-    """Who sits for one claimed seek: the shown ``name``, its account (``None``: a guest)
-    and the hash of its seat token."""
+    """Who sits for one claimed seek: the shown ``name``, its account (``None``: a guest),
+    the hash of its seat token and whether the account is a bot account (its seat shows
+    ``bot_account``, as a table join's does)."""
 
     name: str
     account: str | None
     seat_hash: str
+    bot_account: bool = False
 
     @classmethod
     def of(cls, fields: dict[str, str]) -> Seeker:
         """From a stored seek's fields (server/store/seeks.py)."""
         return cls(fields.get("name", "Guest"), fields.get("owner_uid") or None,
-                   fields["seat_hash"])
+                   fields["seat_hash"], fields.get("owner_bot") == "1")
 
 
 def table_meta(table_id: str, game: str, seekers: Sequence[Seeker], bots: int,
@@ -63,7 +65,8 @@ def table_meta(table_id: str, game: str, seekers: Sequence[Seeker], bots: int,
     n = len(seekers) + bots
     if not g.min_players <= n <= g.max_players:
         raise ValueError(f"{game} takes {g.min_players}-{g.max_players} seats, not {n}")
-    seats = [Seat(name=s.name, kind="human", since=0, account=s.account) for s in seekers]
+    seats = [Seat(name=s.name, kind="human", since=0, account=s.account,
+                  bot_account=s.bot_account and s.account is not None) for s in seekers]
     seats += [Seat(name=f"{BOT_KIND.capitalize()} bot {i + 1}", kind="bot", bot=BOT_KIND)
               for i in range(len(seekers), n)]
     server_seed = secrets.token_bytes(32).hex()

@@ -8,7 +8,10 @@ command touches one slot, as on Redis Cluster):
 - ``at:{<hash>}``: hash ``uid``, ``id``, ``name``, ``scope``, ``created_at`` (s),
   ``last_used`` (s, ``0`` until used): what a request's bearer is looked up by;
 - ``u:{u:<uid>}:apitokens``: hash token id → the token's hash: the account's list;
-- ``u:{u:<uid>}:apitokens:made``: the creations of the hour that began with the first.
+- ``u:{u:<uid>}:apitokens:made``: the creations of the hour that began with the first;
+- ``u:{u:<uid>}:apitokens:places:<id>``: set of ``<table id>:<hash>``, where the token
+  was given a seat or owner token (``<hash>``: that token's SHA-256) or opened a socket
+  (``<hash>`` empty): what its revocation must withdraw (server/http/api_tokens.py).
 
 Creation writes the token's key before the list entry and revocation deletes the
 token's key first: a crash between the two leaves at worst a list entry whose token no
@@ -40,6 +43,11 @@ def list_key(uid: str) -> str:
 def made_key(uid: str) -> str:
     """Tokens the account created in the current window (a counter that expires)."""
     return f"u:{{u:{uid}}}:apitokens:made"
+
+
+def places_key(uid: str, token_id: str) -> str:
+    """Where the token was given seat tokens or opened sockets (the account's slot)."""
+    return f"u:{{u:{uid}}}:apitokens:places:{token_id}"
 
 
 def _s(raw: Any) -> str:
@@ -92,14 +100,33 @@ class TokenStore:
                 rows.append(row)
         return rows
 
-    async def revoke(self, uid: str, token_id: str) -> bool:
-        """Revoke the account's token ``token_id``; False when it has none of that id."""
+    async def placed(self, uid: str, token_id: str, table_id: str, hashes: list[str]) -> None:
+        """Note that the token was given the tokens of SHA-256 ``hashes`` at ``table_id``
+        (none: it opened a socket there)."""
+        await self.redis.sadd(places_key(uid, token_id),
+                              *(f"{table_id}:{h}" for h in hashes or [""]))
+
+    async def revoke(self, uid: str, token_id: str) -> dict[str, set[str]] | None:
+        """Revoke the account's token ``token_id``: where it was used (table id → the
+        hashes of the tokens it was given there, possibly none), or ``None`` when the
+        account has no token of that id."""
         hashed = await self.redis.hget(list_key(uid), token_id)
         if hashed is None:
-            return False
+            return None
         await self.redis.delete(token_key(_s(hashed)))  # first: it stops working now
+        # Read after the deletion: only a use already past its lookup can note a place
+        # this read misses.
+        members = await self.redis.smembers(places_key(uid, token_id))
         await self.redis.hdel(list_key(uid), token_id)
-        return True
+        places: dict[str, set[str]] = {}
+        for member in map(_s, members):
+            table_id, _, h = member.partition(":")
+            places.setdefault(table_id, set()).update([h] if h else [])
+        return places
+
+    async def forget_places(self, uid: str, token_id: str) -> None:
+        """Drop a revoked token's places (once its seats are withdrawn)."""
+        await self.redis.delete(places_key(uid, token_id))
 
     async def touch(self, hashed: str, at: float) -> None:
         """Note a use of the token (``last_used``; only while the token exists)."""
@@ -111,7 +138,7 @@ class TokenStore:
     async def revoke_all(self, uid: str) -> int:
         """Revoke every token of the account (its deletion); returns how many."""
         ids = {_s(k): _s(v) for k, v in (await self.redis.hgetall(list_key(uid))).items()}
-        for hashed in ids.values():
-            await self.redis.delete(token_key(hashed))
+        for token_id, hashed in ids.items():
+            await self.redis.delete(token_key(hashed), places_key(uid, token_id))
         await self.redis.delete(list_key(uid), made_key(uid))
         return len(ids)

@@ -240,6 +240,14 @@ class Store:
                                   pack({"table": table_id, "chat_removed": note}))
 
     @bounded
+    async def publish_token_revoked(self, table_id: str, token_id: str) -> None:
+        """Tell every process holding the table that the API token ``token_id`` was
+        revoked (its sockets there close): ``{"table", "token_revoked": id}`` on the
+        table's channel."""
+        await self.redis.spublish(channel(table_id),
+                                  pack({"table": table_id, "token_revoked": token_id}))
+
+    @bounded
     async def load_chat(self, table_id: str, chat_channels: tuple[str, ...]
                         ) -> list[list[dict[str, Any]]]:
         """The stored chat messages of each channel, oldest first, in one round trip."""

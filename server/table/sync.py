@@ -143,6 +143,12 @@ class StreamSync:
         if "suspended" in msg:
             self.tables.listener.seats_suspended(table, list(msg["suspended"]["seats"]))
             return
+        if "token_revoked" in msg:
+            # An API token was revoked (server/http/api_tokens.py): its sockets close.
+            for conn in tuple(table.room.connections()):
+                if conn.api_token and conn.api_token == msg["token_revoked"]:
+                    conn.shut(1008, "API token revoked")
+            return
         entries = msg.get("entries") or []
         if entries:
             first = int(msg["from"])

@@ -120,6 +120,7 @@ async def _serve(ws: WebSocket, svc: Service, addr: str) -> None:
         await ws.close(1008, "the first frame must be hello")
         return
     seat_hash: str | None = None
+    api_token = ""
     if tokens.looks_like(hello.token):
         # A program's API token in place of a seat token: the seat its account holds.
         try:
@@ -136,7 +137,7 @@ async def _serve(ws: WebSocket, svc: Service, addr: str) -> None:
                                   "message": found.message}, binary))
             await ws.close(1008, found.message[:120])
             return
-        seat_hash, hello = found, hello.model_copy(update={"token": None})
+        (seat_hash, api_token), hello = found, hello.model_copy(update={"token": None})
     try:
         if seat_hash is None and not await _may_see(svc, table_id, hello):
             await ws.close(4004, "no such table")
@@ -149,19 +150,23 @@ async def _serve(ws: WebSocket, svc: Service, addr: str) -> None:
         await ws.close(4004, "no such table")
         return
     try:
-        await _attend(ws, svc, addr, table, hello, binary, seat_hash)
+        await _attend(ws, svc, addr, table, hello, binary, seat_hash, api_token)
     finally:
         # Whatever happened (a refused token too), the table must not stay cached and
         # subscribed for a socket that is gone.
         svc.tables.spawn(svc.tables.unwatch(table))
 
 
-async def _api_seat(svc: Service, table_id: str, text: str) -> str | LobbyError:
+async def _api_seat(svc: Service, table_id: str, text: str
+                    ) -> tuple[str, str] | LobbyError:
     """The stored token hash of the seat that API token ``text``'s account holds at the
-    table, or why not (docs/bot-api.md): ``bad_token`` (unknown, revoked, its account
-    gone), ``banned``, ``read_only`` (a ``read`` token), ``not_your_seat`` (the account
-    holds no seat there), ``bot_account_needed`` (a rated table and a person's
-    account), 404 ``no_table``. Raises ``Unavailable``."""
+    table and the token's id, or why not (docs/bot-api.md): ``bad_token`` (unknown,
+    revoked, its account gone), ``banned``, ``read_only`` (a ``read`` token),
+    ``not_your_seat`` (the account holds no seat at a public table),
+    ``bot_account_needed`` (a rated table and a person's account), 404 ``no_table`` (no
+    such table, or a private one where the account holds no seat: the same answer, so a
+    token learns nothing of a private table it has no seat at). Raises ``Unavailable``.
+    A socket admitted is noted among the token's places (its revocation closes it)."""
     try:
         token = await svc.api_tokens.resolve(text)
         account = await svc.accounts.get(token.uid) if token is not None else None
@@ -179,6 +184,8 @@ async def _api_seat(svc: Service, table_id: str, text: str) -> str | LobbyError:
     if meta is None:
         return LobbyError(404, "no_table", "no such table")
     seat = meta.account_seat(account.uid)
+    if seat is None and meta.private:
+        return LobbyError(404, "no_table", "no such table")
     if seat is None:
         return LobbyError(403, "not_your_seat",
                           "this token's account holds no seat at this table: join first")
@@ -186,7 +193,11 @@ async def _api_seat(svc: Service, table_id: str, text: str) -> str | LobbyError:
         bot_accounts.require_bot(account, meta.rated, by_token=True)
     except LobbyError as e:
         return e
-    return meta.tokens[seat]
+    try:
+        await svc.api_tokens.placed(token, table_id, [])
+    except RedisError as e:
+        raise Unavailable(str(e)) from None
+    return meta.tokens[seat], token.id
 
 
 def _hash_seat(meta: TableMeta, hashed: str) -> int | None:
@@ -211,10 +222,10 @@ async def _may_see(svc: Service, table_id: str, hello: protocol.Hello) -> bool:
 
 
 async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hello: protocol.Hello,
-                  binary: bool, seat_hash: str | None = None) -> None:
+                  binary: bool, seat_hash: str | None = None, api_token: str = "") -> None:
     """The seat check, the welcome, then the socket's frames until it closes.
-    ``seat_hash``: the seat's stored token hash when an API token stands for the seat
-    (``_api_seat``; ``hello.token`` is then ``None``)."""
+    ``seat_hash``: the seat's stored token hash when an API token (of id ``api_token``)
+    stands for the seat (``_api_seat``; ``hello.token`` is then ``None``)."""
     settings = svc.settings
     asked = hello.token is not None or seat_hash is not None
 
@@ -257,6 +268,7 @@ async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hell
                       DirectSocket.of(ws.scope.get(SCOPE_KEY)))
     conn.seat = seat
     conn.token_hash = seat_hash or (token_hash(hello.token) if hello.token else "")
+    conn.api_token = api_token
     sender = chat.sender_of(seat, hello.viewer, hello.name)
     svc.connections.add(conn)
     try:

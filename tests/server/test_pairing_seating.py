@@ -40,3 +40,16 @@ def test_the_table_seats_the_seekers_in_order_then_bots():
 def test_a_seat_count_the_game_does_not_take_is_refused():
     with pytest.raises(ValueError, match="keltis takes"):
         table_meta("tid", "keltis", [Seeker("Ada", None, "h")], 4, {}, False, "s")
+
+
+def test_a_bot_accounts_seek_seats_a_bot_account():
+    fields = {"name": "engine", "owner_uid": "uid-e", "seat_hash": "h1", "owner_bot": "1"}
+    person = {"name": "ada", "owner_uid": "uid-a", "seat_hash": "h2", "owner_bot": ""}
+    meta = table_meta("tid", "keltis", [Seeker.of(fields), Seeker.of(person)], 0,
+                      {"kind": "live", "preset": "fast"}, True, "starter")
+    assert [s.bot_account for s in meta.seats] == [True, False]
+    assert meta.summary()["seats"][0]["bot_account"] is True
+    assert "bot_account" not in meta.summary()["seats"][1]
+    # A stored seek of before this field: a person's seat, as it was.
+    older = {k: v for k, v in fields.items() if k != "owner_bot"}
+    assert Seeker.of(older).bot_account is False
