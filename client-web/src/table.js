@@ -1,5 +1,6 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
+import { tableName } from "./tablename.js";
 import { adoptSeat, askNotifyOnce, currentAccount, tellTurn } from "./account.js";
 import { api } from "./api.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
@@ -156,9 +157,9 @@ export function tablePage(root, id) {
     const stateText = st.connState === "open" ? t("conn_open") : st.connState === "closed" ? t("conn_closed", { s: st.retryIn ?? 1 })
       : st.connState === "gone" ? t("conn_gone") : t("conn_connecting");
     mount(els.top,
-      // The game's title and the table's name (its id while it has none).
+      // The game's title and the table's name (tablename.js: one made for it when it has none).
       h("div", { class: "tname" }, h("h1", {}, s ? [h("span", { testid: "table-game" }, gameTitle(game().name)), " · "] : null,
-        h("span", { testid: "table-title" }, s ? s.name || id : id)),
+        h("span", { testid: "table-title" }, s ? tableName(s) : id)),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
