@@ -127,6 +127,9 @@ class Settings(BaseSettings):
     idle_expiry: int = Field(3600, gt=0)
     """seconds an unstarted table lives without a lobby change; ended tables never expire
     (they are archived: `CARDTABLE_ARCHIVE_AFTER`)"""
+    empty_table_expiry: int = Field(300, gt=0)
+    """seconds an unstarted table that nobody sits at lives without a lobby change: then it
+    leaves the lobby list and closes (once a seat is taken, `CARDTABLE_IDLE_EXPIRY`)"""
     archive_after: float = Field(60.0, ge=0)
     """seconds a finished game keeps its event list once no socket or bot of a process
     watches it, before that process stores it as its archive (compressed actions, rebuilt

@@ -1,5 +1,6 @@
 // Rows of games as the account pages show them: players with their places, the result
 // (winner and scores), the date, and links (continue, watch, replay).
+import { tableName } from "./tablename.js";
 import { h } from "./dom.js";
 import { listWords, t } from "./i18n.js";
 import { seatName } from "./names.js";
@@ -50,7 +51,7 @@ export function changeText(c) {
 /** A finished game as a table row. */
 export function finishedRow(s) {
   return h("tr", { testid: `finished-${s.id}` },
-    h("td", {}, h("b", {}, s.name || s.id), s.rated ? [" ", h("span", { class: "badge rated" }, t("rated"))] : null),
+    h("td", {}, h("b", {}, tableName(s)), s.rated ? [" ", h("span", { class: "badge rated" }, t("rated"))] : null),
     h("td", {}, playerList(s)),
     h("td", { testid: `result-${s.id}` }, resultText(s)),
     h("td", { testid: `change-${s.id}` }, changeText(s.rating_change)),

@@ -1,4 +1,5 @@
 // The lobby (/): open and running tables, creating a table, links to seat, watch, replay.
+import { tableName } from "./tablename.js";
 import { currentAccount } from "./account.js";
 import { api } from "./api.js";
 import { resultText } from "./gamerows.js";
@@ -106,7 +107,7 @@ export function lobbyPage(root, go) {
     const act = mine ? h("a", { class: "button primary", href: `/table/${s.id}`, "data-link": true, testid: `return-${s.id}` }, t("return_to_seat")) : action;
     return h("li", { class: `trow st-${s.status}`, testid: `table-row-${s.id}`, dataset: { id: s.id, status: s.status } },
       h("div", { class: "tinfo" },
-        h("div", {}, h("b", {}, s.name || s.id), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`)),
+        h("div", {}, h("b", {}, tableName(s)), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`)),
           s.rated ? [" ", h("span", { class: "badge rated" }, t("rated"))] : null),
         h("div", { class: "meta" }, t("players_n", { taken, seats: s.seats.length }), names ? ` · ${names}` : "",
           st.games && st.games.length > 1 ? ` · ${((st.games.find((x) => x.name === s.game) || {}).title) || s.game}` : "",

@@ -1,6 +1,7 @@
 // My games (/my-games): the account's running games (whose turn, time left, continue on
 // this device), tables waiting to start, and finished games (players, result, date,
 // replay), from GET /api/me/games.
+import { tableName } from "./tablename.js";
 import { call } from "./api.js";
 import { adoptSeat, currentAccount, onSessionChange } from "./account.js";
 import { h, mount } from "./dom.js";
@@ -24,7 +25,7 @@ export function myGamesPage(root, go) {
   function liveRow(s) {
     return h("li", { class: `trow st-${s.status}${s.my_turn ? " my-turn" : ""}`, testid: `game-${s.id}` },
       h("div", { class: "tinfo" },
-        h("div", {}, h("b", {}, s.name || s.id), " ", s.rated ? h("span", { class: "badge rated" }, t("rated")) : null,
+        h("div", {}, h("b", {}, tableName(s)), " ", s.rated ? h("span", { class: "badge rated" }, t("rated")) : null,
           s.status === "open" ? h("span", { class: "badge st-open", testid: `waiting-start-${s.id}` }, t("waiting_to_start")) : null),
         h("div", { class: "meta" }, playerList(s)),
         s.status === "running" ? h("div", { class: "meta", testid: `turn-${s.id}` }, turnText(s)) : null),

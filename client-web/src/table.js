@@ -1,6 +1,7 @@
 // The table page (/table/<id>): seating before the start, then the live board for players
 // and spectators, the game log, fairness, and the final scoring.
 import { hideTerm, installGlossary } from "./glossary.js";
+import { tableName } from "./tablename.js";
 import { adoptSeat, askNotifyOnce, currentAccount, tellTurn } from "./account.js";
 import { api } from "./api.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
@@ -46,6 +47,8 @@ export function tablePage(root, id) {
     botKinds: [{ kind: "random" }],
     games: {}, // name -> GET /api/games entry (its bot kinds)
     dialog: false, // a game's dialog is open (openDialog)
+    focusKey: null, // the test id of the board's control last focused (restoreFocus)
+    focusHand: false, // an action was sent: the focus goes to the hand (restoreFocus)
     notice: null,
     connState: "connecting",
     retryIn: null,
@@ -74,7 +77,9 @@ export function tablePage(root, id) {
     score: h("div", { class: "score-area" }),
     result: h("div", { class: "result-area" }),
     side: h("aside", { class: "side" }),
-    log: h("ol", { class: "log", testid: "log", "aria-live": "off" }),
+    // The game log is read out as it grows: a polite live region of its additions (the
+    // role `log` is not one a list may take, so the list keeps its own).
+    log: h("ol", { class: "log", testid: "log", "aria-live": "polite", "aria-relevant": "additions" }),
     fair: h("div", {}),
     endLinks: h("div", {}),
     owner: h("div", {}),
@@ -159,9 +164,9 @@ export function tablePage(root, id) {
     const stateText = st.connState === "open" ? t("conn_open") : st.connState === "closed" ? t("conn_closed", { s: st.retryIn ?? 1 })
       : st.connState === "gone" ? t("conn_gone") : st.connState === "suspended" ? t("conn_suspended") : t("conn_connecting");
     mount(els.top,
-      // The game's title and the table's name (its id while it has none).
+      // The game's title and the table's name (tablename.js: one made for it when it has none).
       h("div", { class: "tname" }, h("h1", {}, s ? [h("span", { testid: "table-game" }, gameTitle(game().name)), " · "] : null,
-        h("span", { testid: "table-title" }, s ? s.name || id : id)),
+        h("span", { testid: "table-title" }, s ? tableName(s) : id)),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
@@ -326,7 +331,33 @@ export function tablePage(root, id) {
   function onAction(action) {
     closeDialog();
     if (!conn.act(action)) { notify(t("conn_connecting")); return; }
+    st.focusHand = els.main.contains(document.activeElement) || document.activeElement === document.body;
     renderBoardNow(false);
+  }
+
+  // Keyboard focus across the board's redraws (every delta replaces it): on the control of
+  // the same test id when it is still there; after an action, on the hand (its first
+  // control that takes a key once the next prompt comes, the hand itself until then).
+  // Only focus the redraw lost is moved: one on the chat or a link elsewhere stays.
+  els.main.addEventListener("focusin", (e) => { st.focusKey = e.target.dataset ? e.target.dataset.testid || null : null; });
+  function restoreFocus() {
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    const hand = els.main.querySelector("[data-testid=my-hand]");
+    const pick = 'button:not([disabled]), [tabindex="0"]';
+    // A card of the hand that takes a key, else the hand's first action (a draw): shown
+    // only while the board shows this seat's prompt.
+    const control = hand && (hand.querySelector(`[data-zone=hand] :is(${pick})`)
+      || hand.querySelector(`[data-testid=actions] :is(${pick})`));
+    const same = st.focusKey && els.main.querySelector(`[data-testid="${CSS.escape(st.focusKey)}"]`);
+    let target = null;
+    const prompted = conn.prompt && !conn.pending && conn.prompt.seq === conn.seq;
+    if (st.focusHand && control && prompted) { target = control; st.focusHand = false; }
+    else if (same && same !== hand && same.matches(pick)) target = same;
+    else if (hand && (st.focusHand || st.focusKey)) target = hand;
+    if (!target) return;
+    if (target === hand && !hand.hasAttribute("tabindex")) hand.tabIndex = -1;
+    target.focus({ preventScroll: true });
   }
 
   /** Show a dialog a game module built (the board's `ctx.openDialog`, e.g. a choice among
@@ -457,8 +488,10 @@ export function tablePage(root, id) {
       lastEvent: st.lastMove };
     const g = game();
     if (g.setCardContext) g.setCardContext(v);
+    const focused = els.main.contains(document.activeElement);
     if (animate) g.flipRender(els.main, () => g.renderBoard(v, ctx));
     else mount(els.main, g.renderBoard(v, ctx));
+    if (focused || st.focusHand) restoreFocus();
     renderBanner();
     mount(els.score, v.result ? g.renderScore(v) : null);
     renderResultPanel();

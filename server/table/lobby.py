@@ -69,7 +69,7 @@ class TableLobby:
             time_control=dict(time_control or {}), rated=rated)
         meta.head = genesis(meta.id, meta.commitment).hex()
         await confirmed(self.tables.store.create(meta.id, meta.to_fields(),
-                                                 self.tables.settings.idle_expiry))
+                                                 self.open_expiry(meta)))
         await self.index(meta)
         log.info("table created", table=meta.id, seats=seats, private=private)
         return meta, owner, invite
@@ -80,12 +80,22 @@ class TableLobby:
         at the table's next lobby change. A private table is never listed."""
         if meta.private:
             return
-        expires = time.time() + self.tables.settings.idle_expiry if meta.status == "open" else 0.0
+        expires = (self.tables.now() / 1000 + self.open_expiry(meta)
+                   if meta.status == "open" else 0.0)
         try:
             await self.tables.store.lobby.put(meta.summary(), int(meta.version), expires)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("lobby list not updated", table=meta.id, error=str(e))
+
+    def open_expiry(self, meta: TableMeta) -> int:
+        """Seconds an open table lives from its latest lobby change (its meta's expiry and
+        its lobby row's): ``empty_table_expiry`` while no person sits at it (created and
+        never joined, or left by everyone; bots alone do not keep it: an abandoned table
+        leaves the lobby within minutes), else ``idle_expiry``."""
+        if any(s.kind == "human" for s in meta.seats):
+            return self.tables.settings.idle_expiry
+        return self.tables.settings.empty_table_expiry
 
     async def fresh_meta(self, table_id: str) -> TableMeta:
         fields = await confirmed(self.tables.store.load_meta(table_id))
@@ -112,7 +122,7 @@ class TableLobby:
                     raise LobbyError(409, "ended", "the game has ended")
                 raise LobbyError(409, "started", "the game has already started")
             fields = change(meta)
-            ttl = self.tables.settings.idle_expiry if meta.status == "open" else 0
+            ttl = self.open_expiry(meta) if meta.status == "open" else 0
             version = await confirmed(self.tables.store.update_meta(
                 table_id, fields, expected_version=meta.version, ttl=ttl))
             if version is not None:
@@ -224,7 +234,8 @@ class TableLobby:
         """Summaries of the listed (not private) tables with those statuses, newest first,
         from the lobby's read model (one round trip, at most ``limit`` rows per status;
         expired open tables are dropped from it)."""
-        rows = await confirmed(self.tables.store.lobby.listing(statuses, limit, time.time()))
+        rows = await confirmed(self.tables.store.lobby.listing(statuses, limit,
+                                                               self.tables.now() / 1000))
         rows.sort(key=lambda s: s["created_at"], reverse=True)
         return rows[:limit]
 

@@ -1,5 +1,5 @@
-// Card details on hover (mouse) and on tap (touch): what the card yields when its row pays
-// out, its treasure chests, and what it costs where it lies (the display: its price; the
+// Card details on hover (a mouse that moved) and on tap (touch): what the card yields when
+// its row pays out, its treasure chests, and what it costs where it lies (the display: its price; the
 // pirate table: its fight cost; the final round: either). Every number comes from the
 // server (card data of GET /api/games/einauge/cards, the view's fight_costs); the only
 // words about rules are the rules page's, linked from here.
@@ -17,6 +17,12 @@ let hoverTimer = null;
 // a click on a card whose detail the hover opened keeps it open, however long the pointer
 // rested there first (else the same click opened or closed it by timing).
 let pinned = false;
+// Where the mouse last pressed, until it moves away: the pointer rests there while the board
+// redraws under it (the move's own result, a bot's move, a language switch), and the
+// browser reports whatever card now lies under it as hovered. That is no hover by the
+// person: a detail opened by it came up under the pointer after the click.
+let resting = null;
+const MOVED = 3; // px from the press that count as moving the mouse
 
 /** The view the board shows (for fight costs, the phase and the players' names). Called
  *  on every render: an open panel follows its card to its new element, or closes when the
@@ -149,17 +155,31 @@ export function hideCardDetail() {
 
 const cardOf = (e) => (e.target.closest && !e.target.closest("button, a") ? e.target.closest(".card[data-card]") : null);
 
-/** Listen once on the document: hover shows after a moment, a click or tap shows and a
- *  second one on the same card hides, Escape hides. */
+/** Listen once on the document: hover shows after a moment (a hover the mouse made by
+ *  moving: none while it rests where it pressed), a click or tap shows and a second one on
+ *  the same card hides, Escape hides. */
 export function installCardDetails() {
   if (installCardDetails.done) return;
   installCardDetails.done = true;
-  document.addEventListener("pointerover", (e) => {
-    if (e.pointerType !== "mouse") return;
+  const hovered = (e) => {
     const card = cardOf(e);
     clearTimeout(hoverTimer);
     if (card) hoverTimer = setTimeout(() => show(card), 300);
     else if (!(e.target.closest && e.target.closest(".card-detail"))) hoverTimer = setTimeout(hideCardDetail, 200);
+  };
+  document.addEventListener("pointerdown", (e) => {
+    if (e.pointerType === "mouse") resting = { x: e.clientX, y: e.clientY };
+  });
+  document.addEventListener("pointerover", (e) => {
+    if (e.pointerType !== "mouse" || resting) return;
+    hovered(e);
+  });
+  // The first move away from the press is the person's hover again, over what lies there.
+  document.addEventListener("pointermove", (e) => {
+    if (e.pointerType !== "mouse" || !resting) return;
+    if (Math.abs(e.clientX - resting.x) < MOVED && Math.abs(e.clientY - resting.y) < MOVED) return;
+    resting = null;
+    hovered(e);
   });
   document.addEventListener("click", (e) => {
     const card = cardOf(e);

@@ -316,7 +316,16 @@ function renderBoard(view, ctx = {}) {
   let board = null;
   const local = {
     ...ctx,
-    redraw: () => { if (board && board.isConnected) { const next = renderBoard(view, ctx); board.replaceWith(next); } },
+    // A redraw replaces the board: the focus stays on the control of the same test id, or
+    // goes to the one `focus` selects (a card chosen: its first action, one key away).
+    redraw: (focus = null) => {
+      if (!board || !board.isConnected) return;
+      const had = document.activeElement && board.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
+      const next = renderBoard(view, ctx);
+      board.replaceWith(next);
+      const el = (focus && next.querySelector(focus)) || (had && next.querySelector(`[data-testid="${CSS.escape(had)}"]`));
+      if (el) el.focus({ preventScroll: true });
+    },
     act: (a) => { ui.sel = null; ui.stoneFor = null; if (ctx.onAction) ctx.onAction(a); },
   };
   const targets = targetsOf(acts);
@@ -370,7 +379,7 @@ function wire(board, ctx, acts, targets) {
     }
     ui.stoneFor = null;
     ui.sel = ui.sel === card ? null : card;
-    ctx.redraw();
+    ctx.redraw(ui.sel ? "[data-testid=actions] button:not([disabled])" : null);
   };
   const activate = (target) => {
     const hand = target.closest("[data-hand]");

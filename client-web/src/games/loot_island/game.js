@@ -265,9 +265,30 @@ function selection(acts) {
 
 function renderBoard(view, ctx = {}) {
   const wrap = h("div", { class: "board loot-island", testid: "board", dataset: { game: GAME, seq: view.seq } });
-  const redraw = () => mount(wrap, boardParts(view, ctx, redraw));
+  const redraw = () => {
+    const opening = !wrap.querySelector("[data-testid=chooser]");
+    mount(wrap, boardParts(view, ctx, redraw));
+    wrap.classList.toggle("choosing", !!sel.target);
+    if (sel.target && opening) requestAnimationFrame(() => showChooser(wrap));
+  };
   redraw();
   return wrap;
+}
+
+/** Scroll a chooser just opened into the part of the window nothing pinned covers (under
+ *  the header and the turn banner, above the hand while it is pinned): it opens under the
+ *  landing or islet tapped, which may lie at the window's bottom edge. */
+function showChooser(wrap) {
+  const c = wrap.querySelector("[data-testid=chooser]");
+  if (!c) return;
+  const top = Math.max(0, ...[...document.querySelectorAll(".site-header, .table-page > .turn-banner")].map((e) => e.getBoundingClientRect().bottom));
+  const hand = wrap.querySelector("[data-testid=my-hand]");
+  const pinned = hand && !hand.contains(c) && getComputedStyle(hand).position === "sticky";
+  const bottom = pinned ? Math.min(window.innerHeight, hand.getBoundingClientRect().top) : window.innerHeight;
+  const r = c.getBoundingClientRect();
+  const gap = 6;
+  if (r.top < top + gap) window.scrollBy(0, r.top - top - gap);
+  else if (r.bottom > bottom - gap) window.scrollBy(0, Math.min(r.bottom - bottom + gap, r.top - top - gap));
 }
 
 function boardParts(view, ctx, redraw) {
@@ -278,12 +299,14 @@ function boardParts(view, ctx, redraw) {
   const mine = me !== null && me !== undefined ? view.players[me] : null;
   const disabled = !!ctx.pending;
   const send = (a) => { sel = { legal: null, cards: [], target: null, values: {}, copy: undefined }; ctx.onAction(a); };
+  // The hand right under the island (pinned to the window's bottom while the page is
+  // taller than the window): cards are chosen there and played at a landing above.
   return [
     renderIsland(view, ctx, names, acts, s, disabled, send, redraw),
     view.offer ? renderOffer(view, names, acts, disabled, send) : null,
     view.healers ? renderHealers(view, names, acts, disabled, send) : null,
-    renderIslets(view, acts, s, disabled, send, redraw),
     mine && mine.hand && view.phase !== "ended" ? renderHand(view, mine, acts, s, disabled, send, redraw) : null,
+    renderIslets(view, acts, s, disabled, send, redraw),
     h("section", { class: "lplayers", testid: "players" }, view.players.map((p) => renderPlayer(view, p, me, ctx.lastEvent))),
   ];
 }
