@@ -29,6 +29,7 @@ from engine import GAMES
 from server import metrics
 from server.accounts import fairplay, ratings
 from server.accounts.accounts import Accounts
+from server.accounts.leaving import Leaving
 from server.accounts.mail import Mailer
 from server.accounts.notify import Notifier
 from server.accounts.passkeys import Passkeys
@@ -68,6 +69,7 @@ from server.store.streams import Store, acts_key
 from server.table.listener import TableListener
 from server.table.live import LiveTable
 from server.table.tables import Tables
+from server.tournaments.entries import Entries
 from server.tournaments.runner import Runner
 from server.tournaments.store import TournamentStore
 from server.ws import endpoint as ws
@@ -121,6 +123,8 @@ class Service(TableListener):
                               self.tables, self.account_store)
         self.tournaments = Runner(self, TournamentStore(self.store.redis),
                                   settings.tournament_scan)
+        # A ban, deletion or rename reaches the account's tournaments and seeks.
+        self.leaving = Leaving(Entries(self.tournaments.store), self.seeks)
         # Turn changes matter only for turn mails.
         self.wants_turns = self.notifier.mailer.enabled
 

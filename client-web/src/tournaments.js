@@ -57,6 +57,8 @@ Object.assign(LANGS.en, {
   t_wins: "Wins",
   t_games: "Games",
   t_withdrawn: "withdrawn",
+  t_won: "won",
+  t_place: ({ n }) => `place ${n}`,
   t_tiebreaks: "Ties are broken by Buchholz, then Sonneborn-Berger, then wins.",
   t_tiebreaks_arena: "Ties are broken by wins, then fewer games.",
 });
@@ -108,6 +110,8 @@ Object.assign(LANGS.de, {
   t_wins: "Siege",
   t_games: "Spiele",
   t_withdrawn: "zurückgezogen",
+  t_won: "gewonnen",
+  t_place: ({ n }) => `Platz ${n}`,
   t_tiebreaks: "Bei Gleichstand entscheiden Buchholz, dann Sonneborn-Berger, dann Siege.",
   t_tiebreaks_arena: "Bei Gleichstand entscheiden Siege, dann weniger Spiele.",
 });
@@ -119,12 +123,16 @@ const CLOCKS = {
 const when = (s) => new Date(s * 1000).toLocaleString();
 const pts = (x) => (Math.round(x * 100) / 100).toString();
 
-/** One summary as a row (lobby, profile, the list). */
+/** One summary as a row (lobby, profile, the list); a profile's rows (`place` set: the
+ *  player's rank) say "won" or the place once the tournament is finished. */
 export function tournamentRow(s) {
+  const done = s.status === "finished" && s.place != null;
   return h("li", { class: "tournament-row", testid: `tournament-${s.id}` },
     h("a", { href: `/tournament/${encodeURIComponent(s.id)}`, "data-link": true }, s.name), " · ",
     gameTitle(s.game), " · ", t(`kind_${s.kind}`), " · ", t(`t_status_${s.status}`), " · ",
-    t("t_players_n", { n: s.players }));
+    t("t_players_n", { n: s.players }),
+    done ? [" · ", s.place === 1 ? h("span", { class: "badge", testid: `t-won-${s.id}` }, t("t_won"))
+      : h("span", { testid: `t-place-${s.id}` }, t("t_place", { n: s.place }))] : null);
 }
 
 /** A list of summaries from `path` into `el` (the lobby's and the profile's panels). */

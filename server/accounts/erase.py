@@ -72,13 +72,17 @@ async def rename_seats(svc: Service, uid: str, name: str, account_after: str) ->
 
 
 async def erase_account(svc: Service, account: Account) -> None:
-    """Delete ``account``: its seats renamed ``deleted player`` (``rename_seats``), then
+    """Delete ``account``: its seats renamed ``deleted player`` (``rename_seats``), its
+    tournament entries withdrawn and renamed the same and its seeks cancelled
+    (``server.accounts.leaving``), then
     its personal data (name, password hash, e-mail, settings, sessions, API tokens,
     ratings, the record of games left, follows and blocks, pending confirmation and reset
     links); then the append-only files are rewritten in the background
     (``server.store.aof``), so no copy of the name or address stays in them."""
     await rename_seats(svc, account.uid, DELETED_NAME, DELETED)
     await token_seats.revoke_all(svc, account.uid)  # its sockets close, seats withdrawn
+    # Its tournament entries withdrawn and renamed, its waiting seeks cancelled.
+    await svc.leaving.deleted(account.uid)
     await confirmed(svc.account_store.delete_account(account.uid, account.username,
                                                      names.skeleton(account.username)))
     await confirmed(svc.fair.forget(account.uid))

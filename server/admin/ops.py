@@ -152,7 +152,9 @@ class Admin:
     # ---- accounts ------------------------------------------------------------------------
 
     async def ban(self, actor: Actor, name: Any, reason: Any = "") -> dict[str, Any]:
-        """Ban an account: its sessions end, it can no longer log in (403 ``banned``)."""
+        """Ban an account: its sessions end, it can no longer log in (403 ``banned``);
+        it is withdrawn from its open tournaments and its waiting seeks are cancelled
+        (``server.accounts.leaving``)."""
         self.allow(actor, "ban")
         account = await self.account(name)
         self.not_self(actor, account, "ban")
@@ -167,6 +169,7 @@ class Admin:
         await confirmed(self.store.set_ban(account.uid, text, actor.name))
         ended = await confirmed(self.svc.account_store.end_sessions(account.uid))
         seats = await self.revoke_seats(account.uid)
+        await self.svc.leaving.banned(account.uid)  # its tournaments and seeks
         return await self.record(actor, "ban", account.uid, username=account.username,
                                  reason=text, sessions_ended=ended, seats_revoked=seats)
 
@@ -231,6 +234,7 @@ class Admin:
         if refused:
             raise name_refused(new_name, refused)
         await erase.rename_seats(self.svc, account.uid, new_name, account.uid)
+        await self.svc.leaving.renamed(account.uid, new_name)  # tournament standings
         return await self.record(actor, "rename", account.uid, old=account.username,
                                  new=new_name)
 

@@ -28,6 +28,7 @@ from server.play import clock
 from server.tournaments.model import OPEN, Tournament
 from server.tournaments.store import Stale
 from server.ws import protocol
+from server.ws.endpoint import origin_allowed
 
 log = get_logger("tournaments")
 
@@ -191,13 +192,14 @@ async def start(request: Request) -> Response:
 async def listing(request: Request) -> Response:
     """Newest first: ``?status=open`` (scheduled and running, the default),
     ``finished`` (finished or cancelled) or ``all``; ``?player=<name>``: those the
-    account of that name created or joined."""
+    account of that name created or joined, each with its ``place`` there."""
     svc = svc_of(request)
     status = request.query_params.get("status", "open")
     if status not in ("open", "finished", "all"):
         raise LobbyError(400, "bad_message", "status must be open, finished or all")
     store = svc.tournaments.store
     player = request.query_params.get("player")
+    uid = None
     if player is not None:
         uid = await _store(svc.account_store.uid_of(player)) if len(player) <= 32 else None
         if uid is None:
@@ -209,26 +211,53 @@ async def listing(request: Request) -> Response:
     for t in await _store(store.many(ids)):
         is_open = t.status in OPEN
         if status == "all" or (status == "open") == is_open:
-            rows.append(t.summary())
+            rows.append(t.summary(uid))
     return JSONResponse({"tournaments": rows[:LIST_LIMIT]})
 
 
 async def follow(ws: WebSocket) -> None:
-    """``/ws/tournaments/{id}``: the public state now and at every change; an unknown id
-    is closed with 4004."""
+    """``/ws/tournaments/{id}``: the public state now and at every change. Checked as a
+    table's socket is (server/ws/endpoint.py): an Origin neither the page's host nor
+    listed is closed with 1008, a socket past the address's ``conns_per_addr`` (counted
+    with its table and seek sockets) with 4029; an unknown id with 4004, Redis failing
+    with 1013; a reader too slow for its frames with 1013 (server/tournaments/live.py)."""
     svc = ws.app.state.svc
+    settings = svc.settings
+    addr = ws.client.host if ws.client else "?"
+    if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
+                          settings.allowed_origins):
+        metrics.REJECTED_SOCKETS.labels("origin").inc()
+        await ws.accept()
+        await ws.close(1008, "origin not allowed")
+        return
+    if svc.addr_count.get(addr, 0) >= settings.conns_per_addr:
+        metrics.REJECTED_SOCKETS.labels("per_address").inc()
+        await ws.accept()
+        await ws.close(4029, "too many connections from your address")
+        return
+    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
+    try:
+        await _follow(ws, svc)
+    finally:
+        left = svc.addr_count.get(addr, 1) - 1
+        if left > 0:
+            svc.addr_count[addr] = left
+        else:
+            svc.addr_count.pop(addr, None)
+
+
+async def _follow(ws: WebSocket, svc: Any) -> None:
     tid = ws.path_params["id"]
     got = None
+    await ws.accept()
     if TOURNAMENT_ID.fullmatch(tid):
         try:
             got = await svc.tournaments.store.load(tid)
         except RedisError:
             metrics.REDIS_ERRORS.inc()
-            await ws.accept()
             await ws.close(1013, "the store is unavailable")
             return
     if got is None:
-        await ws.accept()
         await ws.close(4004, "no such tournament")
         return
     await svc.tournaments.watchers.follow(ws, tid, got)

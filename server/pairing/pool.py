@@ -144,6 +144,25 @@ class SeekPool:
                                                   "GET it for the table and seat")
         raise LobbyError(409, "seek_ended", f"the seek is already {status}")
 
+    async def cancel_all(self, uid: str) -> int:
+        """Cancel the waiting seeks of the account ``uid`` in every game (it was banned
+        or deleted: ``server.accounts.leaving.OpenSeeks``); a seek already seated at a
+        table is that table's. Returns how many. Raises ``Unavailable``."""
+        cancelled = 0
+        for game in GAMES:
+            sid = await confirmed(self.store.held(game, f"a:{uid}"))
+            if sid is None:
+                continue
+            done, _ = await confirmed(self.store.end(game, sid, "cancelled", DONE_TTL))
+            if done:
+                cancelled += 1
+                metrics.SEEKS.labels("cancelled").inc()
+                log.info("seek cancelled", game=game, reason="account left")
+                waiting = self._paired.pop(sid, None)
+                if waiting is not None:
+                    waiting.set()  # its socket here reads the seek again at once
+        return cancelled
+
     async def sizes(self) -> dict[str, int]:
         """Waiting seeks per game."""
         out = {}

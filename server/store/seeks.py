@@ -184,6 +184,13 @@ class SeekStore:
         return None if int(ok) == 1 else _text(held)
 
     @bounded
+    async def held(self, game: str, owner: str) -> str | None:
+        """The id of the waiting seek ``owner`` holds in ``game``'s pool (``None``: none;
+        one it held may have moved on since: ``end`` says)."""
+        got = await self.redis.hget(open_key(game), owner)
+        return None if got is None else _text(got)
+
+    @bounded
     async def touch(self, game: str, sid: str, now: int, ttl: int) -> dict[str, str]:
         """A waiting seek's seeker was seen at ``now`` (ms); returns the seek's fields
         (``{}``: no such seek)."""

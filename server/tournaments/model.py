@@ -141,6 +141,17 @@ class Tournament:
         else:
             e.withdrawn = True
 
+    def rename(self, uid: str, name: str) -> bool:
+        """Show the account ``uid`` as ``name`` (a rename or a deletion), as a player and
+        as the creator; False when it is neither here or has that name already."""
+        changed = False
+        e = self.entry(uid)
+        if e is not None and e.name != name:
+            e.name, changed = name, True
+        if self.creator == uid and self.creator_name != name:
+            self.creator_name, changed = name, True
+        return changed
+
     # ---- standings ----------------------------------------------------------------------
 
     def finished_boards(self) -> list[Board]:
@@ -285,8 +296,14 @@ class Tournament:
                 "finished_at": self.finished_at / 1000 if self.finished_at else None,
                 "players": len(self.active()), "standings": rows, "boards": boards}
 
-    def summary(self) -> dict[str, Any]:
-        """The list row: the public form without standings and boards."""
+    def summary(self, player: str | None = None) -> dict[str, Any]:
+        """The list row: the public form without standings and boards, with ``winner``
+        (the name ranked first once it is finished, else ``None``); with ``player`` (an
+        account id) also ``place``: that account's rank (``None``: not in it)."""
         out = self.public()
+        first = out["standings"][0]["player"] if out["standings"] else None
+        out["winner"] = first if self.status == "finished" else None
+        if player is not None:
+            out["place"] = next((r.rank for r in self.rows() if r.player == player), None)
         del out["standings"], out["boards"]
         return out

@@ -92,7 +92,7 @@ class Runner:
         for tid in self.watchers.ids():
             got = await self.store.load(tid)
             if got is not None:
-                await self.watchers.publish(*got)
+                self.watchers.publish(*got)  # offered: each socket's task writes
 
     async def step(self, tid: str, created: int = 0) -> None:
         """Results, the next round, its tables (module docstring). ``created``: when the

@@ -261,6 +261,11 @@ class CreateSeek(_Model):
     """A guest's shown name (an account plays under its username)."""
 
 
+MAX_UNIX_SECONDS = 4_102_444_800.0
+"""2100-01-01 in Unix seconds: no time a request names lies beyond it (a larger float,
+1e306 or infinity, would overflow the milliseconds it becomes)."""
+
+
 class CreateTournament(_Model):
     """``POST /api/tournaments`` (server/http/tournaments.py; what the game's options and
     seat count allow is the game's to check, as for a table)."""
@@ -274,8 +279,10 @@ class CreateTournament(_Model):
     time_control: TimeControlBody
     """Always a clock: ``live`` or ``async`` (``none`` is refused)."""
     rated: StrictBool = False
-    starts_at: Annotated[float, Field(gt=0)] | None = None
-    """Unix seconds; absent: five minutes from now."""
+    starts_at: Annotated[float, Field(gt=0, le=MAX_UNIX_SECONDS,
+                                      allow_inf_nan=False)] | None = None
+    """Unix seconds (finite, at most ``MAX_UNIX_SECONDS``; the handler narrows it to the
+    next 30 days); absent: five minutes from now."""
     rounds: Annotated[int, Field(ge=1, le=15)] | None = None
     """Swiss only (and required there)."""
     minutes: Annotated[int, Field(ge=1, le=240)] | None = None

@@ -1,29 +1,39 @@
 """A tournament in the browser: four accounts, each in its own Chromium context, join a
-rated two-round Swiss tournament of Einauge on its page and play both rounds (each page
-offers its account its board; the seat is played with random legal moves over the
-websocket, with the token the account gets for it), while a spectator without an
-account watches the page update live and opens a board. At the end the standings are
+rated two-round Swiss tournament of Einauge on its page and play both rounds through
+their pages (each tournament page offers its account its board; the page goes there,
+takes the account's seat by itself and plays seeded random legal actions), while a
+spectator without an account watches the tournament page update live and opens a
+board from it. At the end the standings are
 those the tables' totals give, and each account is rated for its two games
 (server/tournaments/, client-web/src/tournaments.js)."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
+import re
 import time
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from server.accounts import ratings
 from server.tournaments.standings import game_points
-from tests.client.conftest import api, page_seed
+from tests.client.conftest import api, autoplay, page_seed
 from tests.conftest import ServerProcess
-from tests.server.client import Player, unique
+from tests.server.client import unique
 
 ENDED = "() => { const v = window.__cardtable?.view?.(); return !!v && v.phase === 'ended'; }"
+# A player's page plays its own seat through its connection: a seeded random legal action
+# of each prompt (as tests/client/test_result_ui.py does).
+AUTOPLAY = """() => { window.__auto = setInterval(() => {
+    const c = window.__cardtable.conn;
+    if (c.prompt && c.prompt.seq === c.seq && !c.pending && c.view && c.view.phase !== "ended") {
+        const legal = c.prompt.legal_actions;
+        c.act(legal[Math.floor(window.__random() * legal.length)]);
+    }
+}, 30); }"""
 
 
 def account_context(browser: Browser, web: ServerProcess) -> tuple[str, BrowserContext, Page, str]:
@@ -38,39 +48,37 @@ def account_context(browser: Browser, web: ServerProcess) -> tuple[str, BrowserC
     return name, ctx, ctx.new_page(), r.json()["csrf"]
 
 
-def my_board(page: Page, ctx: BrowserContext, web: ServerProcess, tid: str) -> tuple[str, str]:
-    """The board the tournament page offers its account ("Play your game", pushed to the
-    page when the round starts), and that seat's token (``GET /api/me/tables/{id}`` in
-    the page's session, as the table page asks it)."""
+def play_from_tournament_page(page: Page, boards: list[str], seed: int) -> str:
+    """From the tournament page, the account's "Play your game" (offered live when its
+    round starts: one of ``boards``, the round's tables) to its board, where the page
+    takes the account's seat by itself and plays it with seeded random legal actions;
+    returns the table id."""
     play = page.get_by_test_id("t-play")
-    expect(play).to_be_visible(timeout=30_000)
+    # Its link names this round's board (not the last round's, still "playing" for the
+    # moment between a game's end and the tournament's record of it).
+    expect(play).to_have_attribute(
+        "href", re.compile("^/table/(" + "|".join(map(re.escape, boards)) + ")$"),
+        timeout=30_000)
     table = (play.get_attribute("href") or "").rsplit("/", 1)[-1]
-    held = ctx.request.get(f"{web.url}/api/me/tables/{table}")
-    assert held.status == 200, held.text()
-    return table, held.json()["token"]
+    play.click()
+    page.wait_for_url(f"**/table/{table}")
+    expect(page.get_by_test_id("board")).to_be_visible()
+    page.wait_for_function("() => Number.isInteger(window.__cardtable?.seat?.())",
+                           timeout=30_000)
+    autoplay(page, AUTOPLAY, seed)
+    return table
 
 
-def play_out(web: ServerProcess, seats: list[tuple[str, str]], seed: int) -> None:
-    """Every seat plays random legal moves to its game's end over the websocket, in a
-    thread of its own (the sync browser API holds this thread's event loop)."""
-    def run() -> None:
-        async def all_seats() -> None:
-            players = [Player(lambda: web.ws_url, table, token, seed + i)
-                       for i, (table, token) in enumerate(seats)]
-            await asyncio.gather(*(p.run(180) for p in players))
-        asyncio.run(all_seats())
-    errors: list[BaseException] = []
-    worker = threading.Thread(target=lambda: _catch(run, errors))
-    worker.start()
-    worker.join()
-    assert not errors, errors
-
-
-def _catch(fn: Any, errors: list[BaseException]) -> None:
+def wait_ended(page: Page) -> None:
+    """The page's game has ended (a busy machine plays the two games of a round on six
+    pages at once: minutes); else fail with what the page's connection holds."""
     try:
-        fn()
-    except BaseException as e:  # handed to the test's thread
-        errors.append(e)
+        page.wait_for_function(ENDED, timeout=300_000)
+    except PlaywrightTimeout:
+        state = page.evaluate("""() => { const c = window.__cardtable.conn;
+            return {url: location.pathname, seat: c.seat, seq: c.seq, pending: !!c.pending,
+                    prompt: c.prompt ? c.prompt.seq : null, phase: c.view && c.view.phase}; }""")
+        raise AssertionError(f"the game did not end on the page: {state}") from None
 
 
 def expected_points(t: dict[str, Any]) -> dict[str, float]:
@@ -84,7 +92,7 @@ def expected_points(t: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(1200)
 def test_four_accounts_play_a_swiss_tournament_watched_by_a_spectator(
         browser: Browser, web: ServerProcess, request: pytest.FixtureRequest) -> None:
     players = [account_context(browser, web) for _ in range(4)]
@@ -118,18 +126,30 @@ def test_four_accounts_play_a_swiss_tournament_watched_by_a_spectator(
             "data-round", str(round_no), timeout=30_000)
         current = spectator.get_by_test_id("boards-current").locator("a")
         expect(current).to_have_count(2, timeout=30_000)
-        board_href = current.first.get_attribute("href") or ""
+        boards = [(current.nth(i).get_attribute("href") or "").rsplit("/", 1)[-1]
+                  for i in range(2)]
+        # The spectator opens one from the tournament page, in a page of its own.
         watch = watcher.new_page()
-        watch.goto(f"{web.url}{board_href}")
+        watch.goto(f"{web.url}/tournament/{tid}")
+        link = watch.get_by_test_id("boards-current").locator("a").first
+        board = (link.get_attribute("href") or "").rsplit("/", 1)[-1]
+        link.click()
+        watch.wait_for_url(f"**/table/{board}")
         expect(watch.get_by_test_id("board")).to_be_visible()
         assert watch.evaluate("() => window.__cardtable.conn.seat") is None  # a spectator
-        # Each page offers its account its board; the seats are played out at once.
-        seats = [my_board(page, ctx, web, tid) for _, ctx, page, _ in players]
-        tables[round_no] = {table for table, _ in seats}
-        assert len(tables[round_no]) == 2
-        play_out(web, seats, page_seed(request) + 10 * round_no)
-        watch.wait_for_function(ENDED, timeout=60_000)  # the watched game to its end
+        # Each player's page goes from the tournament page to its board and plays there.
+        seed = page_seed(request) + 10 * round_no
+        tables[round_no] = {play_from_tournament_page(page, boards, seed + i)
+                            for i, (_, _, page, _) in enumerate(players)}
+        assert tables[round_no] == set(boards)
+        for _, _, page, _ in players:
+            wait_ended(page)
+            page.evaluate("() => clearInterval(window.__auto)")
+        wait_ended(watch)  # the watched game to its end
         watch.close()
+        for _, _, page, _ in players:  # back to the tournament for the next round
+            page.go_back()
+            expect(page.get_by_test_id("tournament")).to_be_visible()
     assert not tables[1] & tables[2]
 
     expect(spectator.get_by_test_id("tournament-status")).to_have_text("finished",
@@ -152,10 +172,18 @@ def test_four_accounts_play_a_swiss_tournament_watched_by_a_spectator(
         profile = api(web, "GET", f"/api/players/{name}")
         assert isinstance(profile, dict)
         assert profile["ratings"]["einauge"]["games"] == 2, name
-    spectator.goto(f"{web.url}/players/{players[1][0]}")
-    expect(spectator.get_by_test_id("rating-einauge")).to_be_visible()
-    expect(spectator.get_by_test_id("profile-tournaments")
-           .get_by_test_id(f"tournament-{tid}")).to_be_visible()
+    # Profiles list the tournament with the player's result: "won" for the first.
+    for row in (got["standings"][0], got["standings"][-1]):
+        spectator.goto(f"{web.url}/players/{row['player']}")
+        expect(spectator.get_by_test_id("rating-einauge")).to_be_visible()
+        listed = spectator.get_by_test_id("profile-tournaments").get_by_test_id(
+            f"tournament-{tid}")
+        expect(listed).to_be_visible()
+        if row["rank"] == 1:
+            expect(listed.get_by_test_id(f"t-won-{tid}")).to_have_text("won")
+        else:
+            expect(listed.get_by_test_id(f"t-place-{tid}")).to_have_text(
+                f"place {row['rank']}")
     spectator.goto(f"{web.url}/tournaments")
     expect(spectator.get_by_test_id("tournaments-finished")
            .get_by_test_id(f"tournament-{tid}")).to_be_visible()

@@ -2,7 +2,8 @@
 round is claimed by exactly one process, whatever the processes racing for it; a process
 killed mid-round (its players' sockets dropped) loses nothing; every process restarted
 one after the other, the tournament plays on to the end; and a round claimed by a
-process that died before it made a single table is made by the others. Also runs on a
+process that died before it made a single table is made by the others; an arena plays on
+when the process holding its games is killed mid-game, nobody seated twice. Also runs on a
 Redis Cluster (``--redis=cluster``, the Makefile's CLUSTER_SUITES)."""
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import re
 import time
 from typing import Any
 
+import pytest
+
 from protocol.lobby import Member
+from server.store.embedded import EmbeddedRedis, free_port
 from server.store.streams import Store
 from server.tournaments.runner import advanced
 from server.tournaments.store import TournamentStore
 from tests.conftest import ServerProcess
-from tests.server.client import Player, unique
+from tests.server.client import ClockFile, Player, unique
 from tests.server.tournament_play import boards_of, expected_points, play_round, swiss_body
 from tests.waiting import until
 
@@ -182,3 +186,106 @@ async def test_a_round_claimed_by_a_process_that_died_before_its_tables(redis_ur
         await store.close()
         a.stop()
         b.stop()
+
+
+def seated_once(t: dict[str, Any]) -> dict[str, Any]:
+    """``t`` unchanged, after checking that no player sits at two unfinished boards."""
+    seated = [p for b in t["boards"] if b["status"] != "done" for p in b["players"]]
+    assert len(seated) == len(set(seated)), ("seated twice", t["boards"])
+    return t
+
+
+async def test_an_arena_plays_on_when_a_process_is_killed_mid_game(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Two processes race over an arena (the servers' clock stopped: only the test moves
+    it); the one holding every player's socket is killed while the first games are under
+    way. The other finishes them, seats the finishers again (each wave claimed once, each
+    table made once, nobody at two unfinished boards at any moment seen), and after the
+    pairing time the arena finishes with the points the tables' totals give. On a Redis
+    of its own: another process of the session, on the real clock, would step it too."""
+    redis = EmbeddedRedis(tmp_path_factory.mktemp("arena-mp-redis"), port=free_port())
+    redis_url = redis.start()
+    clock = ClockFile(tmp_path_factory.mktemp("arena-mp") / "clock")
+    t0 = int(time.time() * 1000)
+    clock.stop_at(t0)
+    env = {**FAST, **clock.env}
+    a = ServerProcess(redis_url, env=env).start()
+    b = ServerProcess(redis_url, env=env).start()
+    logs: list[str] = []
+    try:
+        members = await four_players(b.url)
+        creator = next(iter(members.values()))
+        tid = (await creator.create_tournament(
+            name="Arena", game="einauge", kind="arena", seats=2, minutes=5,
+            # A day per move: moving the clock past the pairing time times out no move.
+            time_control={"kind": "async", "days": 1}, rated=True,
+            starts_at=t0 / 1000 + 60))["id"]
+        for m in members.values():
+            assert (await m.tournament_call(tid, "join")).status_code == 200
+        assert (await creator.tournament_call(tid, "start")).json()["status"] == "running"
+
+        async def wave(n: int) -> list[dict[str, Any]] | None:
+            t = seated_once(await creator.tournament(tid))
+            boards = [x for x in t["boards"] if x["round"] == n]
+            return boards if boards and all(x["status"] != "planned" for x in boards) \
+                else None
+        first = await until(lambda: wave(1), timeout=30, what="the first wave")
+        assert len(first) == 2
+        where = [a.ws_url]
+        players = []
+        for board in first:
+            for name in board["players"]:
+                held = await members[name].seat_token(board["table"])
+                players.append(Player(lambda: where[0], board["table"], held["token"],
+                                      seed=20 + len(players), delay=0.05, allow_drops=True))
+        running = [asyncio.ensure_future(p.run(120)) for p in players]
+        await until(lambda: all((p.seq or 0) >= 3 for p in players), timeout=30,
+                    what="both first games under way")
+        assert not any(p.done for p in players), "a game ended before the kill"
+        logs.append(a.read_log())
+        a.kill()
+        where[0] = b.ws_url
+        await asyncio.gather(*running)
+
+        # B seats the four finishers again (in one wave or two, as their games ended).
+        async def all_reseated() -> dict[str, Any] | None:
+            t = seated_once(await creator.tournament(tid))
+            later = [x for x in t["boards"] if x["round"] > 1 and x["status"] == "playing"]
+            return t if sorted(p for x in later for p in x["players"]) == sorted(members) \
+                else None
+        t = await until(all_reseated, timeout=30, what="every finisher seated again")
+        clock.stop_at(t0 + 5 * 60_000 + 1)  # the pairing time is over
+        later = [x for x in t["boards"] if x["round"] > 1]
+        assert len(later) == 2
+        players = []
+        for board in later:
+            for name in board["players"]:
+                held = await members[name].seat_token(board["table"])
+                players.append(Player(lambda: b.ws_url, board["table"], held["token"],
+                                      seed=40 + len(players)))
+        await asyncio.gather(*(p.run(120) for p in players))
+
+        async def finished() -> dict[str, Any] | None:
+            got = seated_once(await creator.tournament(tid))
+            return got if got["status"] == "finished" else None
+        t = await until(finished, timeout=60, what="the arena finished")
+        assert len(t["boards"]) == 4 and all(x["status"] == "done" for x in t["boards"])
+        summaries = {x["table"]: (await creator.get(f"/api/tables/{x['table']}")).json()
+                     for x in t["boards"]}
+        assert all(s["status"] == "ended" for s in summaries.values())
+        assert {r["player"]: r["points"] for r in t["standings"]} == \
+            expected_points(t, summaries)
+        assert all(r["games"] == 2 for r in t["standings"])
+        for n in members:
+            profile = (await creator.get(f"/api/players/{n}")).json()
+            assert profile["ratings"]["einauge"]["games"] == 2, n
+        logs.append(b.read_log())
+        assert claims(logs, tid) == list(range(1, t["round"] + 1))
+        assert tables_made(logs, tid) == sorted(x["table"] for x in t["boards"])
+        for m in members.values():
+            await m.close()
+    finally:
+        for s in (a, b):
+            if s.proc is not None:
+                s.stop()
+        redis.stop()
