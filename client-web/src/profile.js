@@ -6,6 +6,7 @@ import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { dateText, finishedHead, finishedRow } from "./gamerows.js";
 import { loadTournamentList } from "./tournaments.js";
+import { socialButtons } from "./friends.js";
 
 /** "1532" or "1532?" (provisional). */
 export const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
@@ -24,6 +25,7 @@ export function profilePage(root, name) {
       h("section", { class: "panel" },
         h("h1", { testid: "profile-name" }, p.username, p.bot ? [" ", h("span", { class: "badge" }, t("bot_account"))] : null),
         h("p", { class: "meta" }, t("member_since", { date: dateText(p.created_at) })),
+        social,
         p.left ? h("p", { class: "meta", testid: "profile-left" }, t("left_record", p.left)) : null,
         h("h2", {}, t("ratings")),
         games.length ? h("table", { class: "ratings" }, h("tbody", {}, games.map(([g, r]) => h("tr", { testid: `rating-${g}` },
@@ -38,6 +40,7 @@ export function profilePage(root, name) {
       tournaments));
   }
   const tournaments = h("section", { class: "panel", testid: "profile-tournaments" });
+  const social = socialButtons(name); // kept across redraws (it loads its own state)
   loadTournamentList(tournaments, `/api/tournaments?status=all&player=${encodeURIComponent(name)}`);
 
   call("GET", `/api/players/${encodeURIComponent(name)}`)

@@ -74,12 +74,14 @@ class Connection:
     the server allows it, writes prepared frames without a coroutine (server/fanout/frames.py)."""
 
     __slots__ = (
+        "account",
         "addr",
         "binary",
         "close_cb",
         "closed",
         "closing",
         "direct",
+        "hidden",
         "limit",
         "outbox",
         "refused",
@@ -102,6 +104,10 @@ class Connection:
         self.binary = binary
         self.seat: int | None = None
         self.token_hash = ""
+        self.account: str | None = None
+        """The viewer's account (its seat's, or a spectator's session's), if any."""
+        self.hidden: frozenset[str] = frozenset()
+        """Accounts whose chat this socket does not get (the viewer blocked them)."""
         self.seq = -1
         # Made only when a frame has to wait (an idle socket holds no deque: docs/
         # benchmarks.md, "memory per idle connection").
