@@ -70,8 +70,8 @@ class Inbox:
                 msg = await ws.receive()
                 if msg["type"] == "websocket.disconnect":
                     return
-        except WebSocketDisconnect:
-            return
+        except (WebSocketDisconnect, RuntimeError):
+            return  # the client left (or the server closed it) mid-frame
         finally:
             metrics.INBOX_SOCKETS.dec()
             group = self.sockets.get(uid)

@@ -76,8 +76,10 @@ async def invite(request: Request) -> Response:
     other = await from_store(svc.accounts.by_name(name.strip()))
     if other is not None and other.uid == me.uid:
         raise LobbyError(400, "bad_message", "that is your own account")
-    # Whom the invitee blocked is its own business: the same answer as for no account.
-    if other is None or await from_store(svc.social.blocks_either(other.uid, me.uid)):
+    # Whom the invitee blocked is its own business: the same answer as for no account,
+    # after the same reads (an unknown name's block check reads the sets of no account).
+    blocked = await from_store(svc.social.blocks_either(other.uid if other else "", me.uid))
+    if other is None or blocked:
         raise LobbyError(404, "no_player", "no such player")
     if meta.status != "open":
         raise LobbyError(409, "not_open", "the game has started: nobody can take a seat")
@@ -111,7 +113,8 @@ async def pending(request: Request) -> Response:
 async def inbox_socket(ws: WebSocket) -> None:
     """``/ws/me`` (JSON text frames): the notifications of the session's account
     (``server.accounts.inbox``). Closes 1008 for another site's origin, 4001 without a
-    live session, 1013 when the store does not answer."""
+    live session, 1013 when the store does not answer, 4029 beyond the address's sockets
+    (counted with its table sockets, ``CARDTABLE_CONNS_PER_ADDR``)."""
     svc: Service = ws.app.state.svc
     await ws.accept()
     if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
@@ -119,6 +122,25 @@ async def inbox_socket(ws: WebSocket) -> None:
         metrics.REJECTED_SOCKETS.labels("origin").inc()
         await ws.close(1008, "origin not allowed")
         return
+    addr = ws.client.host if ws.client else "?"
+    if svc.addr_count.get(addr, 0) >= svc.settings.conns_per_addr:
+        metrics.REJECTED_SOCKETS.labels("per_address").inc()
+        await ws.close(4029, "too many connections from your address")
+        return
+    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
+    try:
+        await _serve_inbox(ws, svc)
+    finally:
+        left = svc.addr_count.get(addr, 1) - 1
+        if left > 0:
+            svc.addr_count[addr] = left
+        else:
+            svc.addr_count.pop(addr, None)
+
+
+async def _serve_inbox(ws: WebSocket, svc: Service) -> None:
+    """One ``/ws/me`` socket after the origin and address checks: its session, then the
+    account's inbox."""
     sid, _ = sessions.cookie_sid(ws)
     try:
         session = await sessions.load(svc.accounts, sid) if sid else None

@@ -55,9 +55,16 @@ async def follow(request: Request) -> Response:
     [names]}``. A follow is refused with 404 ``no_player`` when that account blocked the
     caller (the answer for an unknown name: a block is not revealed), 409 ``blocked``
     when the caller blocked it, 409 ``too_many_follows`` at ``CARDTABLE_FOLLOWS_MAX``."""
-    me, other = await _other(request)
     svc = svc_of(request)
     social = svc.social
+    try:
+        me, other = await _other(request)
+    except LobbyError as e:
+        if e.code == "no_player" and request.method == "PUT":
+            # The same reads as a follow refused for a block (limit 0: nothing is added),
+            # so that the time of the answer does not tell the two apart.
+            await from_store(social.follow(need_session(request).account.uid, "", 0))
+        raise
     if request.method == "PUT":
         got = await from_store(social.follow(me.uid, other.uid, svc.settings.follows_max))
         if got == "blocked_by":
