@@ -29,6 +29,7 @@ from engine import GAMES
 from server import metrics
 from server.accounts import fairplay, ratings
 from server.accounts.accounts import Accounts
+from server.accounts.inbox import Inbox
 from server.accounts.leaving import Leaving
 from server.accounts.mail import Mailer
 from server.accounts.notify import Notifier
@@ -45,6 +46,7 @@ from server.http import accounts as account_api
 from server.http import admin as admin_api
 from server.http import analysis as analysis_api
 from server.http import api_tokens as api_token_routes
+from server.http import invitations as invitation_api
 from server.http import lobby, observe, passwords, profiles, rematch, seeks, social, takeover
 from server.http import moderation as moderation_api
 from server.http import statistics as statistics_api
@@ -62,6 +64,7 @@ from server.store.accounts import AccountStore
 from server.store.aof import AofScrub
 from server.store.api_tokens import TokenStore
 from server.store.fairplay import FairPlayStore
+from server.store.invitations import InvitationStore
 from server.store.sealing import SeedSeal
 from server.store.seeks import SeekStore
 from server.store.social import SocialStore
@@ -105,6 +108,8 @@ class Service(TableListener):
         self.account_store = AccountStore(self.store.redis)
         self.fair = FairPlayStore(self.store.redis)
         self.social = SocialStore(self.store.redis)
+        self.invitations = InvitationStore(self.store.redis)
+        self.inbox = Inbox(self.invitations, settings.inbox_poll, settings.now_ms)
         self.accounts = Accounts(self.account_store, settings.login_window,
                                  settings.login_failures_per_account,
                                  settings.login_failures_per_address,
@@ -120,7 +125,7 @@ class Service(TableListener):
         self.aof = AofScrub(self.store.redis)
         """Rewrites the append-only files after an account's deletion (erase.py)."""
         self.seeks = SeekPool(settings, SeekStore(self.store.redis, settings.redis_timeout),
-                              self.tables, self.account_store)
+                              self.tables, self.account_store, self.social)
         self.tournaments = Runner(self, TournamentStore(self.store.redis),
                                   settings.tournament_scan)
         # A ban, deletion or rename reaches the account's tournaments and seeks.
@@ -161,6 +166,13 @@ class Service(TableListener):
     def chat_published(self, table: LiveTable, msg: dict[str, Any]) -> None:
         """A chat message arrived on the table's channel: to each local reader."""
         chat.deliver(table.room.connections(), msg, table.game_over())
+
+    def blocks_changed(self, uid: str, other: str, on: bool) -> None:
+        """``uid`` blocked (``on``) or unblocked ``other``: its table sockets on this
+        process stop (or start again) getting ``other``'s chat."""
+        for conn in self.connections:
+            if conn.account == uid:
+                conn.hidden = conn.hidden | {other} if on else conn.hidden - {other}
 
     def chat_removed(self, table: LiveTable, note: dict[str, Any]) -> None:
         """A chat message was removed: each local reader of its channel is told."""
@@ -287,6 +299,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         svc.seeks.start()  # quick pairing's passes (server/pairing/pool.py)
         # Every process advances the tournaments (server/tournaments/runner.py).
         svc.tournaments.start()
+        svc.inbox.start()  # invitations made on other processes (server/accounts/inbox.py)
         # Tables an older version listed in its lobby lists join the read model.
         svc.tables.spawn(lobby_migration.migrate(svc.store, settings.idle_expiry))
         # Accounts made before the look-alike index get their keys (once per store).
@@ -299,6 +312,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
             yield
         finally:
             await svc.seeks.stop()
+            await svc.inbox.stop()
             await svc.close_sockets()
             await svc.aof.drain(5.0)  # a deletion's rewrite, if one is still waiting
             await svc.tournaments.stop()
@@ -327,6 +341,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *seeks.ROUTES,
         *analysis_api.ROUTES,
         *tournament_api.ROUTES,
+        *invitation_api.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():

@@ -89,6 +89,14 @@ class Settings(BaseSettings):
     seeks_per_hour: int = Field(60, ge=0)
     """seeks ("Play now", docs/protocol.md §7) one client address may make per hour (shared
     by all processes)"""
+    invites_per_hour: int = Field(30, ge=0)
+    """invitations by name (`POST /api/tables/{id}/invitations`) one account may send per
+    hour (shared by all processes)"""
+    follows_max: int = Field(500, gt=0)
+    """accounts one account may follow"""
+    inbox_poll: float = Field(0.5, gt=0)
+    """seconds between two looks of a process at the inboxes of the accounts whose
+    `/ws/me` socket it holds (an invitation made on another process arrives within it)"""
     seek_idle: int = Field(60, gt=0)
     """seconds a waiting seek lives without a sign of its seeker (a `GET /api/seeks/{id}`
     or an open `/ws/seeks/{id}` socket); then it is `expired`"""

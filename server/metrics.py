@@ -142,6 +142,11 @@ async def watch_event_loop(interval: float = LAG_INTERVAL) -> None:
             EVENT_LOOP_BUSY_MAX.set(busy)
 
 
+INBOX_SOCKETS = Gauge("cardtable_inbox_sockets",
+                      "Open /ws/me sockets (an account's notifications in any page)")
+INVITATIONS = Counter("cardtable_invitations_total", "Invitations by name sent")
+
+
 def render() -> tuple[bytes, str]:
     """The metrics text and its content type."""
     return generate_latest(), CONTENT_TYPE_LATEST

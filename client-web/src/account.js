@@ -174,7 +174,7 @@ export function accountPage(root, go) {
       e.preventDefault();
       const data = new FormData(form);
       const change = { email: (data.get("email") || "").trim() };
-      for (const k of ["email_turn", "email_end", "notify_browser", "notify_sound"]) change[k] = data.get(k) === "on";
+      for (const k of ["email_turn", "email_end", "email_invite", "notify_browser", "notify_sound"]) change[k] = data.get(k) === "on";
       // Permission is asked once, when the player turns browser notifications on.
       if (change.notify_browser && "Notification" in window && Notification.permission === "default") {
         try { await Notification.requestPermission(); } catch { /* refused */ }
@@ -189,7 +189,7 @@ export function accountPage(root, go) {
     h("h2", {}, t("settings")),
     h("div", { class: "field" }, h("label", { for: "s-email" }, t("email")),
       h("input", { id: "s-email", name: "email", type: "email", value: a.email || "", testid: "set-email" })),
-    box("email_turn"), box("email_end"), box("notify_browser"), box("notify_sound"),
+    box("email_turn"), box("email_end"), box("email_invite"), box("notify_browser"), box("notify_sound"),
     st.notice ? h("p", { class: "notice", role: "status", testid: "settings-saved" }, st.notice) : null,
     h("button", { type: "submit", class: "primary", testid: "save-settings" }, t("save")));
     return form;

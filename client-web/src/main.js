@@ -14,6 +14,7 @@ import { hideGameOverlays, installGames } from "./games/index.js";
 import { lobbyPage } from "./lobby.js";
 import { myGamesPage } from "./mygames.js";
 import { profilePage } from "./profile.js";
+import { installInvitations } from "./friends.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rules.js";
 import { onRulesGameChange, rulesHref, setRulesGame } from "./rulesnav.js";
@@ -22,6 +23,10 @@ import { tablePage } from "./table.js";
 
 const header = document.getElementById("header");
 const root = document.getElementById("app");
+// The logged-in account's invitations, on every page (friends.js).
+const invitationsBar = h("div", { class: "invitations", testid: "invitations" });
+invitationsBar.hidden = true;
+header.after(invitationsBar);
 let cleanup = null;
 // On a phone the header is one line: its links fold behind a menu button (style.css).
 let menuOpen = false;
@@ -117,4 +122,4 @@ renderHeader();
 headerHeight();
 // Who is logged in decides what some pages offer, and the server names its default game
 // (the rules at /rules, the lobby's first choice): ask first, then show the page.
-Promise.allSettled([loadSession(), loadGameTitles()]).finally(route);
+Promise.allSettled([loadSession(), loadGameTitles()]).finally(() => { route(); installInvitations(invitationsBar); });

@@ -9,6 +9,7 @@ import { dateText } from "./gamerows.js";
 import { loadTournamentList } from "./tournaments.js";
 import { historySection, statisticsSection } from "./statistics.js";
 import { reportButton } from "./report.js";
+import { socialButtons } from "./friends.js";
 
 /** "1532" or "1532?" (provisional). */
 export const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
@@ -28,6 +29,7 @@ export function profilePage(root, name) {
         h("h1", { testid: "profile-name" }, p.username, p.bot ? [" ", h("span", { class: "badge" }, t("bot_account"))] : null,
           p.bot ? null : [" ", reportButton(p.username, {}, "report-profile")]),
         h("p", { class: "meta" }, t("member_since", { date: dateText(p.created_at) })),
+        social,
         p.left ? h("p", { class: "meta", testid: "profile-left" }, t("left_record", p.left)) : null,
         h("h2", {}, t("ratings")),
         games.length ? h("table", { class: "ratings" }, h("tbody", {}, games.map(([g, r]) => h("tr", { testid: `rating-${g}` },
@@ -41,6 +43,7 @@ export function profilePage(root, name) {
   // Built once per language (each loads its own data): a render must not refetch them.
   let extra = [statisticsSection(name), historySection(name)];
   const tournaments = h("section", { class: "panel", testid: "profile-tournaments" });
+  const social = socialButtons(name); // kept across redraws (it loads its own state)
   loadTournamentList(tournaments, `/api/tournaments?status=all&player=${encodeURIComponent(name)}`);
 
   call("GET", `/api/players/${encodeURIComponent(name)}`)

@@ -16,6 +16,7 @@ import { gameModule, loadCatalogues } from "./games/index.js";
 import { namedView, seatName, viewNames } from "./names.js";
 import { kebab, optionFields, optionsText } from "./options.js";
 import { notFoundPage } from "./notfound.js";
+import { acceptInvitation, inviteForm } from "./friends.js";
 import { ago, renderSeatsPanel, tickSeatsPanel } from "./presence.js";
 import { ratingText } from "./profile.js";
 import { PACES, Pacer } from "./pacer.js";
@@ -194,6 +195,7 @@ export function tablePage(root, id) {
         value.includes(":") ? `${botLabel(value.split(":")[0])} · ${t("level")} ${value.split(":")[1]}` : botLabel(value)))));
 
   // ---- seating (before the start) ------------------------------------------------
+  let invite = null; // the "invite by name" form, kept across redraws (friends.js)
   function renderSeating() {
     const s = st.summary;
     if (!s) return mount(els.main, h("p", {}, t("loading")));
@@ -246,6 +248,8 @@ export function tablePage(root, id) {
       mine === null && !account ? nameField.el : null,
       mine === null && account ? h("p", { class: "hint", testid: "sit-as" }, t("sit_as", { name: account.username })) : null,
       h("ol", { class: "seats" }, seats),
+      // A seated account (or the creator) invites an account by name while a seat is free.
+      account && (mine !== null || ownerFor(id)) && s.seats.some((x) => !x.kind) ? (invite ||= inviteForm(id, () => ownerFor(id))) : null,
       h("div", { class: "start-row" },
         host ? h("button", { type: "button", class: "primary big", testid: "start", disabled: !allFilled, onclick: startGame }, t("start_game")) : null,
         h("span", { class: "hint", testid: "start-hint" }, !host ? t("start_by_others") : allFilled ? "" : t("start_needs"))),
@@ -775,9 +779,21 @@ export function tablePage(root, id) {
     if (s && !conn.token) { conn.token = s.token; conn.seat = s.seat; }
   }
 
+  /** Opened from an invitation (`#invited`): the account takes the seat it holds. */
+  async function takeInvitation() {
+    if (seatFor(id)) return;
+    const r = await acceptInvitation(id, notify);
+    if (!r) return;
+    saveSeat(id, { seat: r.seat, token: r.token, name: currentAccount().username });
+    conn.token = r.token;
+    conn.seat = r.seat;
+    // Our share of the randomness, as at any join (CONTRACT §2).
+    try { st.summary = await api.seed(id, r.token, randomHex(32)); } catch { /* the welcome brings the table */ }
+  }
+
   const offLang = onLangChange(renderAll);
   renderAll();
-  Promise.all([loadCatalogues(), loadGameTitles(), api.botKinds().then((k) => { st.botKinds = k; }), adoptAccountSeat(),
+  Promise.all([loadCatalogues(), loadGameTitles(), api.botKinds().then((k) => { st.botKinds = k; }), adoptAccountSeat().then(takeInvitation),
     api.games().then((d) => { for (const g of d.games) st.games[g.name] = g; }).catch(() => {})])
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });

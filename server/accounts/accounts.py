@@ -52,6 +52,7 @@ DEFAULT_SETTINGS: dict[str, bool] = {
     "notify_sound": False,    # ... and a sound
     "email_turn": True,       # e-mail at your turn in async games
     "email_end": True,        # e-mail when an async game ends
+    "email_invite": False,    # e-mail when a friend invites you to a table (opt-in)
 }
 
 

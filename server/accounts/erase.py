@@ -87,4 +87,5 @@ async def erase_account(svc: Service, account: Account) -> None:
                                                      names.skeleton(account.username)))
     await confirmed(svc.fair.forget(account.uid))
     await confirmed(svc.social.forget(account.uid))
+    await confirmed(svc.invitations.forget(account.uid))
     svc.aof.request()

@@ -61,6 +61,21 @@ class Notifier:
                                f"/api/account/verify?token={token}\n\nWithout a click no "
                                f"mail goes to it. The link works once, for {ttl // 3600} h.\n")
 
+    async def invited(self, account: Any, inviter: str, table_name: str,
+                      table_id: str) -> None:
+        """Mail ``account`` that ``inviter`` (a username) invites it to the table, with the
+        link that seats it, if it opted in (``email_invite``) and its address is
+        confirmed. Never raises: an invitation stands without its mail."""
+        if (not self.mailer.enabled or not account.verified
+                or not account.settings.get("email_invite")):
+            return
+        if await self.mailer.send(account.email, f"{inviter} invites you to {table_name}",
+                                  f"{inviter} invites you to a seat at the table "
+                                  f"{table_name}.\n\nTake it here: {self._link(table_id)}"
+                                  f"#invited\n\nThe invitation holds while the table "
+                                  f"waits for its players.\n"):
+            log.info("mail sent", table=table_id, what="invite")
+
     def _link(self, table_id: str) -> str:
         return f"{self.public_url}/table/{table_id}"
 

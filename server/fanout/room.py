@@ -74,6 +74,7 @@ class Connection:
     the server allows it, writes prepared frames without a coroutine (server/fanout/frames.py)."""
 
     __slots__ = (
+        "account",
         "addr",
         "api_token",
         "binary",
@@ -81,6 +82,7 @@ class Connection:
         "closed",
         "closing",
         "direct",
+        "hidden",
         "limit",
         "outbox",
         "refused",
@@ -104,6 +106,10 @@ class Connection:
         self.seat: int | None = None
         self.token_hash = ""
         self.api_token = ""  # the id of the API token that opened it (docs/bot-api.md)
+        self.account: str | None = None
+        """The viewer's account (its seat's, or a spectator's session's), if any."""
+        self.hidden: frozenset[str] = frozenset()
+        """Accounts whose chat this socket does not get (the viewer blocked them)."""
         self.seq = -1
         # Made only when a frame has to wait (an idle socket holds no deque: docs/
         # benchmarks.md, "memory per idle connection").

@@ -115,11 +115,20 @@ async def join(request: Request) -> Response:
     by_token = token_auth.by_token(request)
     # The accounts that blocked this one: it may not sit where one of them sits.
     blockers: set[str] = set()
+    table_id = request.path_params["id"]
+    invitation: dict[str, Any] | None = None
     if account is not None:
         try:
             blockers = await svc.social.blocked_by(account.uid)
+            if req.invited:
+                invitation = await svc.invitations.get(account.uid, table_id,
+                                                       svc.settings.now_ms())
         except RedisError as e:
             raise Unavailable(str(e)) from None
+    if req.invited and invitation is None:
+        # No session, none for this table, or expired: told apart from no table only by
+        # the caller's own inbox.
+        raise LobbyError(403, "not_invited", "no invitation of your account to this table")
 
     def change(meta: TableMeta) -> dict[str, str]:
         if given is not None:
@@ -159,12 +168,19 @@ async def join(request: Request) -> Response:
         chosen["seat"] = seat
         return {"seats": meta.seats_json(), f"tok:{seat}": token_hash(token)}
 
-    table_id = request.path_params["id"]
     # Noted first: a revocation racing this join still finds the seat token.
     await token_auth.placed(svc, request, table_id, token)
-    await svc.tables.lobby.change(table_id, change, admit=admitter(request))
+    # An invitation admits its invitee as the invite link would (a private table).
+    await svc.tables.lobby.change(table_id, change,
+                                  admit=(lambda meta: None) if invitation else admitter(request))
     if account is not None:
         await svc.hold(account.uid, table_id, {"seat": chosen["seat"], "token": token})
+        if invitation is not None:
+            try:
+                await svc.invitations.drop(account.uid, table_id)
+            except RedisError as e:  # the invitation only lingers until it expires
+                log.warning("invitation not dropped", table=table_id, error=str(e))
+            await svc.inbox.changed(account.uid)
     return JSONResponse({"seat": chosen["seat"], "token": token})
 
 

@@ -4,7 +4,9 @@ call needs a session and changes only the caller's own lists; errors as in
 ``server.http.lobby``.
 
 A blocked account cannot sit at a table where an account that blocked it sits
-(``server.http.lobby.join``: 403 ``blocked``).
+(``server.http.lobby.join``: 403 ``blocked``), is never paired with it
+(``server.pairing.match``), cannot follow it, and its chat does not reach the blocker
+(``server.play.chat``).
 """
 
 from __future__ import annotations
@@ -50,24 +52,47 @@ async def _names(request: Request, uids: set[str]) -> list[str]:
 @guarded
 async def follow(request: Request) -> Response:
     """``PUT /api/me/follows/{name}`` (follow) and ``DELETE`` (stop): ``{"following":
-    [names]}``."""
-    me, other = await _other(request)
-    social = svc_of(request).social
-    await from_store(social.follow(me.uid, other.uid, request.method == "PUT"))
+    [names]}``. A follow is refused with 404 ``no_player`` when that account blocked the
+    caller (the answer for an unknown name: a block is not revealed), 409 ``blocked``
+    when the caller blocked it, 409 ``too_many_follows`` at ``CARDTABLE_FOLLOWS_MAX``."""
+    svc = svc_of(request)
+    social = svc.social
+    try:
+        me, other = await _other(request)
+    except LobbyError as e:
+        if e.code == "no_player" and request.method == "PUT":
+            # The same reads as a follow refused for a block (limit 0: nothing is added),
+            # so that the time of the answer does not tell the two apart.
+            await from_store(social.follow(need_session(request).account.uid, "", 0))
+        raise
+    if request.method == "PUT":
+        got = await from_store(social.follow(me.uid, other.uid, svc.settings.follows_max))
+        if got == "blocked_by":
+            raise LobbyError(404, "no_player", "no such player")
+        if got == "blocks":
+            raise LobbyError(409, "blocked", "you blocked this account: unblock it first")
+        if got == "full":
+            raise LobbyError(409, "too_many_follows",
+                             f"you follow {svc.settings.follows_max} accounts, the most one "
+                             "may: stop following one first")
+    else:
+        await from_store(social.unfollow(me.uid, other.uid))
     return JSONResponse({"following": await _names(request,
                                                    await from_store(social.follows(me.uid)))})
 
 
 @guarded
 async def block(request: Request) -> Response:
-    """``PUT /api/me/blocks/{name}`` (block; also stops following it) and ``DELETE``
-    (unblock): ``{"blocked": [names]}``."""
+    """``PUT /api/me/blocks/{name}`` (block; the follow ends both ways) and ``DELETE``
+    (unblock): ``{"blocked": [names]}``. The caller's table sockets on this process stop
+    getting the blocked account's chat at once (on other processes: from their next
+    connection)."""
     me, other = await _other(request)
-    social = svc_of(request).social
+    svc = svc_of(request)
     on = request.method == "PUT"
-    await from_store(social.block(me.uid, other.uid, on))
-    if on:
-        await from_store(social.follow(me.uid, other.uid, False))
+    await from_store(svc.social.block(me.uid, other.uid, on))
+    svc.blocks_changed(me.uid, other.uid, on)
+    social = svc.social
     return JSONResponse({"blocked": await _names(request,
                                                  await from_store(social.blocks(me.uid)))})
 

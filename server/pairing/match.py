@@ -11,6 +11,9 @@ The rules (docs/protocol.md §7, "Who is paired with whom"):
 - Rated seeks fit when the spread of their ratings (highest minus lowest) is within the
   window of every one of them. A seek's window is ``base + growth × seconds waited``,
   at most ``cap`` rating points: the longer it waits, the wider it looks.
+- Two seeks whose accounts blocked one another (either way) never share a table: a
+  seek carries its ``account`` and the accounts it ``avoid``s (those it blocked and those
+  that blocked it, read from the store at each pass).
 - The oldest waiting seek is served first; its partners are the fitting seeks nearest to
   its rating (casual: the oldest ones), taken one by one while the group still fits.
 - A group is formed when it fills the table, or when one of its seekers asked for bots
@@ -43,7 +46,9 @@ class Seek:
     """One waiting seek as the decision sees it. ``created``: ms (the service's clock);
     ``time_control``: its canonical JSON (equal strings: the same clock); ``rating``: the
     seeker's shown rating for the game (only used when ``rated``); ``bots_after``: seconds
-    after ``created`` from which bots may fill the empty seats (``None``: never)."""
+    after ``created`` from which bots may fill the empty seats (``None``: never);
+    ``account``: the seeker's account (``None``: a guest); ``avoid``: the accounts it may
+    not sit with (blocked by it or blocking it)."""
 
     id: str
     seats: int
@@ -52,6 +57,8 @@ class Seek:
     created: int
     rating: int = 0
     bots_after: int | None = None
+    account: str | None = None
+    avoid: frozenset[str] = frozenset()
 
     @property
     def kind(self) -> tuple[int, str, bool]:
@@ -75,14 +82,24 @@ class Group:
         return tuple(s.id for s in self.seeks)
 
 
+def blocked(a: Seek, b: Seek) -> bool:
+    """True when the seekers of ``a`` and ``b`` may not share a table: one's account is
+    among the other's ``avoid`` (checked both ways: each side's list comes from its own
+    read of the store)."""
+    return ((a.account is not None and a.account in b.avoid)
+            or (b.account is not None and b.account in a.avoid))
+
+
 def fits(group: Sequence[Seek], now: int, window: Window) -> bool:
-    """True when ``group`` may share a table: one kind, and (rated) a rating spread within
-    each member's window at ``now``."""
+    """True when ``group`` may share a table: one kind, no two seekers that blocked one
+    another, and (rated) a rating spread within each member's window at ``now``."""
     if not group:
         return False
     if any(s.kind != group[0].kind for s in group):
         return False
     if len(group) > group[0].seats:
+        return False
+    if any(blocked(a, b) for i, a in enumerate(group) for b in group[i + 1:]):
         return False
     if not group[0].rated:
         return True

@@ -38,6 +38,7 @@ from server.pairing import seating
 from server.pairing.match import Seek, Window, decide
 from server.store.accounts import AccountStore
 from server.store.seeks import Pending, SeekStore
+from server.store.social import SocialStore
 from server.table.meta import token_hash
 
 if TYPE_CHECKING:  # the hub that creates and starts the tables (no import at run time)
@@ -65,14 +66,16 @@ def public_status(stored: str) -> str:
 
 class SeekPool:
     """The seeks of every game: ``tables`` creates and starts the pairings' tables,
-    ``accounts`` records an account's seat at them (its games list)."""
+    ``accounts`` records an account's seat at them (its games list), ``social`` tells
+    whom a seeker's account blocked or was blocked by (never paired with it)."""
 
     def __init__(self, settings: Settings, store: SeekStore, tables: Tables,
-                 accounts: AccountStore) -> None:
+                 accounts: AccountStore, social: SocialStore) -> None:
         self.settings = settings
         self.store = store
         self.tables = tables
         self.accounts = accounts
+        self.social = social
         self.window = Window(settings.seek_window, settings.seek_window_growth,
                              settings.seek_window_max)
         self._wake = asyncio.Event()
@@ -247,6 +250,9 @@ class SeekPool:
         rows = await self.store.waiting(game, POOL_READ)
         metrics.SEEK_POOL.labels(game).set(len(rows))
         cutoff = now - self.settings.seek_idle * 1000
+        # Read at every pass: a block made while a seek waits counts from the next one.
+        uids = sorted({row["owner_uid"] for row in rows if row.get("owner_uid")})
+        avoid = dict(zip(uids, await self.social.avoided_many(uids), strict=True))
         seeks = []
         for row in rows:
             if int(row["seen"]) < cutoff:
@@ -256,7 +262,7 @@ class SeekPool:
                     metrics.SEEKS.labels("expired").inc()
                     log.info("seek expired", game=game)
                 continue
-            seeks.append(_seek(row))
+            seeks.append(_seek(row, frozenset(avoid.get(row.get("owner_uid") or "", ()))))
         for group in decide(seeks, now, self.window):
             table_id, starter = secrets.token_urlsafe(9), secrets.token_urlsafe(16)
             if not await self.store.claim(game, table_id, group.ids, group.bots, starter, now):
@@ -306,11 +312,12 @@ class SeekPool:
         return moved > 0
 
 
-def _seek(row: dict[str, str]) -> Seek:
+def _seek(row: dict[str, str], avoid: frozenset[str]) -> Seek:
     return Seek(id=row["id"], seats=int(row["seats"]), time_control=row["tc"],
                 rated=row["rated"] == "1", created=int(row["created"]),
                 rating=int(row.get("rating") or 0),
-                bots_after=int(row["bots_after"]) if row.get("bots_after") else None)
+                bots_after=int(row["bots_after"]) if row.get("bots_after") else None,
+                account=row.get("owner_uid") or None, avoid=avoid)
 
 
 async def _wait(event: asyncio.Event, timeout: float) -> None:

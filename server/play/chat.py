@@ -165,16 +165,19 @@ def readable(seat: int | None, ended: bool) -> tuple[str, ...]:
 
 
 def build(sender: Sender, seat_name: str | None, text: str | None, quick: str | None,
-          at: float) -> dict[str, Any]:
-    """The stored and delivered chat message (without ``t``): ``id`` (random, for
-    de-duplication), ``channel``, ``at`` (server time, s), ``from`` and ``text`` or
-    ``quick``. Raises ``ChatRefused`` for bad content (exactly one of text and quick)."""
+          at: float, by: str | None = None) -> dict[str, Any]:
+    """The stored chat message (without ``t``): ``id`` (random, for de-duplication),
+    ``channel``, ``at`` (server time, s), ``from`` and ``text`` or ``quick``, and ``by``
+    (the author's account, stored only: ``public`` drops it) when it has one. Raises
+    ``ChatRefused`` for bad content (exactly one of text and quick)."""
     if sender.key is None:
         raise ChatRefused("chat_no_viewer", "a spectator chats with a viewer key in its hello")
     if (text is None) == (quick is None):
         raise ChatRefused("bad_message", "a chat message has either text or quick")
     msg: dict[str, Any] = {"id": secrets.token_hex(8), "channel": sender.channel,
                            "at": round(at, 3), "from": sender.wire(seat_name)}
+    if by:
+        msg["by"] = by
     if quick is not None:
         if quick not in QUICK:
             raise ChatRefused("bad_message", f"quick must be one of {', '.join(QUICK)}")
@@ -184,16 +187,32 @@ def build(sender: Sender, seat_name: str | None, text: str | None, quick: str | 
     return msg
 
 
+def public(msg: dict[str, Any]) -> dict[str, Any]:
+    """A stored message as readers get it: without ``by`` (its author's account, kept for
+    the blocks of ``hidden_from``)."""
+    return {k: v for k, v in msg.items() if k != "by"}
+
+
+def hidden_from(msg: dict[str, Any], hidden: frozenset[str]) -> bool:
+    """True when ``msg``'s author is an account in ``hidden`` (one the reader blocked):
+    the reader never gets it, live or in the history."""
+    by = msg.get("by")
+    return by is not None and by in hidden
+
+
 def deliver(conns: Iterable[Any], msg: dict[str, Any], ended: bool) -> int:
-    """Push ``{"t": "chat", **msg}`` to each connection that may read its channel (one
-    encoding per format); returns how many got it."""
+    """Push ``{"t": "chat", **msg}`` (without ``by``) to each connection that may read its
+    channel and did not block its author (``conn.hidden``); one encoding per format;
+    returns how many got it."""
     frames: dict[bool, bytes | str] = {}
     n = 0
     for conn in conns:
         if msg["channel"] not in readable(conn.seat, ended):
             continue
+        if hidden_from(msg, getattr(conn, "hidden", frozenset())):
+            continue
         if conn.binary not in frames:
-            frames[conn.binary] = protocol.encode({"t": "chat", **msg}, conn.binary)
+            frames[conn.binary] = protocol.encode({"t": "chat", **public(msg)}, conn.binary)
         conn.push(frames[conn.binary])
         n += 1
     return n
@@ -218,9 +237,12 @@ def deliver_removed(conns: Iterable[Any], note: dict[str, Any], ended: bool) -> 
 
 
 def history_for(stored: dict[str, list[dict[str, Any]]], seat: int | None,
-                ended: bool) -> dict[str, list[dict[str, Any]]]:
-    """The stored history of the channels ``seat`` may read (oldest first)."""
-    return {ch: stored.get(ch, []) for ch in readable(seat, ended)}
+                ended: bool, hidden: frozenset[str] = frozenset()
+                ) -> dict[str, list[dict[str, Any]]]:
+    """The stored history of the channels ``seat`` may read (oldest first), without the
+    messages of the accounts in ``hidden`` and without ``by``."""
+    return {ch: [public(m) for m in stored.get(ch, []) if not hidden_from(m, hidden)]
+            for ch in readable(seat, ended)}
 
 
 class ChatService:
@@ -236,14 +258,15 @@ class ChatService:
         self.clock = clock
 
     async def send(self, table_id: str, sender: Sender, seat_name: str | None,
-                   text: str | None, quick: str | None, addr: str = "") -> dict[str, Any]:
+                   text: str | None, quick: str | None, addr: str = "",
+                   by: str | None = None) -> dict[str, Any]:
         """Store and publish one message; returns it. Rate limited in Redis (shared by
         every process) per sender and, for a spectator (whose id comes from a secret it
         chooses, so a new one is free), per client address ``addr`` too. Raises
         ``ChatRefused`` (nothing stored), ``LookupError`` for a table that no longer
         exists, or ``redis.RedisError``."""
         now = self.clock()
-        msg = build(sender, seat_name, text, quick, now)
+        msg = build(sender, seat_name, text, quick, now, by)
         buckets: tuple[str, ...] = (sender.key or "",)
         if sender.seat is None and addr:
             buckets += (f"a:{addr}",)
@@ -255,12 +278,14 @@ class ChatService:
                               f"{self.refill:g} s; wait {wait:.1f} s")
         return msg
 
-    async def history_of(self, table_id: str, seat: int | None,
-                         ended: bool) -> dict[str, list[dict[str, Any]]]:
-        """The last ``history`` messages of each channel ``seat`` may read."""
+    async def history_of(self, table_id: str, seat: int | None, ended: bool,
+                         hidden: frozenset[str] = frozenset()
+                         ) -> dict[str, list[dict[str, Any]]]:
+        """The last ``history`` messages of each channel ``seat`` may read, but those of
+        the accounts in ``hidden``."""
         channels = readable(seat, ended)
         loaded = await self.store.load_chat(table_id, channels)
-        return history_for(dict(zip(channels, loaded, strict=True)), seat, ended)
+        return history_for(dict(zip(channels, loaded, strict=True)), seat, ended, hidden)
 
     # ---- the websocket side (``conn``: server.fanout.Connection) ------------------------
 
@@ -271,7 +296,8 @@ class ChatService:
         ids), none is missed. Without Redis now nothing is sent; the next reconnect
         brings the history."""
         try:
-            history = await self.history_of(table_id, conn.seat, ended)
+            history = await self.history_of(table_id, conn.seat, ended,
+                                            getattr(conn, "hidden", frozenset()))
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             log.warning("chat history failed", table=table_id, error=repr(e))
@@ -283,7 +309,7 @@ class ChatService:
         """A ``chat`` frame of ``conn``: sent, or answered with an ``error`` frame."""
         try:
             await self.send(table_id, sender, seat_name, text, quick,
-                            getattr(conn, "addr", ""))
+                            getattr(conn, "addr", ""), getattr(conn, "account", None))
         except ChatRefused as e:
             conn.message({"t": "error", "id": None, "code": e.code, "message": e.message})
         except LookupError:

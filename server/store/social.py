@@ -1,14 +1,35 @@
 """Redis layout of follows and blocks (docs/protocol.md §1, "Friends and blocking").
 
 Each set lives in its owner's slot (``{u:<uid>}``); a block is written to the blocker's
-``blocks`` and to the blocked account's ``blocked_by`` (two one-slot commands, each safe
-to repeat: the reverse set answers "who blocked me" at a join without reading every
+``blocks`` and to the blocked account's ``blocked_by`` (two one-slot transactions, each
+safe to repeat: the reverse set answers "who blocked me" at a join without reading every
 seated account's set). Only this module knows these key names.
+
+Follows respect blocks: a follow is one script in the follower's slot that refuses when
+either account blocked the other (both facts are in that slot: its ``blocks`` and its
+``blocked_by``) or when the follower already follows ``limit`` accounts; a block removes
+the follow both ways, the blocked account's side first (in the same transaction that
+writes its ``blocked_by``), so a follow racing the block is either refused or removed.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import redis.asyncio as aioredis
+
+FOLLOW_LUA = """
+local follows, blocks, blocked_by = KEYS[1], KEYS[2], KEYS[3]
+local other, limit = ARGV[1], tonumber(ARGV[2])
+if redis.call('SISMEMBER', blocked_by, other) == 1 then return 'blocked_by' end
+if redis.call('SISMEMBER', blocks, other) == 1 then return 'blocks' end
+if redis.call('SISMEMBER', follows, other) == 1 then return 'ok' end
+if redis.call('SCARD', follows) >= limit then return 'full' end
+redis.call('SADD', follows, other)
+return 'ok'
+"""
+
+FollowResult = Literal["ok", "blocked_by", "blocks", "full"]
 
 
 def follows_key(uid: str) -> str:
@@ -35,23 +56,39 @@ class SocialStore:
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
+        self._follow = client.register_script(FOLLOW_LUA)
 
-    async def follow(self, uid: str, other: str, on: bool) -> None:
-        """Follow (``on``) or stop following ``other``."""
-        if on:
-            await self.redis.sadd(follows_key(uid), other)
-        else:
-            await self.redis.srem(follows_key(uid), other)
+    async def follow(self, uid: str, other: str, limit: int) -> FollowResult:
+        """Follow ``other`` unless one of the two blocked the other or ``uid`` already
+        follows ``limit`` accounts: ``ok`` (following it now, or already), ``blocked_by``
+        (``other`` blocked ``uid``), ``blocks`` (``uid`` blocked ``other``), ``full``."""
+        got = await self._follow(keys=[follows_key(uid), blocks_key(uid), blocked_by_key(uid)],
+                                 args=[other, limit])
+        result = _s(got)
+        assert result in ("ok", "blocked_by", "blocks", "full")
+        return result  # type: ignore[return-value]
+
+    async def unfollow(self, uid: str, other: str) -> None:
+        """Stop following ``other``."""
+        await self.redis.srem(follows_key(uid), other)
 
     async def follows(self, uid: str) -> set[str]:
         """The uids ``uid`` follows."""
         return {_s(m) for m in await self.redis.smembers(follows_key(uid))}
 
     async def block(self, uid: str, other: str, on: bool) -> None:
-        """Block (``on``) or unblock ``other``; the reverse set follows."""
+        """Block (``on``: also ends the follow both ways) or unblock ``other``; the reverse
+        set follows."""
         if on:
-            await self.redis.sadd(blocks_key(uid), other)
-            await self.redis.sadd(blocked_by_key(other), uid)
+            # The blocked side first: from here on its follow script refuses.
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.sadd(blocked_by_key(other), uid)
+                pipe.srem(follows_key(other), uid)
+                await pipe.execute()
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.sadd(blocks_key(uid), other)
+                pipe.srem(follows_key(uid), other)
+                await pipe.execute()
         else:
             await self.redis.srem(blocks_key(uid), other)
             await self.redis.srem(blocked_by_key(other), uid)
@@ -63,6 +100,28 @@ class SocialStore:
     async def blocked_by(self, uid: str) -> set[str]:
         """The uids of the accounts that blocked ``uid``."""
         return {_s(m) for m in await self.redis.smembers(blocked_by_key(uid))}
+
+    async def avoided(self, uid: str) -> set[str]:
+        """The uids ``uid`` blocked or was blocked by: the accounts it is never paired
+        with (one slot: one round trip)."""
+        return {_s(m) for m in await self.redis.sunion([blocks_key(uid), blocked_by_key(uid)])}
+
+    async def avoided_many(self, uids: list[str]) -> list[set[str]]:
+        """``avoided`` of each of ``uids``, in one pipeline (one round trip per node)."""
+        if not uids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for uid in uids:
+            pipe.sunion([blocks_key(uid), blocked_by_key(uid)])
+        return [{_s(m) for m in got} for got in await pipe.execute()]
+
+    async def blocks_either(self, uid: str, other: str) -> bool:
+        """True when ``uid`` blocked ``other`` or ``other`` blocked ``uid``."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sismember(blocks_key(uid), other)
+            pipe.sismember(blocked_by_key(uid), other)
+            a, b = await pipe.execute()
+        return bool(a) or bool(b)
 
     async def forget(self, uid: str) -> None:
         """Delete the account's sets (its deletion), and its entries in the reverse sets

@@ -25,7 +25,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
 from server import metrics
-from server.accounts import bot_accounts, tokens
+from server.accounts import bot_accounts, sessions, tokens
 from server.admin.moderation import SUSPENDED_CLOSE
 from server.errors import LobbyError, Unavailable
 from server.fanout.delta import Delta
@@ -269,6 +269,13 @@ async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hell
     conn.seat = seat
     conn.token_hash = seat_hash or (token_hash(hello.token) if hello.token else "")
     conn.api_token = api_token
+    try:
+        conn.account, conn.hidden = await _viewer(svc, ws, table, seat)
+    except RedisError:
+        # Without the viewer's blocks its chat filter is unknown: nothing is sent.
+        metrics.REDIS_ERRORS.inc()
+        await ws.close(1013, "store unavailable, try again")
+        return
     sender = chat.sender_of(seat, hello.viewer, hello.name)
     svc.connections.add(conn)
     try:
@@ -294,6 +301,18 @@ async def _suspended(svc: Service, table: LiveTable, seat: int) -> str | None:
         return await svc.moderation.play_refusal(uid)
     except Unavailable:
         return None
+async def _viewer(svc: Service, ws: WebSocket, table: LiveTable,
+                  seat: int | None) -> tuple[str | None, frozenset[str]]:
+    """The socket's account (its seat's; a spectator's: its session cookie's) and the
+    accounts it blocked, whose chat it does not get. Raises ``RedisError``."""
+    account = table.meta.seats[seat].account if seat is not None else None
+    if seat is None:
+        sid, _ = sessions.cookie_sid(ws)
+        session = await sessions.load(svc.accounts, sid) if sid else None
+        account = session.account.uid if session is not None else None
+    if not account:
+        return None, frozenset()
+    return account, frozenset(await svc.social.blocks(account))
 
 
 async def _finish_close(ws: WebSocket, conn: Connection) -> None:

@@ -294,6 +294,9 @@ class Join(_Model):
 
     name: PlayerName
     seat: Annotated[int, Field(ge=0, le=15)] | None = None
+    invited: bool = False
+    """Sit by the session account's invitation to this table (docs/protocol.md §1,
+    "Invitations by name"): admits it to a private table."""
 
 
 class AddBot(_Model):

@@ -346,3 +346,38 @@ async def test_a_connected_player_is_not_mailed_on_every_turn(b2_mailing, b2_smt
     await sock.close()
     await busy.close()
     assert got == 0, f"{got} turn mails in {turns} actions while connected to the table"
+
+
+async def test_an_invitation_by_name_is_mailed_only_to_who_opted_in(mailing, smtp):
+    """``email_invite`` is off by default: Cara, who left it so, gets no mail; Ben, who
+    turned it on, gets one with the link that seats him (server/http/invitations.py)."""
+    inbox, _ = smtp
+    anna, ben, cara = Member(mailing.url), Member(mailing.url), Member(mailing.url)
+    names = [unique("ianna"), unique("iben"), unique("icara")]
+    b_mail, c_mail = f"{unique('ib')}@example.org", f"{unique('ic')}@example.org"
+    try:
+        await anna.sign_up(names[0])
+        await ben.sign_up(names[1], email=b_mail)
+        await cara.sign_up(names[2], email=c_mail)
+        await confirm(inbox, ben, b_mail)
+        await confirm(inbox, cara, c_mail)
+        me = (await cara.get("/api/me")).json()["account"]
+        assert me["settings"]["email_invite"] is False
+        r = await ben.http.patch("/api/me/settings", json={"email_invite": True})
+        assert r.status_code == 200, r.text
+        r = await anna.http.post("/api/tables", json={"seats": 3, "name": "Friday game"})
+        assert r.status_code == 201, r.text
+        table = r.json()
+        tid = table["id"]
+        await anna.join(tid, "x", token=table["owner_token"])
+        for who in (names[2], names[1]):
+            r = await anna.http.post(f"/api/tables/{tid}/invitations", json={"name": who})
+            assert r.status_code == 201, r.text
+        # Each answer came after its mail was handed to the SMTP server (or not at all).
+        assert inbox.to(c_mail) == []
+        (mail,) = inbox.to(b_mail)
+        assert mail["Subject"] == f"{names[0]} invites you to Friday game"
+        assert f"https://einauge.example/table/{tid}#invited" in mail.get_payload()
+    finally:
+        for m in (anna, ben, cara):
+            await m.close()

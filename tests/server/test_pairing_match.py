@@ -102,3 +102,51 @@ def test_no_seek_is_in_two_groups_and_every_group_fits(rows, now):
         assert g.bots == 0 or any(s.bots_due(now) for s in g.seeks)
     # Decided the same whatever order the pool was read in.
     assert decide(list(reversed(seeks)), now, W) == groups
+
+
+def acct(sid: str, account: str | None, avoid: tuple[str, ...] = (), created: int = 0,
+         seats: int = 2, bots_after: int | None = None) -> Seek:
+    return Seek(sid, seats, LIVE, False, created, 1500, bots_after, account,
+                frozenset(avoid))
+
+
+@pytest.mark.parametrize("a,b", [
+    # Anna blocked Ben: her seek avoids him, his seek avoids her (his blocked_by).
+    (acct("a", "anna", ("ben",)), acct("b", "ben", ("anna",))),
+    # Only one side's read saw the block (the other read came before it): still apart.
+    (acct("a", "anna", ("ben",)), acct("b", "ben")),
+    (acct("a", "anna"), acct("b", "ben", ("anna",)))])
+def test_seekers_who_blocked_one_another_are_never_paired(a, b):
+    assert not fits([a, b], 10, W)
+    assert decide([a, b], 10**9, W) == []
+    # With a third seeker each of them is paired, just not with the other.
+    c = acct("c", "cara", created=5)
+    groups = decide([a, b, c], 10, W)
+    assert [g.ids for g in groups] == [("a", "c")]
+    # Bots take the seat the blocked one would have had; the other keeps waiting.
+    a_bots = acct("a", "anna", tuple(a.avoid), bots_after=1)
+    groups = decide([a_bots, b], 1000, W)
+    assert [(g.ids, g.bots) for g in groups] == [(("a",), 1)]
+
+
+def test_a_block_keeps_a_multi_seat_table_from_holding_both():
+    seeks = [acct("a", "anna", ("ben",), created=0, seats=3),
+             acct("b", "ben", ("anna",), created=1, seats=3),
+             acct("c", "cara", created=2, seats=3), acct("d", "dan", created=3, seats=3)]
+    assert [g.ids for g in decide(seeks, 10, W)] == [("a", "c", "d")]
+    # Guests have no account: a block never concerns them.
+    guests = [acct("a", "anna", ("ben",)), acct("g", None)]
+    assert [g.ids for g in decide(guests, 10, W)] == [("a", "g")]
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.sets(st.sampled_from("abcdef"))),
+                min_size=2, max_size=12),
+       st.integers(min_value=2, max_value=4))
+def test_no_group_ever_holds_two_accounts_that_blocked_one_another(rows, seats):
+    seeks = [acct(f"s{i}", who, tuple(avoid), created=i, seats=seats, bots_after=0)
+             for i, (who, avoid) in enumerate(rows)]
+    for group in decide(seeks, 10**6, W):
+        members = group.seeks
+        for i, x in enumerate(members):
+            for y in members[i + 1:]:
+                assert x.account not in y.avoid and y.account not in x.avoid

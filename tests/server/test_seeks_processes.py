@@ -1,7 +1,8 @@
 """Quick pairing across processes (server/pairing/pool.py): two server processes pair
 from one pool without ever seating a seek twice or losing one, a cancel racing the
-pairing wins or loses cleanly, and a pairing whose process was killed between its claim
-and its table is finished by another process. Runs on a Redis Cluster too
+pairing wins or loses cleanly, a pairing whose process was killed between its claim
+and its table is finished by another process, and two accounts that blocked one another
+(the block made on one process, the seeks on both) are never paired. Runs on a Redis Cluster too
 (``--redis=cluster``, Makefile ``CLUSTER_SUITES``)."""
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from protocol import Lobby
+from protocol import Lobby, Member
 from server.store.client import connect_sync
 from server.store.seeks import pending_key
 from tests.conftest import ServerProcess
-from tests.server.client import ClockFile
+from tests.server.client import ClockFile, unique
 from tests.waiting import until
 
 # Redis calls get 10 s, not 2: sixteen seekers at once on a loaded two-core machine once
@@ -104,6 +105,51 @@ async def test_a_cancel_racing_the_pairing_either_cancels_or_finds_it_paired(
     assert len(paired) % 2 == 0
     await check_tables(lobbies[0], paired, 2)
     for lobby in lobbies:
+        await lobby.close()
+
+
+async def test_accounts_that_blocked_one_another_are_never_paired_across_processes(
+        pair_of_servers):
+    a, b = pair_of_servers
+    lobbies = [Lobby(a.url), Lobby(b.url)]
+    names = [unique(p) for p in ("pbanna", "pbben", "pbcara", "pbdan")]
+    anna, ben, cara, dan = (Member(s.url) for s in (a, b, b, a))
+    for m, n in zip((anna, ben, cara, dan), names, strict=True):
+        await m.sign_up(n)
+    r = await anna.http.put(f"/api/me/blocks/{names[1]}")  # on process a
+    assert r.status_code == 200, r.text
+    tc = {"kind": "async", "days": 1}  # a game and clock no other seeking test uses
+    seek_a = await anna.seek("loot-island", 2, tc)
+    seek_b = await ben.seek("loot-island", 2, tc)  # through process b
+
+    async def status(lobby: Lobby, seek: dict) -> dict:
+        r = await lobby.seek_call("GET", seek["id"], seek["seek_token"])
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    # A barrier: two guests of another clock are paired by a pass that read the pool after
+    # Anna's and Ben's seeks were in it, whichever process ran it.
+    other = {"kind": "live", "preset": "slow"}
+    guests = [await lobbies[i].seek("loot-island", 2, other, name=f"G{i}") for i in range(2)]
+    for i, g in enumerate(guests):
+        assert (await final(lobbies, g, i))["status"] == "paired"
+    assert (await status(lobbies[0], seek_a))["status"] == "waiting"
+    assert (await status(lobbies[1], seek_b))["status"] == "waiting"
+    # Cara comes: Anna, the oldest, sits with her; Ben still waits.
+    seek_c = await cara.seek("loot-island", 2, tc)
+    got_a = await final(lobbies, seek_a, 0)
+    got_c = await final(lobbies, seek_c, 1)
+    assert got_a["status"] == got_c["status"] == "paired"
+    assert got_a["table"] == got_c["table"]
+    assert (await status(lobbies[1], seek_b))["status"] == "waiting"
+    # Dan comes: Ben sits with him.
+    seek_d = await dan.seek("loot-island", 2, tc)
+    got_b = await final(lobbies, seek_b, 1)
+    got_d = await final(lobbies, seek_d, 0)
+    assert got_b["table"] == got_d["table"] != got_a["table"]
+    table = (await lobbies[0].get(f"/api/tables/{got_a['table']}")).json()
+    assert sorted(s["name"] for s in table["seats"]) == sorted([names[0], names[2]])
+    for lobby in (*lobbies, anna, ben, cara, dan):
         await lobby.close()
 
 
