@@ -48,6 +48,13 @@ def auth(token: str | None = None, key: str | None = None) -> dict[str, str]:
     return out
 
 
+KEEPALIVE = 2.0
+"""Seconds a kept-alive connection may idle before it is dropped rather than reused. The
+server (uvicorn) closes one idle for 5 s (``timeout_keep_alive``); reusing one idle about
+as long races that close, and a POST sent into it fails with ``httpx.ReadError`` and is
+not retried (seen on a loaded machine)."""
+
+
 class Lobby:
     """The HTTP API of one server at ``base`` (``http://host:port``). Remembers the
     ``owner_token`` (the host's) of every table it created (``owners``: table id to
@@ -59,8 +66,8 @@ class Lobby:
 
     def __init__(self, base: str, local_address: str | None = None,
                  timeout: float = 60) -> None:
-        transport = (httpx.AsyncHTTPTransport(local_address=local_address)
-                     if local_address else None)
+        transport = httpx.AsyncHTTPTransport(
+            local_address=local_address, limits=httpx.Limits(keepalive_expiry=KEEPALIVE))
         self.http = httpx.AsyncClient(base_url=base, timeout=timeout, transport=transport)
         self.owners: dict[str, str] = {}
 
