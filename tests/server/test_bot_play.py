@@ -203,3 +203,44 @@ async def test_a_play_token_joins_a_rated_tournament_and_plays_its_board(server)
     finally:
         await bot.close()
         await person.close()
+
+
+async def test_a_play_token_accepts_an_invitation_and_plays_the_game(server):
+    # A person invites the bot account by name to a private table; the program finds the
+    # invitation with its token, takes the seat by it and plays the game to the end.
+    bot, person = await member(server.url, "ib"), await member(server.url, "ip")
+    api = httpx.AsyncClient(base_url=server.url)
+    try:
+        await make_bot(bot)
+        token = (await new_token(bot))["token"]
+        table = await person.create(2, game="einauge", private=True)
+        tid = table["id"]
+        mine = await person.join(tid, "x", token=table["owner_token"], key=table["invite_key"])
+        name = bot.account["username"]  # type: ignore[index]
+        r = await person.http.post(f"/api/tables/{tid}/invitations", json={"name": name},
+                                   headers=bearer(table["owner_token"]))
+        assert r.status_code in (200, 201), r.text
+        got = await api.get("/api/me/invitations", headers=bearer(token))
+        assert got.status_code == 200, got.text
+        assert [i["table"] for i in got.json()["invitations"]] == [tid]
+        # Without the invitation (and without the key) the private table is not there.
+        r = await api.post(f"/api/tables/{tid}/join", json={"name": "x"}, headers=bearer(token))
+        assert r.status_code == 404, r.text
+        seat = await api.post(f"/api/tables/{tid}/join", json={"name": "x", "invited": True},
+                              headers=bearer(token))
+        assert seat.status_code == 200, seat.text
+        await person.start(tid)
+        players = [Player(lambda: server.ws_url, tid, token, seed=1),
+                   Player(lambda: server.ws_url, tid, mine["token"], seed=2)]
+        await asyncio.gather(*(p.run(120) for p in players))
+        # The private table's summary, to the program by its token (it holds a seat).
+        api.headers.update(bearer(token))
+        summary = await ended_summary(api, tid)
+        assert summary["seats"][seat.json()["seat"]]["name"] == name
+        assert summary["seats"][seat.json()["seat"]]["bot_account"] is True
+        assert (await api.get("/api/me/invitations", headers=bearer(token))).json()[
+            "invitations"] == []  # used up
+    finally:
+        await api.aclose()
+        await bot.close()
+        await person.close()
