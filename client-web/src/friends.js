@@ -155,3 +155,30 @@ export function socialButtons(name) {
   load();
   return box;
 }
+
+// ---- the friends list ("My games") --------------------------------------------------
+
+/** Fill `box` with the accounts the session's account follows: online or not, and the
+ *  public tables where each sits now, each a link to watch it (GET /api/me/friends).
+ *  Returns a function that loads it again (the page calls it at its refresh). */
+export function friendsList(box) {
+  async function load() {
+    let friends;
+    try {
+      friends = (await call("GET", "/api/me/friends")).friends;
+    } catch (e) {
+      return mount(box, h("section", { class: "panel" }, h("h2", {}, t("fr_friends")), h("p", { class: "error" }, errText(e))));
+    }
+    return mount(box, h("section", { class: "panel", testid: "friends-list" }, h("h2", {}, t("fr_friends")),
+      friends.length ? h("ul", { class: "friends" }, friends.map((f) => h("li", { testid: `friend-${f.username}` },
+        h("a", { href: `/players/${encodeURIComponent(f.username)}`, "data-link": true }, f.username), " ",
+        h("span", { class: `badge${f.online ? " online" : ""}`, testid: `friend-online-${f.username}`, dataset: { online: f.online ? "1" : "0" } },
+          f.online ? t("fr_online") : t("fr_offline")),
+        f.tables.length ? [" · ", f.tables.map((x, i) => [i ? ", " : "",
+          h("a", { href: `/table/${encodeURIComponent(x.id)}`, "data-link": true, testid: `friend-table-${x.id}` },
+            t(x.status === "running" ? "fr_watch" : "fr_join_or_watch", { name: x.name || x.id }))])] : null)))
+        : h("p", { class: "empty" }, t("fr_no_friends"))));
+  }
+  load();
+  return load;
+}

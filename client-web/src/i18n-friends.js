@@ -20,6 +20,12 @@ const en = {
   fr_err_seated: "That player already sits here.",
   fr_err_rate_limited: "Too many invitations: wait a while.",
   fr_err_blocked: "You blocked this player: unblock them first.",
+  fr_friends: "Friends",
+  fr_online: "online",
+  fr_offline: "offline",
+  fr_watch: (p) => `watch “${p.name}”`,
+  fr_join_or_watch: (p) => `“${p.name}” (waiting to start)`,
+  fr_no_friends: "You follow nobody yet: a player's profile has a “Follow” button.",
   fr_err_too_many_follows: "You follow as many players as one may: stop following one first.",
 };
 
@@ -42,6 +48,12 @@ const de = {
   fr_err_seated: "Dieser Spieler sitzt schon hier.",
   fr_err_rate_limited: "Zu viele Einladungen: warte eine Weile.",
   fr_err_blocked: "Du hast diesen Spieler blockiert: hebe die Blockade zuerst auf.",
+  fr_friends: "Freunde",
+  fr_online: "online",
+  fr_offline: "offline",
+  fr_watch: (p) => `„${p.name}“ zuschauen`,
+  fr_join_or_watch: (p) => `„${p.name}“ (wartet auf den Start)`,
+  fr_no_friends: "Du folgst noch niemandem: Das Profil eines Spielers hat einen Knopf „Folgen“.",
   fr_err_too_many_follows: "Du folgst schon so vielen Spielern wie erlaubt: entfolge zuerst einem.",
 };
 

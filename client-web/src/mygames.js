@@ -8,6 +8,7 @@ import { h, mount } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { playerList, turnText } from "./gamerows.js";
 import { historySection, statisticsSection } from "./statistics.js";
+import { friendsList } from "./friends.js";
 
 const REFRESH_MS = 5000;
 
@@ -38,7 +39,9 @@ export function myGamesPage(root, go) {
   // out of its search fields.
   const live = h("div");
   const finished = h("div", { testid: "finished-games" });
-  const page = h("div", { class: "my-games" }, h("h1", {}, t("my_games")), live, finished);
+  const friends = h("div", { testid: "friends" });
+  const page = h("div", { class: "my-games" }, h("h1", {}, t("my_games")), live, friends, finished);
+  let reloadFriends = null;
   let shownFor = null;
 
   function render() {
@@ -52,6 +55,7 @@ export function myGamesPage(root, go) {
     if (shownFor !== account.username) {
       shownFor = account.username;
       mount(finished, statisticsSection(shownFor), historySection(shownFor));
+      reloadFriends = friendsList(friends);
     }
     const games = data ? [...data.running, ...data.open] : [];
     mount(live, error ? h("p", { class: "error", role: "alert" }, error) : null,
@@ -62,7 +66,9 @@ export function myGamesPage(root, go) {
   async function refresh() {
     if (!currentAccount()) return render();
     try { data = await call("GET", "/api/me/games"); error = null; } catch (e) { error = e.message; }
+    const fresh = shownFor === (currentAccount() || {}).username;
     render();
+    if (fresh && reloadFriends) reloadFriends();  // a new account's list loads in render
   }
 
   render();

@@ -117,6 +117,17 @@ def test_a_friend_invited_by_name_is_told_and_seated_a_blocked_one_kept_out(
         anna.get_by_test_id("invite-send").click()
         expect(anna.get_by_test_id("invite-status")).to_have_text(
             "There is no player of that name.")
+        # Cara follows Anna: her "My games" shows Anna online, at the table, a link to it.
+        cara.goto(f"{friends_web.url}/players/{anna_name}")
+        cara.get_by_test_id("follow").click()
+        expect(cara.get_by_test_id("follow")).to_have_text("Stop following")
+        cara.goto(f"{friends_web.url}/my-games")
+        expect(cara.get_by_test_id(f"friend-online-{anna_name}")).to_have_attribute(
+            "data-online", "1")
+        link = cara.get_by_test_id(f"friend-table-{tid}")
+        expect(link).to_contain_text("Friends only")
+        link.click()
+        cara.wait_for_url(f"**/table/{tid}")
     finally:
         for p in (anna, ben, cara):
             p.context.close()
