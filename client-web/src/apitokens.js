@@ -2,7 +2,7 @@
 // shown once; list; revoke) and the one-way turn of the account into a bot account.
 // Mounted by account.js; every call goes with the page's session and CSRF token.
 import { ApiError, call } from "./api.js";
-import { h } from "./dom.js";
+import { h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 import "./i18n-bot-api.js";
 
@@ -82,7 +82,7 @@ export function apiTokensPanel(a, errText, changed) {
   }
 
   function draw() {
-    section.replaceChildren(
+    mount(section,  // (mount leaves out the null parts: replaceChildren wrote "null")
       h("h2", {}, t("tok_title")),
       h("p", { class: "hint" }, t("tok_hint")),
       st.error ? h("p", { class: "error", role: "alert", testid: "token-error" }, st.error) : null,

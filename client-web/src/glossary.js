@@ -53,7 +53,7 @@ function show(el, pin = false) {
   tip.replaceChildren(h("span", { testid: "term-text" }, entry.text), " ",
     entry.section ? h("a", { href: `${rulesHref(entry.game)}#${entry.section}`, target: "_blank", rel: "noopener", testid: "term-rules" }, t("term_rules")) : null);
   tip.hidden = false;
-  tip.dataset.term = el.dataset.term;
+  tip.dataset.explains = el.dataset.term;  // not data-term: the tip is no term
   el.setAttribute("aria-describedby", "term-tip");
   place(el);
 }

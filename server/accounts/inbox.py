@@ -44,16 +44,19 @@ class Inbox:
         self.sockets: dict[str, set[WebSocket]] = {}
         self.versions: dict[str, int] = {}
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
-        """End the looks and close the sockets (1001: the page opens another)."""
+        """End the looks and close the sockets (1001: the page opens another). The flag
+        too, and a bounded wait: a cancel that lands in a store call may come out as
+        another exception, and the shutdown must not wait on the loop for ever."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await asyncio.wait([self._task], timeout=5)
         for group in list(self.sockets.values()):
             for ws in list(group):
                 with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
@@ -101,7 +104,7 @@ class Inbox:
                 await ws.send_text(text)
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self.poll)  # the look's period (a cross-process change)
             try:
                 await self.look()

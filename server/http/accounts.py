@@ -19,6 +19,7 @@ from starlette.routing import Route
 from server.accounts import audit, bot_accounts, erase, sessions
 from server.accounts.accounts import Account
 from server.accounts.sessions import Session
+from server.admin import moderation
 from server.errors import LobbyError, Unavailable
 from server.http import csrf, token_auth
 from server.http.common import body, guarded, svc_of
@@ -256,10 +257,17 @@ async def held(request: Request) -> Response:
     (and the role) a fresh token: the one used before stops working, and a socket of
     another device is closed (1008, the client's ``seat_lost``); the seat moves to the
     device that asked. By API token: 403 ``read_only`` (server/http/token_auth.py) and,
-    at a rated table, 403 ``bot_account_needed`` for a person's account."""
+    at a rated table, 403 ``bot_account_needed`` for a person's account; 403 ``suspended``
+    for a suspended account."""
     session = need_session(request)
     svc = svc_of(request)
     uid = session.account.uid
+    # Fresh seat tokens are a change of the table: none for a suspended account (its
+    # seats were given unknown tokens when it was suspended).
+    refusal = moderation.change_refused(session.account, svc.settings.now_ms() / 1000,
+                                        "POST", request.url.path)
+    if refusal is not None:
+        raise refusal
     table_id = request.path_params["id"]
     got = await from_store(svc.account_store.held(uid, table_id))
     if not got:

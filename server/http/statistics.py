@@ -33,9 +33,10 @@ TEXT_MAX = 64
 
 
 def _opponents(meta: TableMeta, me: int) -> list[dict[str, Any]]:
+    # An account's seat stays its own while a bot plays it on (a resignation, a time-out).
     return [{"seat": i, "name": s.name,
-             "kind": ("bot" if s.kind == "bot" else
-                      "account" if s.account and s.account != DELETED else "guest")}
+             "kind": ("account" if s.account and s.account != DELETED else
+                      "bot" if s.kind == "bot" else "guest")}
             for i, s in enumerate(meta.seats) if i != me]
 
 

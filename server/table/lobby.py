@@ -47,8 +47,14 @@ class TableLobby:
         the creator's token (the host's, ``server.play.roles``) and, for a ``private`` table
         (never listed), its invite secret (stored only as a hash). ``time_control``: as
         ``server.play.clock.parse`` takes it (``None``: none); a public table gets a clock
-        even so (``clock.for_table``). Raises 400 ``bad_message`` for a bad one."""
+        even so (``clock.for_table``). Raises 400 ``bad_message`` for a bad one and for a
+        private rated table (a rated result shows on the ladder)."""
         game = get_game(game_name)
+        if private and rated:
+            # A rated result is public (the ladder, the profile's ratings): a private
+            # table's game must not show there.
+            raise LobbyError(400, "bad_message", "a rated table is public: a private table "
+                                                 "is not rated")
         if not game.min_players <= seats <= game.max_players:
             raise LobbyError(400, "bad_message",
                              f"{game_name} takes {game.min_players}-{game.max_players} seats")

@@ -116,7 +116,7 @@ def test_loot_island_terms_explain_themselves(browser: Browser, web: ServerProce
         for i in marked[:2]:
             mark = page.locator(f"[data-testid=my-hand] [data-card='{i}'] [data-term]")
             mark.hover()
-            expect(tip).to_have_attribute("data-term", f"mark_{catalogue['map'][i]['action']}")
+            expect(tip).to_have_attribute("data-explains", f"mark_{catalogue['map'][i]['action']}")
         page.get_by_test_id("lang-de").click()
         page.get_by_test_id("event").hover()
         expect(tip.get_by_test_id("term-text")).to_contain_text("In jeder Runde gilt ein Ereignis")

@@ -73,6 +73,14 @@ def test_profile_statistics_and_the_history_on_my_games(browser: Browser,
     found = violations(guest)
     assert found == [], json.dumps(found, indent=1)
     guest.context.close()
+    # On a phone the tables scroll inside their panels: the page keeps the screen's width.
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
+                                is_mobile=True, has_touch=True).new_page()
+    phone.goto(f"{web.url}/players/{me}")
+    expect(phone.get_by_test_id("stats-played-einauge")).to_have_text("1")
+    expect(phone.get_by_test_id("history-total")).to_have_text("1 game")
+    assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390
+    phone.context.close()
 
     page = new_page(browser)
     log_in(page, web, me)

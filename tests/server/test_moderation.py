@@ -207,9 +207,9 @@ async def test_a_report_muted_then_suspended_across_processes(redis_url: str,
     """Rea reports a line of Tom's chat (the report keeps the lines around it); the
     moderator on process A mutes Tom from the queue (the report is resolved, audited):
     Tom's chat is refused. Then suspends him: his seat socket on process B closes with
-    4403, a reconnect is refused, his changes are refused but logging out, his seat
-    goes away for Rea. Once the servers' clock passes the end, Tom plays and chats
-    again."""
+    4403, a reconnect is refused and no fresh seat token is given, his changes are
+    refused but logging out, his seat goes away for Rea. Once the servers' clock passes
+    the end, Tom takes his seat again with a fresh token and chats."""
     env = {**clock.env, "CARDTABLE_PRESENCE_GRACE": "1"}
     a = ServerProcess(redis_url, env=env).start()
     b = ServerProcess(redis_url, env=env).start()
@@ -265,6 +265,9 @@ async def test_a_report_muted_then_suspended_across_processes(redis_url: str,
         socks.append(again)
         assert await again.wait_closed() == SUSPENDED_CLOSE
         assert again.errors()[-1]["code"] == "suspended"
+        # No fresh seat token for a suspended account.
+        r = await tom.http.get(f"/api/me/tables/{tid}")
+        assert error_of(r) == (403, "suspended")
         r = await tom.http.post("/api/tables", json={"seats": 2})
         assert error_of(r) == (403, "suspended")
         r = await tom.http.post("/api/reports", json={"target": rea_name, "reason": "spam"})
@@ -277,9 +280,13 @@ async def test_a_report_muted_then_suspended_across_processes(redis_url: str,
         r = await tom.http.post("/api/account/logout")  # what a suspended account may do
         assert r.status_code == 200, r.text
 
-        # The end passes (the servers' clock): Tom is back, and may chat.
+        # The end passes (the servers' clock): Tom is back, takes his seat again with a
+        # fresh token, and may chat.
         clock.set(3601)
-        back = await Socket(b.ws_url, tid).connect(token=tb)
+        await tom.log_in(tom_name)
+        r = await tom.http.get(f"/api/me/tables/{tid}")
+        assert r.status_code == 200 and r.json()["seat"] == 1, r.text
+        back = await Socket(b.ws_url, tid).connect(token=r.json()["token"])
         socks.append(back)
         await back.wait(lambda f: f["t"] == "welcome")
         await said(back, "back again")

@@ -140,3 +140,13 @@ async def test_statistics_and_history_over_http(server) -> None:
     assert r.status_code == 404 and r.json()["error"]["code"] == "no_player"
     for m in (first, second, guest):
         await m.close()
+
+
+async def test_a_private_table_is_not_rated(server) -> None:
+    # A rated result shows on the ladder and the profile: a private game must not.
+    member = Member(server.url)
+    await member.sign_up(unique("pr"))
+    r = await member.http.post("/api/tables", json={"seats": 2, "private": True, "rated": True})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_message", r.text
+    assert "private" in r.json()["error"]["message"]
+    await member.close()
