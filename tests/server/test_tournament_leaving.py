@@ -9,11 +9,13 @@ the boards. A real server process and Redis; the role is granted with the comman
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from protocol.lobby import Member
+from server.store.embedded import EmbeddedRedis, free_port
 from tests.conftest import ServerProcess
 from tests.server.client import unique
 from tests.server.test_admin import Cli
@@ -27,12 +29,26 @@ async def member(server: ServerProcess, prefix: str = "lv") -> tuple[str, Member
     return name, m
 
 
+@pytest.fixture(scope="module")
+def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, str]]:
+    """A server on a Redis of its own, and that Redis's URL: the seeks per address the
+    session's other tests made on the shared server (all from 127.0.0.1) count against
+    the hourly limit there."""
+    redis = EmbeddedRedis(tmp_path_factory.mktemp("leaving-redis"), port=free_port())
+    url = redis.start()
+    server = ServerProcess(url, env={"CARDTABLE_SEEKS_PER_HOUR": "100000"}).start()
+    yield server, url
+    server.stop()
+    redis.stop()
+
+
 def rows(t: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["player"]: r for r in t["standings"]}
 
 
 async def test_ban_delete_and_rename_reach_tournaments_and_seeks(
-        server: ServerProcess, redis_url: str, capsys: pytest.CaptureFixture) -> None:
+        own: tuple[ServerProcess, str], capsys: pytest.CaptureFixture) -> None:
+    server, redis_url = own
     admin_name, admin = await member(server, "ad")
     await Cli(redis_url, capsys).ok("grant", admin_name, "admin")
     people = dict([await member(server) for _ in range(5)])
