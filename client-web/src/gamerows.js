@@ -13,6 +13,8 @@ export function resultText(s) {
   const n = names(s);
   // An eliminated player has no total (a game that eliminates): a dash, not "null".
   const scores = s.scores ? s.scores.map((x) => x ?? "–").join(" : ") : "";
+  // Every winner resigned (docs/rules.md, "Resigning"): the table lists no winner.
+  if (!s.winners.length) return t("no_winner_scores", { scores });
   return t("winner_scores", { names: listWords(s.winners.map((i) => n[i])), scores });
 }
 

@@ -17,7 +17,10 @@ export function renderResult(view, ctx) {
   const res = view && view.result;
   if (!res) return null;
   const names = (view.players || []).map((p) => p.name);
-  const winners = res.winners || [];
+  // A resigned seat cannot win (docs/rules.md, "Resigning"): the bot that played it on
+  // may have won the game, the seat's person did not. The summary marks those seats.
+  const seats = (ctx.summary && ctx.summary.seats) || [];
+  const winners = (res.winners || []).filter((s) => !(seats[s] && seats[s].resigned));
   // A player without a total (eliminated, in a game that eliminates) is ranked last and shown with a dash.
   const total = (s) => (typeof s.total === "number" ? s.total : -Infinity);
   const ranked = [...res.scores].sort((a, b) => total(b) - total(a) || a.seat - b.seat);
@@ -31,7 +34,8 @@ export function renderResult(view, ctx) {
     action = h("a", { class: "button", href: `/table/${offered}`, "data-link": true, testid: "watch-rematch" }, t("rematch_watch"));
   }
   return h("section", { class: "panel result-panel", testid: "result", "aria-labelledby": "result-title" },
-    h("h2", { id: "result-title", testid: "result-winners" }, "♛ ", t("winners_are", { names: listWords(w), n: w.length })),
+    h("h2", { id: "result-title", testid: "result-winners" },
+      w.length ? ["♛ ", t("winners_are", { names: listWords(w), n: w.length })] : t("no_winner")),
     h("ol", { class: "result-list" }, ranked.map((s) => h("li", {
       class: winners.includes(s.seat) ? "winner" : "", testid: `result-${s.seat}`, dataset: { total: s.total },
     }, h("span", { class: "result-name" }, winners.includes(s.seat) ? "♛ " : "", names[s.seat] ?? `#${s.seat + 1}`),

@@ -169,6 +169,14 @@ def moved(tc: TimeControl, clock: Clock, seat: int, now: int, timed_out: bool = 
     return Clock(now, reserve, timeouts)
 
 
+def returned(clock: Clock, seat: int) -> Clock:
+    """The clock after ``seat``'s player took the seat back from its bot: the count of
+    timeouts in a row starts again (the decision under way and the reserve are kept)."""
+    timeouts = list(clock.timeouts)
+    timeouts[seat] = 0
+    return Clock(clock.turn_at, list(clock.reserve), timeouts)
+
+
 def left(tc: TimeControl, clock: Clock, seat: int, now: int) -> tuple[int, int]:
     """``(move time left, reserve left)`` of ``seat``'s current decision at ``now`` (ms,
     never negative): what a clock face shows."""

@@ -162,6 +162,11 @@ class Actions:
             c = table.clock
             if seat is not None:
                 c = clocks.moved(table.tc, c, seat, now, timed_out, by_bot)
+            for e in changes:
+                if e.reason == "returned":
+                    # Back at the seat, its player starts a fresh count of timeouts in a
+                    # row: the old count would hand the seat to a bot at the next one.
+                    c = clocks.returned(c, e.seat)
             # A seat change leaves the clock as it is: a player who takes a seat back goes
             # on with the decision begun at ``turn_at`` (time past per_move is charged to
             # the reserve when it moves). Restarting it gave a fresh move time for every

@@ -210,3 +210,31 @@ def test_a_game_that_ends_between_the_lobby_s_two_reads_is_listed_once(
     expect(rows).to_have_count(1)
     expect(page.get_by_test_id(f"watch-{ended.table_id}")).to_have_count(0)
     page.close()
+
+
+def test_a_game_every_person_resigned_shows_no_winner(page: Page, web: ServerProcess) -> None:
+    """docs/rules.md, "Resigning": a resigned seat cannot win, and if every winner
+    resigned the table lists no winner. The table page said "Bert wins" (the engine's
+    winner, whom a bot replaced) while the lists said "Winner: ·" with no name."""
+    table = api(web, "POST", "/api/tables", json={"seats": 2, "name": "All resigned"})
+    tid = table["id"]
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    seats = [api(web, "POST", f"/api/tables/{tid}/join", json={"name": n})
+             for n in ("Anna", "Bert")]
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    for s in seats:
+        api(web, "POST", f"/api/tables/{tid}/resign",
+            headers={"Authorization": f"Bearer {s['token']}"})
+    page.goto(f"{web.url}/table/{tid}")
+    page.wait_for_function(
+        "() => { const v = window.__cardtable?.view(); return v && v.phase === 'ended'; }",
+        timeout=120_000)
+    view = page.evaluate(VIEW)
+    assert view["result"]["winners"], "the engine names a winner: the page must not show it"
+    expect(page.get_by_test_id("result-winners")).to_have_text("No winner")
+    assert page.locator("[data-testid=result] li.winner").count() == 0
+    page.goto(f"{web.url}/")
+    row = page.get_by_test_id(f"lobby-result-{tid}")
+    totals = " : ".join(str(s["total"]) for s in sorted(view["result"]["scores"],
+                                                         key=lambda s: s["seat"]))
+    expect(row).to_have_text(f"No winner · {totals}")

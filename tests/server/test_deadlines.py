@@ -184,6 +184,12 @@ async def test_timeouts_in_a_row_hand_the_seat_to_a_bot_and_the_log_keeps_them(r
         r = await lobby.seat_call(tid, "return", tokens[seat])
         assert r.status_code == 200, r.text
         assert r.json()["seats"][seat]["kind"] == "human"
+        # Back at the seat, the player starts a fresh count: the next timeout is the
+        # first in a row, not the fourth that would hand the seat straight back.
+        back = stored(redis_url, tid)[-1]
+        assert back["e"] == {"type": "seat_controller_changed", "seat": seat, "by": "player",
+                             "reason": "returned"}
+        assert back["c"]["timeouts"][seat] == 0
         r = await lobby.seat_call(tid, "return", tokens[seat])
         assert (r.status_code, r.json()["error"]["code"]) == (409, "playing")
         # Finish the game with both seats resigned: bots play to the end.
