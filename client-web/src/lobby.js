@@ -66,14 +66,31 @@ export function lobbyPage(root, go) {
         id: `t-opt-${kebab(key)}`, testid: spec.type === "boolean" ? kebab(key) : spec.enum ? `${kebab(key)}-select` : `${kebab(key)}-input` }), g.name),
       h("div", { class: "field" }, h("label", { for: "t-clock" }, t("time_control")),
         h("select", { id: "t-clock", name: "time_control", testid: "time-control-select" },
-          TIME_CONTROLS.map(([value, tc]) => h("option", { value }, timeControlText(tc))))),
+          TIME_CONTROLS.map(([value, tc]) => h("option", { value, selected: value === "normal" }, timeControlText(tc))))),
       h("div", { class: "field check" },
-        h("input", { type: "checkbox", id: "t-private", name: "private", testid: "private-table" }),
+        h("input", { type: "checkbox", id: "t-private", name: "private", testid: "private-table", onchange: privacyChanged }),
         h("label", { for: "t-private" }, t("private_table"))),
       currentAccount() ? h("div", { class: "field check" },
         h("input", { type: "checkbox", id: "t-rated", name: "rated", testid: "rated-table" }),
         h("label", { for: "t-rated" }, t("rated_table"))) : null,
       h("button", { type: "submit", class: "primary big", testid: "create-table", disabled: st.busy }, t("create")));
+    privacyChanged();
+  }
+
+  // Only a private (invite-link) table may go without a clock, and it is never rated
+  // (docs/protocol.md §5, "A table without a clock is for friends").
+  function privacyChanged() {
+    const priv = form.querySelector("#t-private");
+    const clock = form.querySelector("#t-clock");
+    const rated = form.querySelector("#t-rated");
+    if (!priv || !clock) return;
+    const none = clock.querySelector('option[value="none"]');
+    none.disabled = !priv.checked;
+    if (!priv.checked && clock.value === "none") clock.value = "normal";
+    if (rated) {
+      rated.disabled = priv.checked;
+      if (priv.checked) rated.checked = false;
+    }
   }
 
   async function create() {

@@ -32,6 +32,35 @@ def test_create_a_table_with_options_by_keyboard(page: Page, web: ServerProcess)
     expect(page.get_by_test_id("commitment")).to_have_text(summary["commitment"])
 
 
+def test_no_clock_is_offered_for_a_private_table_only(page: Page, web: ServerProcess) -> None:
+    """Only a private table may go without a clock (docs/protocol.md §5): the form's
+    default was "No clock" and a public table silently got the normal clock."""
+    page.goto(web.url + "/")
+    clock = page.get_by_test_id("time-control-select")
+    expect(clock).to_have_value("normal")
+    none = clock.locator('option[value="none"]')
+    expect(none).to_be_disabled()
+    page.get_by_test_id("private-table").check()
+    expect(none).to_be_enabled()
+    clock.select_option("none")
+    page.get_by_test_id("private-table").uncheck()
+    expect(clock).to_have_value("normal")  # a public table cannot keep "No clock"
+    page.get_by_test_id("private-table").check()
+    clock.select_option("none")
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/table/*")
+    tid, key = page.url.rsplit("/", 1)[1].split("#k=")
+    summary = api(web, "GET", f"/api/tables/{tid}", headers={"X-Table-Key": key})
+    assert summary["private"] is True and summary["time_control"]["kind"] == "none"
+    page.goto(web.url + "/")
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/table/*")
+    summary = api(web, "GET", f"/api/tables/{page.url.rsplit('/', 1)[1]}")
+    assert summary["private"] is False
+    assert summary["time_control"]["kind"] == "live"
+    assert summary["time_control"]["preset"] == "normal"
+
+
 def test_lobby_lists_tables_and_seats_change_live(browser: Browser, web: ServerProcess) -> None:
     made = api(web, "POST", "/api/tables", json={
         "game": "einauge", "seats": 3, "options": {"end_rule": "round", "color_bonus": False},
