@@ -10,7 +10,7 @@ const botDe = (kind) => ({ random: "Zufalls-Bot", greedy: "Gieriger Bot", mcts: 
 const en = {
   game: "Game",
   option_default: "default",
-  sit_as: (p) => `You sit as ${p.name} (your account).`,
+  sit_as: (p) => `You take a seat as ${p.name} (your account).`,
   // Presence, clocks and who plays a seat (presence.js, clock.js).
   time_control: "Time control",
   tc_none: "No clock (friends)",
@@ -244,7 +244,7 @@ const en = {
 const de = {
   game: "Spiel",
   option_default: "Standard",
-  sit_as: (p) => `Du sitzt als ${p.name} (dein Konto).`,
+  sit_as: (p) => `Du nimmst Platz als ${p.name} (dein Konto).`,
   // "von" takes the dative: "zog Grün 7 vom Ablagestapel Grün".
   // Anwesenheit, Uhren und wer einen Platz spielt (presence.js, clock.js).
   time_control: "Bedenkzeit",

@@ -120,7 +120,9 @@ export function lobbyPage(root, go) {
       : s.status === "running"
         ? h("a", { class: "button", href: `/table/${s.id}`, "data-link": true, testid: `watch-${s.id}` }, t("watch"))
         : h("a", { class: "button ghost", href: `/replay/${s.id}`, "data-link": true, testid: `replay-${s.id}` }, t("replay"));
-    const mine = s.status !== "ended" && seatFor(s.id);
+    // A resigned seat is the bot's for good: nothing to go back to (watch instead).
+    const held = s.status !== "ended" && seatFor(s.id);
+    const mine = held && !(s.seats[held.seat] && s.seats[held.seat].resigned) ? held : null;
     const act = mine ? h("a", { class: "button primary", href: `/table/${s.id}`, "data-link": true, testid: `return-${s.id}` }, t("return_to_seat")) : action;
     return h("li", { class: `trow st-${s.status}`, testid: `table-row-${s.id}`, dataset: { id: s.id, status: s.status } },
       h("div", { class: "tinfo" },

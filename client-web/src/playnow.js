@@ -25,7 +25,7 @@ Object.assign(LANGS.de, {
   play_now: "Jetzt spielen",
   play_now_title: "Jetzt gegen Menschen spielen",
   play_now_hint: "Du kommst an einen neuen Tisch mit allen, die auf dasselbe Spiel warten.",
-  play_now_waiting: (p) => `${p.n} warten`,
+  play_now_waiting: (p) => (p.n === 1 ? "1 wartet" : `${p.n} warten`),
   play_now_bots: "Leere Plätze mit Bots füllen nach",
   play_now_never: "nie",
   play_now_rated: "Gewertet",

@@ -128,6 +128,11 @@ class StreamSync:
                     if seat >= len(meta.tokens) or meta.tokens[seat] != conn.token_hash:
                         conn.shut(1008, "seat token no longer valid")
             table.room.publish("table", meta.summary())
+            if meta.status == "running" and [x.to_dict() for x in meta.seats] != \
+                    [x.to_dict() for x in old.seats]:
+                # A seat handed to a bot, taken back or resigned: the lobby's row shows
+                # it too (the put keeps the newest version, whichever process writes).
+                self.tables.spawn(self.tables.lobby.index(meta))
             self.tables.bots.ensure(table)
 
     def published(self, table_id: str, msg: dict[str, Any]) -> None:

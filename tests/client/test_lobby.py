@@ -3,10 +3,12 @@ keyboard), the table list, seats and bots, language switching, and a phone-sized
 
 from __future__ import annotations
 
+import json
+
 import httpx
 from playwright.sync_api import Browser, Page, expect
 
-from tests.client.conftest import api, as_host, shot
+from tests.client.conftest import api, as_host, seed_storage, shot
 from tests.conftest import ServerProcess
 
 
@@ -256,3 +258,29 @@ def test_the_hosts_half_typed_option_survives_a_join(page: Page, web: ServerProc
                 headers={"Authorization": f"Bearer {owner}"}, timeout=60).raise_for_status()
     expect(field).to_have_value("4")
     expect(page.get_by_test_id("opt-events")).to_be_checked()
+
+
+def test_a_resigned_seat_offers_no_way_back(browser: Browser, web: ServerProcess) -> None:
+    """The lobby offers "Back to my seat" for a table where this browser holds a seat;
+    after resigning, the seat is the bot's for good: the row offers to watch."""
+    table = api(web, "POST", "/api/tables", json={"seats": 2, "name": "Resigned row"})
+    tid = table["id"]
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    anna = api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Anna"})
+    api(web, "POST", f"/api/tables/{tid}/join", json={"name": "Bert"})
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    try:
+        seed_storage(ctx, {f"cardtable.seat.{tid}": json.dumps({**anna, "name": "Anna"})})
+        page = ctx.new_page()
+        page.goto(web.url + "/")
+        expect(page.get_by_test_id(f"return-{tid}")).to_be_visible()
+        api(web, "POST", f"/api/tables/{tid}/resign",
+            headers={"Authorization": f"Bearer {anna['token']}"})
+        # Bert never moves: the game runs on (his normal clock) while the lobby is read.
+        page.reload()
+        expect(page.get_by_test_id(f"watch-{tid}")).to_be_visible()
+        expect(page.get_by_test_id(f"return-{tid}")).to_have_count(0)
+        assert api(web, "GET", f"/api/tables/{tid}")["status"] == "running"
+    finally:
+        ctx.close()
