@@ -5,7 +5,7 @@
 import { ApiError, call, setCsrf } from "./api.js";
 import { apiTokensPanel } from "./apitokens.js";
 import { h, mount } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLangChange, t } from "./i18n.js";
 import "./i18n-accounts.js";
 import { heldTokens, saveOwner, saveSeat } from "./store.js";
 
@@ -293,5 +293,6 @@ export function accountPage(root, go) {
   render();
   countPasskeys();
   const off = onSessionChange(() => { render(); countPasskeys(); });
-  return off;
+  const offLang = onLangChange(() => { render(); countPasskeys(); });
+  return () => { off(); offLang(); };
 }

@@ -6,7 +6,7 @@
 import { call } from "./api.js";
 import { currentAccount } from "./account.js";
 import { h, mount } from "./dom.js";
-import { onLangChange, t } from "./i18n.js";
+import { dateTimeText, onLangChange, t } from "./i18n.js";
 import "./i18n-accounts.js";
 
 const A = "/api/admin";
@@ -123,7 +123,7 @@ export function adminPage(root) {
       h("h2", {}, t("admin_audit")),
       !state.audit ? h("p", {}, t("loading")) : h("table", { class: "games", testid: "audit" },
         h("tbody", {}, state.audit.map((e) => h("tr", { testid: `audit-${e.id}` },
-          h("td", {}, new Date(e.at * 1000).toLocaleString()), h("td", {}, e.actor),
+          h("td", {}, dateTimeText(e.at)), h("td", {}, e.actor),
           h("td", { class: "audit-action" }, e.action), h("td", {}, e.target),
           h("td", {}, JSON.stringify(e.detail))))))));
   }

@@ -2,16 +2,17 @@
 // shown once; list; revoke) and the one-way turn of the account into a bot account.
 // Mounted by account.js; every call goes with the page's session and CSRF token.
 import { ApiError, call } from "./api.js";
+import { confirmDialog } from "./confirm.js";
 import { h, mount } from "./dom.js";
-import { t } from "./i18n.js";
+import { dateTimeText, t } from "./i18n.js";
 import "./i18n-bot-api.js";
 
-const when = (s) => (s ? new Date(s * 1000).toLocaleString() : t("tok_never"));
+const when = (s) => (s ? dateTimeText(s) : t("tok_never"));
 
 /** The panel for account `a` (`{username, bot, …}`). `errText(e)` words an ApiError;
  *  `changed(account)` is called with the account after its conversion to a bot. */
 export function apiTokensPanel(a, errText, changed) {
-  const st = { tokens: null, shown: null, error: null, confirmBot: false };
+  const st = { tokens: null, shown: null, error: null, confirmBot: false, revoking: null };
   const section = h("section", { class: "panel", testid: "api-tokens" });
   const fail = (e) => { st.error = e instanceof ApiError ? errText(e) : String(e); draw(); };
 
@@ -50,13 +51,27 @@ export function apiTokensPanel(a, errText, changed) {
         h("td", { testid: "token-row-name" }, tok.name),
         h("td", {}, tok.scope === "play" ? t("tok_scope_play") : t("tok_scope_read")),
         h("td", {}, when(tok.created_at)), h("td", {}, when(tok.last_used)),
-        h("td", {}, h("button", { type: "button", class: "danger", testid: "revoke-token", onclick: async () => {
-          try {
-            await call("DELETE", `/api/account/tokens/${encodeURIComponent(tok.id)}`);
-            if (st.shown && st.shown.id === tok.id) st.shown = null;
-            await load();
-          } catch (e) { fail(e); }
-        } }, t("tok_revoke")))))));
+        h("td", {}, h("button", { type: "button", class: "danger", testid: "revoke-token", onclick: () => { st.revoking = tok; draw(); } },
+          t("tok_revoke")))))));
+  }
+
+  // Revoking cannot be undone (the program using the token stops at once): asked first.
+  function revokeQuestion() {
+    const tok = st.revoking;
+    if (!tok) return null;
+    const el = confirmDialog(t("tok_revoke_q", { name: tok.name }), t("tok_revoke"), {
+      onYes: async () => {
+        st.revoking = null;
+        try {
+          await call("DELETE", `/api/account/tokens/${encodeURIComponent(tok.id)}`);
+          if (st.shown && st.shown.id === tok.id) st.shown = null;
+          await load();
+        } catch (e) { fail(e); }
+      },
+      onCancel: () => { st.revoking = null; draw(); },
+    });
+    queueMicrotask(() => { const c = el.querySelector("[data-testid=confirm-cancel]"); if (c) c.focus(); });
+    return el;
   }
 
   function botPart() {
@@ -89,7 +104,7 @@ export function apiTokensPanel(a, errText, changed) {
       st.shown ? h("div", { class: "notice", role: "status", testid: "token-shown" },
         h("p", {}, t("tok_shown_once", { name: st.shown.name })),
         h("code", { testid: "token-text" }, st.shown.token)) : null,
-      tokenList(), tokenForm(),
+      tokenList(), revokeQuestion(), tokenForm(),
       h("h3", {}, t("bot_title")), botPart());
   }
 

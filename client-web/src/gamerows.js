@@ -2,7 +2,7 @@
 // (winner and scores), the date, and links (continue, watch, replay).
 import { tableName } from "./tablename.js";
 import { h } from "./dom.js";
-import { listWords, t } from "./i18n.js";
+import { dateText, listWords, t } from "./i18n.js";
 import { seatName } from "./names.js";
 
 const names = (s) => s.seats.map((x) => seatName(x.name, x.seat, x) || `#${x.seat + 1}`);
@@ -26,7 +26,7 @@ export function playerList(s) {
     s.winners && s.winners.includes(i) ? " ♛" : ""]);
 }
 
-export const dateText = (secs) => new Date(secs * 1000).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+export { dateText };
 
 /** The time left of a running move, from the server's `deadline` and `now` (ms). */
 function left(row) {

@@ -482,6 +482,11 @@ const listeners = new Set();
 
 export const currentLang = () => lang;
 
+/** Epoch seconds as a date and time in the page's language (not the browser's). */
+export const dateTimeText = (secs) => new Date(secs * 1000).toLocaleString(lang);
+/** Epoch seconds as a date ("5 Dec 2026") in the page's language. */
+export const dateText = (secs) => new Date(secs * 1000).toLocaleDateString(lang, { year: "numeric", month: "short", day: "numeric" });
+
 /** Switch language, remember it and re-render every listener. */
 export function setLang(next) {
   if (!LANGS[next] || next === lang) return;

@@ -7,13 +7,13 @@
 import { call } from "./api.js";
 import { currentAccount } from "./account.js";
 import { h, mount } from "./dom.js";
-import { onLangChange, t } from "./i18n.js";
+import { dateTimeText, onLangChange, t } from "./i18n.js";
 import "./i18n-accounts.js";
 import "./i18n-moderation.js";
 
 const A = "/api/admin";
 const enc = encodeURIComponent;
-const when = (s) => new Date(s * 1000).toLocaleString();
+const when = (s) => dateTimeText(s);
 
 /** Mount the moderation page into `root`; returns a cleanup. */
 export function moderationPage(root) {

@@ -5,7 +5,7 @@
 import { currentAccount } from "./account.js";
 import { call } from "./api.js";
 import { h, mount } from "./dom.js";
-import { LANGS, onLangChange, t } from "./i18n.js";
+import { dateTimeText, LANGS, onLangChange, t } from "./i18n.js";
 import { gameNames, gameTitle, loadGameTitles } from "./gametitles.js";
 import "./i18n-accounts.js";
 
@@ -120,7 +120,7 @@ const CLOCKS = {
   fast: { kind: "live", preset: "fast" }, normal: { kind: "live", preset: "normal" },
   slow: { kind: "live", preset: "slow" }, async1: { kind: "async", days: 1 },
 };
-const when = (s) => new Date(s * 1000).toLocaleString();
+const when = (s) => dateTimeText(s);
 const pts = (x) => (Math.round(x * 100) / 100).toString();
 
 /** One summary as a row (lobby, profile, the list); a profile's rows (`place` set: the

@@ -5,6 +5,8 @@ account."""
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 from playwright.sync_api import Browser, expect
@@ -42,7 +44,19 @@ def test_tokens_are_created_shown_once_listed_and_revoked(browser: Browser,
     expect(panel.get_by_test_id("token-row")).to_have_count(1)
     expect(panel.get_by_test_id("token-shown")).to_have_count(0)
     assert text not in page.content()
+    # Dates in the page's language, not the browser's (en-US here).
+    page.get_by_test_id("lang-de").click()
+    created = page.get_by_test_id("api-tokens").get_by_test_id("token-row").locator("td").nth(2)
+    expect(created).to_have_text(re.compile(r"^\d{1,2}\.\d{1,2}\.\d{4}, \d{2}:\d{2}:\d{2}$"))
+    panel = page.get_by_test_id("api-tokens")
+    # Asked first, in the page's own dialog: cancelling keeps the token.
     panel.get_by_test_id("revoke-token").click()
+    expect(panel.get_by_test_id("confirm-text")).to_contain_text("my engine")
+    panel.get_by_test_id("confirm-cancel").click()
+    expect(panel.get_by_test_id("confirm-dialog")).to_have_count(0)
+    assert me_by(web, text).status_code == 200
+    panel.get_by_test_id("revoke-token").click()
+    panel.get_by_test_id("confirm-yes").click()
     expect(panel.get_by_test_id("no-tokens")).to_be_visible()
     assert me_by(web, text).status_code == 401
     page.context.close()
