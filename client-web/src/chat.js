@@ -125,14 +125,14 @@ export function chatPanel(tableId, conn, seatNames) {
       h("b", { class: "chat-from" }, senderName(m.from)), " ",
       h("span", { class: "chat-text", testid: "chat-text" }, text),
       mine ? null : h("button", { type: "button", class: "ghost tiny", testid: `mute-${key}`, title: t("chat_mute"), "aria-label": `${t("chat_mute")}: ${senderName(m.from)}`, onclick: () => setMuted(key, true) }, t("chat_mute")),
-      mine ? null : reportOf(m));
+      mine ? null : reportOf(m, text));
   }
   /** The report button of a player's message whose seat an account holds (report.js). */
-  function reportOf(m) {
+  function reportOf(m, text) {
     if (m.from.role !== "player" || m.removed) return null;
     const seat = conn.table && conn.table.seats && conn.table.seats[m.from.seat];
     if (!seat || !seat.account) return null;
-    return reportButton(seat.name, { table: tableId, message: m.id }, `report-msg-${m.id}`);
+    return reportButton(seat.name, { table: tableId, message: m.id }, `report-msg-${m.id}`, text);
   }
 
   const log = h("ol", { class: "chat-log", testid: "chat-log", "aria-live": "polite" });

@@ -17,8 +17,9 @@ export function mayReport(name) {
   return !!(me && name && me.username !== name);
 }
 
-/** Open the report dialog for account `target`; `context`: {table, seat?, message?}. */
-export function openReport(target, context = {}) {
+/** Open the report dialog for account `target`; `context`: {table, seat?, message?};
+ *  `quote`: the reported chat message's text as shown, quoted above the reason. */
+export function openReport(target, context = {}, quote = null) {
   const host = h("div", { class: "report-host" });
   document.body.appendChild(host);
   const st = { reason: "abuse", text: "", error: null, done: false, busy: false };
@@ -44,6 +45,7 @@ export function openReport(target, context = {}) {
       ? [h("p", { testid: "report-done" }, t("report_done", { name: target })),
         h("div", { class: "confirm-buttons" }, h("button", { type: "button", class: "primary", testid: "report-close", onclick: close }, t("report_close")))]
       : [h("h2", { id: "report-title" }, t("report_title", { name: target })),
+        quote ? h("blockquote", { class: "report-quote", testid: "report-quote" }, quote) : null,
         h("label", {}, t("report_reason"), " ",
           h("select", { testid: "report-reason", onchange: (e) => { st.reason = e.target.value; } },
             REASONS.map((r) => h("option", { value: r, selected: r === st.reason }, t(`report_reason_${r}`))))),
@@ -62,9 +64,10 @@ export function openReport(target, context = {}) {
   render();
 }
 
-/** A small "Report" button for account `target` (null when this page may not report it). */
-export function reportButton(target, context, testid) {
+/** A small "Report" button for account `target` (null when this page may not report it);
+ *  `quote` as for `openReport`. */
+export function reportButton(target, context, testid, quote = null) {
   if (!mayReport(target)) return null;
   return h("button", { type: "button", class: "ghost tiny", testid, title: t("report"), "aria-label": `${t("report")}: ${target}`,
-    onclick: () => openReport(target, context) }, t("report"));
+    onclick: () => openReport(target, context, quote) }, t("report"));
 }

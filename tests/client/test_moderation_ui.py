@@ -72,6 +72,7 @@ def test_a_report_reaches_the_moderator_who_mutes_then_suspends(
            .locator("[data-testid^=report-msg-]")).to_have_count(0)  # not one's own line
     line.locator("[data-testid^=report-msg-]").click()
     expect(rea.get_by_test_id("report-dialog")).to_contain_text(f"Report {tom_name}")
+    expect(rea.get_by_test_id("report-quote")).to_have_text("you all play like bots")
     assert violations(rea) == []  # the dialog over the table passes axe
     rea.get_by_test_id("report-reason").select_option("abuse")
     rea.get_by_test_id("report-text").fill("rude in the chat")
