@@ -171,7 +171,9 @@ def run_einauge(scenario: str, sizes: Sizes) -> dict[str, Any]:
                                     else (1, sizes.spectators, sizes.rate))
         cfg = LoadConfig(url=service.url, tables=tables, players=4, spectators=spectators,
                          rate=rate, duration=sizes.duration, warmup=sizes.warmup,
-                         redis_url=service.redis_url, server_pid=service.server_pid)
+                         redis_url=service.redis_url, server_pid=service.server_pid,
+                         # As the peers' generator: 100 sockets joining at a time.
+                         setup_concurrency=100)
         return uvloop.run(run_load(cfg))
 
 
@@ -211,7 +213,10 @@ def figures(system: str, scenario: str, r: dict[str, Any]) -> dict[str, float | 
                 "last_spectator_p50_ms": last.get("p50"),
                 "last_spectator_p99_ms": last.get("p99"),
                 "bytes_per_delivery": s.get("bytes_per_delivery"),
-                "bytes_per_move_per_viewer": bytes_per_move_per_viewer(r)}
+                "bytes_per_move_per_viewer": bytes_per_move_per_viewer(r),
+                # The table made and every spectator's socket joined (one table: the
+                # crowd's join time).
+                "setup_s": r.get("setup_s")}
     return out
 
 
