@@ -24,7 +24,9 @@ BOT_KIND = "greedy"
 """The bot that fills a pairing's empty seats (the replacement bot of timed-out moves is a
 setting; this one is fixed so that a rated pairing's bot always has one rating)."""
 
-TABLE_NAME = "Play now"
+TABLE_NAME = ""
+"""A paired table has no name: pages name it in the reader's language after its first
+person ("Anna's table", client-web/src/tablename.js), as any unnamed table."""
 
 
 def seat_token(seek_token: str, sid: str) -> str:
