@@ -48,6 +48,7 @@ Object.assign(LANGS.en, {
   t_minutes_n: ({ n }) => (n === 1 ? "1 minute" : `${n} minutes`),
   t_players_n: ({ n }) => (n === 1 ? "1 player" : `${n} players`),
   t_starts: ({ when }) => `starts ${when}`,
+  t_started: ({ when }) => `started ${when}`,
   t_ends: ({ when }) => `pairing ends ${when}`,
   t_by: ({ name }) => `by ${name}`,
   t_bye: "bye",
@@ -101,6 +102,7 @@ Object.assign(LANGS.de, {
   t_minutes_n: ({ n }) => (n === 1 ? "1 Minute" : `${n} Minuten`),
   t_players_n: ({ n }) => `${n} Spieler`,
   t_starts: ({ when }) => `beginnt ${when}`,
+  t_started: ({ when }) => `begann ${when}`,
   t_ends: ({ when }) => `Paarungen bis ${when}`,
   t_by: ({ name }) => `von ${name}`,
   t_bye: "spielfrei",
@@ -239,9 +241,11 @@ export function tournamentPage(root, id) {
     const openNow = tour.status === "scheduled" || tour.status === "running";
     const current = tour.boards.filter((b) => b.status !== "done");
     const finished = tour.boards.filter((b) => b.status === "done");
+    // Once running, `starts_at` is when it did start (a start by the creator moves it).
+    const start = t(tour.status === "scheduled" ? "t_starts" : "t_started", { when: when(tour.starts_at) });
     const schedule = tour.kind === "swiss"
-      ? [t("t_starts", { when: when(tour.starts_at) }), t("t_rounds_of", { n: tour.round, of: tour.rounds })]
-      : [t("t_starts", { when: when(tour.starts_at) }), t("t_minutes_n", { n: tour.minutes }), tour.ends_at ? t("t_ends", { when: when(tour.ends_at) }) : null];
+      ? [start, t("t_rounds_of", { n: tour.round, of: tour.rounds })]
+      : [start, t("t_minutes_n", { n: tour.minutes }), tour.ends_at ? t("t_ends", { when: when(tour.ends_at) }) : null];
     mount(root, h("div", { class: "tournament", testid: "tournament", dataset: { status: tour.status, round: tour.round } },
       h("section", { class: "panel" },
         h("h1", { testid: "tournament-name" }, tour.name),

@@ -108,6 +108,7 @@ def test_four_accounts_play_a_swiss_tournament_watched_by_a_spectator(
     spectator = watcher.new_page()
     spectator.goto(f"{web.url}/tournament/{tid}")
     expect(spectator.get_by_test_id("tournament-status")).to_have_text("scheduled")
+    expect(spectator.get_by_test_id("tournament-schedule")).to_contain_text("starts ")
     expect(spectator.get_by_test_id("t-join")).to_have_count(0)  # no account: no join
     for name, _, page, _ in players:
         page.goto(f"{web.url}/tournament/{tid}")
@@ -118,6 +119,7 @@ def test_four_accounts_play_a_swiss_tournament_watched_by_a_spectator(
     expect(spectator.get_by_test_id("standings").locator("tbody tr")).to_have_count(4)
     creator_page.get_by_test_id("t-start").click()
     expect(spectator.get_by_test_id("tournament-status")).to_have_text("running")
+    expect(spectator.get_by_test_id("tournament-schedule")).to_contain_text("started ")
 
     tables: dict[int, set[str]] = {}
     for round_no in (1, 2):
