@@ -17,6 +17,7 @@ variable that names no setting and any value its field does not accept, with a
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import os
 import time
@@ -381,9 +382,18 @@ def check_names(env: Mapping[str, str]) -> None:
                      if (k.upper().startswith(PREFIX) and k.upper() not in known)
                      or (k.upper().startswith(LEGACY_PREFIX) and k.upper() not in legacy))
     if unknown:
+        named = [k + "".join(f" (did you mean {m[0]}?)" for m in [_likely(k.upper(), known)] if m)
+                 for k in unknown]
         raise SettingsError(
-            f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(named)}; "
             f"known: {', '.join(sorted(known))} (docs/protocol.md §4)")
+
+
+def _likely(name: str, known: set[str]) -> list[str]:
+    """The known variable ``name`` most likely meant: ``REDIS_URL`` for
+    ``CARDTABLE_REDIS_URL`` (the one setting without the prefix), else the closest."""
+    bare = name.removeprefix(PREFIX).removeprefix(LEGACY_PREFIX)
+    return [bare] if bare in known else difflib.get_close_matches(name, known, n=1)
 
 
 def legacy_notes(env: Mapping[str, str]) -> list[str]:

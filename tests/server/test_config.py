@@ -43,11 +43,13 @@ def test_a_bad_value_names_the_variable_the_value_and_what_is_allowed(
     assert allowed in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["CARDTABLE_BOT_DELAYS", "EINAUGE_BOT_DELAYS"])
-def test_an_unknown_variable_is_refused_by_name(monkeypatch, name):
+@pytest.mark.parametrize(("name", "meant"), [("CARDTABLE_BOT_DELAYS", "CARDTABLE_BOT_DELAY"),
+                                             ("EINAUGE_BOT_DELAYS", "CARDTABLE_BOT_DELAY"),
+                                             ("CARDTABLE_REDIS_URL", "REDIS_URL")])
+def test_an_unknown_variable_is_refused_by_name_with_the_likely_one(monkeypatch, name, meant):
     monkeypatch.setenv(name, "1")
-    with pytest.raises(config.SettingsError, match=rf"unknown setting {name}; "
-                       r"known: .*CARDTABLE_BOT_DELAY,"):
+    with pytest.raises(config.SettingsError, match=rf"unknown setting {name} \(did you mean "
+                       rf"{meant}\?\); known: .*CARDTABLE_BOT_DELAY,"):
         config.from_env()
 
 
