@@ -347,8 +347,13 @@ export function replayPage(root, id) {
   loadCatalogues().then(async () => {
     if (!id) { renderAll(); return; }
     try {
-      const [r, s] = await Promise.all([api.deltas(id, 0), api.getTable(id).catch(() => null)]);
-      st.tableName = s ? s.name || null : null;
+      // The table's name is shown as soon as it is known: a long game's deltas take longer.
+      const summary = api.getTable(id).catch(() => null).then((s) => {
+        st.tableName = s ? s.name || null : null;
+        if (!gone) renderHead();
+        return s;
+      });
+      const [r, s] = await Promise.all([api.deltas(id, 0), summary]);
       load(r.deltas, s ? s.name || id : id, s ? s.seats : null);
     } catch (e) {
       if (e.code === "no_table") { // unknown, expired, or private without its secret

@@ -417,9 +417,10 @@ export function tablePage(root, id) {
     const mine = mySeat();
     const myTurn = acts && acts.any;
     let hint = "";
-    // Ended while the game's own view has not: the administration voided it (game_voided).
+    // Ended without the game's own end: the administration voided it (game_voided). Not
+    // "ended while the shown view has not": a spectator's paced view lags behind the end.
     const summary = st.summary || conn.table || {};
-    const voided = summary.status === "ended" && v.phase !== "ended";
+    const voided = summary.status === "ended" && !!summary.voided && v.phase !== "ended";
     if (voided) hint = t("ev_game_voided", { reason: summary.voided || "admin" });
     else if (myTurn) hint = game().turnHint(v);
     else if (v.phase !== "ended" && v.current_seat !== null && v.current_seat !== undefined && v.current_seat !== mine) hint = t("waiting_for", { name: v.players[v.current_seat].name });

@@ -226,11 +226,14 @@ def test_a_game_every_person_resigned_shows_no_winner(page: Page, web: ServerPro
         api(web, "POST", f"/api/tables/{tid}/resign",
             headers={"Authorization": f"Bearer {s['token']}"})
     page.goto(f"{web.url}/table/{tid}")
+    # The bots' moves are shown at once (a spectator's page paces them otherwise).
+    page.get_by_test_id("pace").select_option("off")
     page.wait_for_function(
         "() => { const v = window.__cardtable?.view(); return v && v.phase === 'ended'; }",
         timeout=120_000)
     view = page.evaluate(VIEW)
     assert view["result"]["winners"], "the engine names a winner: the page must not show it"
+    expect(page.get_by_test_id("turn-banner")).not_to_contain_text("voided")
     expect(page.get_by_test_id("result-winners")).to_have_text("No winner")
     assert page.locator("[data-testid=result] li.winner").count() == 0
     page.goto(f"{web.url}/")
