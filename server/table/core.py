@@ -191,6 +191,12 @@ class TableCore:
         self.game: Game = get_game(meta.game)
         self.keys = viewer_keys(self.game, len(meta.seats))
         self.state: Any = self.game.initial_state()
+        self.moves = 0
+        """Game events folded into ``state`` since it was made (seat-control events leave
+        the game's state as it is): what the kept prompts are keyed by."""
+        self.prompts: dict[int, tuple[int, dict[str, Any]]] = {}
+        """Per seat, its last prompt's legal actions (``prompt``'s keys after ``seq``) and
+        the ``moves`` they were listed at."""
         self.seq = 0
         self.head = genesis(meta.id, meta.commitment)
         self.heads: deque[str] = deque([self.head.hex()], maxlen=HEADS_KEPT)
@@ -222,6 +228,8 @@ class TableCore:
         seq 1) again: the stored stream is not the one this table had applied."""
         self.meta = meta
         self.state = self.game.initial_state()
+        self.moves = 0
+        self.prompts = {}
         self.seq = 0
         self.head = genesis(meta.id, meta.commitment)
         self.heads = deque([self.head.hex()], maxlen=HEADS_KEPT)
@@ -248,6 +256,7 @@ class TableCore:
                 self.resigned_at.setdefault(seat, self.seq + 1)
         else:
             self.state = self.game.evolve(self.state, event)
+            self.moves += 1
         if "c" in entry:
             self.clock = clocks.Clock.from_dict(entry["c"])
         self.seq += 1
@@ -356,17 +365,24 @@ class TableCore:
         form of its legal actions (``legal_form``) when the game gives one, else the list
         and, when the game describes them (``action_details``), what each would cost and
         pay out, in the same order. Either way ``decide`` checks the action that comes
-        back."""
-        msg: dict[str, Any] = {"t": "prompt", "seq": self.seq}
+        back. The legal actions are kept per seat until the game's state changes (a
+        seat-control event, a second socket's hello or a reconnect reuse them); the
+        messages share them, so nobody may change a prompt's contents."""
+        kept = self.prompts.get(seat)
+        if kept is not None and kept[0] == self.moves:
+            return {"t": "prompt", "seq": self.seq, **kept[1]}
+        body: dict[str, Any] = {}
         form = self.game.legal_form(self.state, seat)
         if form is not None:
-            msg["legal_form"] = form
-            return msg
-        msg["legal_actions"] = self.legal(seat)
-        details = self.game.action_details(self.state, seat)
-        if details is not None:
-            msg["details"] = details
-        return msg
+            body["legal_form"] = form
+        else:
+            legal = self.game.legal_actions(self.state, seat)
+            body["legal_actions"] = [a.to_dict() for a in legal]
+            details = self.game.action_details(self.state, seat, legal)
+            if details is not None:
+                body["details"] = details
+        self.prompts[seat] = (self.moves, body)
+        return {"t": "prompt", "seq": self.seq, **body}
 
     def view(self, viewer: ViewerKey) -> View:
         """The current view for ``viewer`` (a seat of a game whose viewers all see the
