@@ -126,6 +126,10 @@ class SeedSeal:
         """``data`` sealed under the first key, bound to ``table_id``: version byte, key
         id (4 bytes), nonce (12 bytes), ciphertext with its tag."""
         self._current()
+        return self._seal(data, table_id)
+
+    def _seal(self, data: bytes, table_id: str) -> bytes:
+        # ``seal_bytes`` under the key file as last looked at.
         nonce = os.urandom(12)
         return (VERSION + self._first + nonce
                 + self._ciphers[self._first].encrypt(nonce, data, table_id.encode()))
@@ -173,9 +177,20 @@ class SeedSeal:
 
     def seal_entry(self, entry: dict[str, Any], table_id: str) -> dict[str, Any]:
         """A stored entry with its event and action sealed as ``s`` (head, clock plain)."""
+        self._current()
+        return self._seal_entry(entry, table_id)
+
+    def seal_entries(self, entries: list[dict[str, Any]], table_id: str
+                     ) -> list[dict[str, Any]]:
+        """``seal_entry`` of each of one append's ``entries``, the key file looked at
+        once for all of them (a ``stat`` per append, not per entry)."""
+        self._current()
+        return [self._seal_entry(e, table_id) for e in entries]
+
+    def _seal_entry(self, entry: dict[str, Any], table_id: str) -> dict[str, Any]:
         secret = {k: entry[k] for k in SEALED_FIELDS if k in entry}
         out = {k: v for k, v in entry.items() if k not in SEALED_FIELDS}
-        out["s"] = self.seal_bytes(msgpack.packb(secret, use_bin_type=True), table_id)
+        out["s"] = self._seal(msgpack.packb(secret, use_bin_type=True), table_id)
         return out
 
     def open_entry(self, entry: dict[str, Any], table_id: str) -> dict[str, Any]:
