@@ -93,7 +93,8 @@ def bases(game: Game, keys: list[ViewerKey], events: list[Message], state: Any
 
 def build_delta(game: Game, keys: list[ViewerKey], views: dict[ViewerKey, View],
                 last: dict[ViewerKey, int], state: Any,
-                events: list[tuple[int, str, Message]]) -> Delta:
+                events: list[tuple[int, str, Message]],
+                public: list[dict[str, Any] | None] | None = None) -> Delta:
     """The delta of consecutive stored events (``(seq, head, event)``: one append, which
     folded to ``state``) for every viewer class in ``keys``: the events as it sees them
     (``project``) with their seqs and chain heads, and one RFC 6902 patch
@@ -103,6 +104,9 @@ def build_delta(game: Game, keys: list[ViewerKey], views: dict[ViewerKey, View],
     (its message is ``None``) and keeps its last view, so its next patch covers both.
     ``prev`` is the seq of the class's previous delta: the view its patch applies to. A
     seat whose message equals the spectators' shares their frame.
+
+    ``public``: ``project(game, event, None)`` of each event when the caller has them
+    (this process's own append: ``TableCore.chain`` projected them for the hash chain).
 
     A seat resigned by these events leaves the viewer classes: its message is the events
     as a spectator sees them and a patch replacing the whole document with the
@@ -114,8 +118,13 @@ def build_delta(game: Game, keys: list[ViewerKey], views: dict[ViewerKey, View],
     gone = {seat_control.resigned_seat(event) for _, _, event in events}
     for k in keys:
         viewer = None if k in gone else k
-        shown = [{"seq": n, "event": projected, "head": head} for n, head, event in events
-                 if (projected := project(game, event, viewer)) is not None]
+        if viewer is None and public is not None:
+            shown = [{"seq": n, "event": projected, "head": head}
+                     for (n, head, _), projected in zip(events, public, strict=True)
+                     if projected is not None]
+        else:
+            shown = [{"seq": n, "event": projected, "head": head} for n, head, event in events
+                     if (projected := project(game, event, viewer)) is not None]
         if not shown:
             dicts[k] = None
             continue
@@ -195,6 +204,10 @@ class TableCore:
         """Game events folded into ``state`` since it was made (seat-control events leave
         the game's state as it is): what the kept prompts are keyed by."""
         self.prompts: dict[int, tuple[int, dict[str, Any]]] = {}
+        self.chained: dict[int, tuple[dict[str, Any], Message, dict[str, Any] | None]] = {}
+        """The entries of the last ``chain``, by ``id``: each with its event and that
+        event's public projection, so that ``take`` of those very entry dicts (this
+        process's own append) neither decodes nor projects them again."""
         """Per seat, its last prompt's legal actions (``prompt``'s keys after ``seq``) and
         the ``moves`` they were listed at."""
         self.seq = 0
@@ -230,6 +243,7 @@ class TableCore:
         self.state = self.game.initial_state()
         self.moves = 0
         self.prompts = {}
+        self.chained = {}
         self.seq = 0
         self.head = genesis(meta.id, meta.commitment)
         self.heads = deque([self.head.hex()], maxlen=HEADS_KEPT)
@@ -248,7 +262,8 @@ class TableCore:
         return seat_control.decode(self.game.events, entry["e"])
 
     def _fold(self, entry: dict[str, Any]) -> Message:
-        event = self.decode(entry)
+        kept = self.chained.get(id(entry))
+        event = kept[1] if kept is not None and kept[0] is entry else self.decode(entry)
         if seat_control.is_control(event):
             self.control.apply(event)
             seat = seat_control.resigned_seat(event)
@@ -284,10 +299,19 @@ class TableCore:
         if not fresh:
             return Outbox()
         folded = []
+        public: list[dict[str, Any] | None] | None = [] if self.chained else None
         for entry in fresh:
             event = self._fold(entry)
             folded.append((self.seq, entry["h"], event))
-        delta = build_delta(self.game, self.keys, self.views, self.last, self.state, folded)
+            if public is not None:
+                kept = self.chained.get(id(entry))
+                if kept is not None and kept[0] is entry and kept[1] is event:
+                    public.append(kept[2])
+                else:  # not (all) this process's last chained entries
+                    public = None
+        self.chained = {}
+        delta = build_delta(self.game, self.keys, self.views, self.last, self.state, folded,
+                            public)
         self.ring.append(delta)
         out = Outbox(delta=delta)
         self.meta.seq, self.meta.head = self.seq, self.head.hex()
@@ -419,12 +443,16 @@ class TableCore:
         ``first``, the action's first event, also with the action) and the new head."""
         head = self.head
         entries = []
+        self.chained = {}
         for i, e in enumerate(events):
-            public: Mapping[str, Any] | None = project(self.game, e, None)  # fairness.md §5
+            public = project(self.game, e, None)  # fairness.md §5
+            linked: Mapping[str, Any] | None = public
             if self.seq == 0 and i == 0:  # the first event: names as commitments
-                public = chained_form(public, self.meta.name_commitments or None)
-            head = link(head, public)
-            entries.append({"e": e.to_dict(), "h": head.hex()})
+                linked = chained_form(public, self.meta.name_commitments or None)
+            head = link(head, linked)
+            entry = {"e": e.to_dict(), "h": head.hex()}
+            entries.append(entry)
+            self.chained[id(entry)] = (entry, e, public)
         if action is not None and len(entries) > first:
             entries[first]["a"] = action.to_dict()
         return entries, head.hex()
