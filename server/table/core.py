@@ -204,10 +204,11 @@ class TableCore:
         """Game events folded into ``state`` since it was made (seat-control events leave
         the game's state as it is): what the kept prompts are keyed by."""
         self.prompts: dict[int, tuple[int, dict[str, Any]]] = {}
-        self.chained: dict[int, tuple[dict[str, Any], Message, dict[str, Any] | None]] = {}
-        """The entries of the last ``chain``, by ``id``: each with its event and that
-        event's public projection, so that ``take`` of those very entry dicts (this
-        process's own append) neither decodes nor projects them again."""
+        self.chained: tuple[list[dict[str, Any]], list[Message],
+                            list[dict[str, Any] | None]] | None = None
+        """The entries list the last ``chain`` returned, its events and their public
+        projections, so that ``take`` of that very list (this process's own append)
+        neither decodes nor projects them again."""
         """Per seat, its last prompt's legal actions (``prompt``'s keys after ``seq``) and
         the ``moves`` they were listed at."""
         self.seq = 0
@@ -243,7 +244,7 @@ class TableCore:
         self.state = self.game.initial_state()
         self.moves = 0
         self.prompts = {}
-        self.chained = {}
+        self.chained = None
         self.seq = 0
         self.head = genesis(meta.id, meta.commitment)
         self.heads = deque([self.head.hex()], maxlen=HEADS_KEPT)
@@ -261,9 +262,10 @@ class TableCore:
         """A stored entry's event (the game's, or a seat-control event)."""
         return seat_control.decode(self.game.events, entry["e"])
 
-    def _fold(self, entry: dict[str, Any]) -> Message:
-        kept = self.chained.get(id(entry))
-        event = kept[1] if kept is not None and kept[0] is entry else self.decode(entry)
+    def _fold(self, entry: dict[str, Any], event: Message | None = None) -> Message:
+        # ``event``: the entry's, when the caller has it (``chain`` made the entry).
+        if event is None:
+            event = self.decode(entry)
         if seat_control.is_control(event):
             self.control.apply(event)
             seat = seat_control.resigned_seat(event)
@@ -299,17 +301,19 @@ class TableCore:
         if not fresh:
             return Outbox()
         folded = []
-        public: list[dict[str, Any] | None] | None = [] if self.chained else None
-        for entry in fresh:
-            event = self._fold(entry)
-            folded.append((self.seq, entry["h"], event))
-            if public is not None:
-                kept = self.chained.get(id(entry))
-                if kept is not None and kept[0] is entry and kept[1] is event:
-                    public.append(kept[2])
-                else:  # not (all) this process's last chained entries
-                    public = None
-        self.chained = {}
+        chained, self.chained = self.chained, None
+        public: list[dict[str, Any] | None] | None = None
+        if chained is not None and chained[0] is entries and len(chained[1]) == len(entries):
+            # This process's own append, as chained (its first ``skip`` folded already).
+            skip = len(entries) - len(fresh)
+            public = chained[2][skip:]
+            for entry, own in zip(fresh, chained[1][skip:], strict=True):
+                event = self._fold(entry, own)
+                folded.append((self.seq, entry["h"], event))
+        else:
+            for entry in fresh:
+                event = self._fold(entry)
+                folded.append((self.seq, entry["h"], event))
         delta = build_delta(self.game, self.keys, self.views, self.last, self.state, folded,
                             public)
         self.ring.append(delta)
@@ -442,17 +446,17 @@ class TableCore:
         """Stored entries for ``events`` (each with its chain head; the one at index
         ``first``, the action's first event, also with the action) and the new head."""
         head = self.head
-        entries = []
-        self.chained = {}
+        entries: list[dict[str, Any]] = []
+        publics: list[dict[str, Any] | None] = []
         for i, e in enumerate(events):
             public = project(self.game, e, None)  # fairness.md §5
             linked: Mapping[str, Any] | None = public
             if self.seq == 0 and i == 0:  # the first event: names as commitments
                 linked = chained_form(public, self.meta.name_commitments or None)
             head = link(head, linked)
-            entry = {"e": e.to_dict(), "h": head.hex()}
-            entries.append(entry)
-            self.chained[id(entry)] = (entry, e, public)
+            entries.append({"e": e.to_dict(), "h": head.hex()})
+            publics.append(public)
+        self.chained = (entries, list(events), publics)
         if action is not None and len(entries) > first:
             entries[first]["a"] = action.to_dict()
         return entries, head.hex()
