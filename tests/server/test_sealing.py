@@ -60,6 +60,9 @@ def test_one_appends_entries_are_sealed_under_the_first_key_at_the_append(
     assert all(newer.entry_current(s) for s in later)  # sealed under the new first key
     assert not any(newer.entry_current(s) for s in first)
     assert [newer.open_entry(s, "t1") for s in later] == entries
+    # Each entry has a nonce of its own (bytes 5-17 of a sealed value), though one read
+    # of the random source gave an append's.
+    assert len({s["s"][5:17] for s in first + later}) == 6
 
 
 def test_a_key_added_meanwhile_is_read_and_a_foreign_one_refused(tmp_path: Path) -> None:
