@@ -211,6 +211,8 @@ class TableCore:
         neither decodes nor projects them again."""
         """Per seat, its last prompt's legal actions (``prompt``'s keys after ``seq``) and
         the ``moves`` they were listed at."""
+        self.controls = 0
+        """Seat-control events folded (``take`` tells whether an append had one)."""
         self.seq = 0
         self.head = genesis(meta.id, meta.commitment)
         self.heads: deque[str] = deque([self.head.hex()], maxlen=HEADS_KEPT)
@@ -267,6 +269,7 @@ class TableCore:
         if event is None:
             event = self.decode(entry)
         if seat_control.is_control(event):
+            self.controls += 1
             self.control.apply(event)
             seat = seat_control.resigned_seat(event)
             if seat is not None:
@@ -301,6 +304,7 @@ class TableCore:
         if not fresh:
             return Outbox()
         folded = []
+        controls = self.controls
         chained, self.chained = self.chained, None
         public: list[dict[str, Any] | None] | None = None
         if chained is not None and chained[0] is entries and len(chained[1]) == len(entries):
@@ -321,7 +325,7 @@ class TableCore:
         self.meta.seq, self.meta.head = self.seq, self.head.hex()
         if self.tc.clocked and any("c" in e for e in fresh):
             out.clock = self.clock_message(now)
-        out.control_changed = any(seat_control.is_control(e) for _, _, e in folded)
+        out.control_changed = self.controls != controls
         out.to_move = self.to_move()
         # A seat handed to a bot keeps its former player's sockets (as watchers): no
         # prompt for them.

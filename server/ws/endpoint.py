@@ -501,7 +501,9 @@ async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
             conn.message({"t": "error", "id": protocol.action_id(data, settings.max_frame),
                           "code": "bad_message", "message": str(e)})
             continue
-        if isinstance(msg, protocol.Sync):
+        if type(msg) is protocol.ActionMsg:  # nearly every message: no isinstance chain
+            await _act(svc, table, conn, msg)
+        elif isinstance(msg, protocol.Sync):
             await welcome(svc, table, conn, None)
         elif isinstance(msg, protocol.ChatMsg):
             seat_name = table.meta.seats[seat].name if (seat := sender.seat) is not None else None
@@ -515,7 +517,7 @@ async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
         elif isinstance(msg, protocol.Hello):
             conn.message({"t": "error", "id": None, "code": "bad_message",
                           "message": "hello was already received; send sync for a new view"})
-        else:
+        else:  # an ActionMsg of a subclass (none today)
             await _act(svc, table, conn, msg)
 
 

@@ -123,6 +123,7 @@ class Played:
         out = self.core.take(entries, self.core.seq + 1, self.seated, now=0)
         assert out is not None and out.delta is not None
         assert self.core.head.hex() == head
+        assert out.control_changed == any(seat_control.is_control(e) for e in events)
         self.entries += entries
         self.ends.append(self.core.seq)
         self.outboxes.append(out)
