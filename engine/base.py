@@ -85,7 +85,8 @@ class GameBase:
         result: GameResult | None = state.result
         return result
 
-    def action_details(self, state: Any, seat: int) -> list[dict[str, Any]] | None:
+    def action_details(self, state: Any, seat: int, legal: Sequence[Message] | None = None
+                       ) -> list[dict[str, Any]] | None:
         """None: the prompt's legal actions say all there is (no costs or payouts)."""
         return None
 

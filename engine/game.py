@@ -264,10 +264,13 @@ class Game(Protocol):
         """Exactly the actions ``decide`` accepts from ``seat`` now."""
         ...
 
-    def action_details(self, state: Any, seat: int) -> list[dict[str, Any]] | None:
+    def action_details(self, state: Any, seat: int, legal: Sequence[Message] | None = None
+                       ) -> list[dict[str, Any]] | None:
         """What each of ``legal_actions(state, seat)`` would do now, in the same order (a
         game that describes its actions, e.g. Einauge's costs and payouts: the prompt's
-        ``details``, docs/protocol.md §2), or ``None``: the game describes none."""
+        ``details``, docs/protocol.md §2), or ``None``: the game describes none.
+        ``legal``: those legal actions when the caller has them already (the prompt's
+        list), so they are not listed twice."""
         ...
 
     def legal_form(self, state: Any, seat: int) -> dict[str, Any] | None:

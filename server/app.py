@@ -342,7 +342,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *analysis_api.ROUTES,
         *tournament_api.ROUTES,
         *invitation_api.ROUTES,
-    ]  # /ws/tables/{id}: ws.TableSockets, a middleware (no router layers per socket)
+    ]  # /ws/tables/{id}: ws.TableSockets, before the middlewares (no layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():
         dist = Path(__file__).resolve().parent.parent / dist  # run from another directory
@@ -357,9 +357,9 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Route("/tournaments", page), Route("/tournament/{id}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
-    app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(RawSend), Middleware(observe.Observe),
-                                Middleware(ws.TableSockets), Middleware(SessionAuth)],
-                    exception_handlers={404: http_error, 405: http_error})
+    app = ws.TableSockets(routes=routes, lifespan=lifespan,
+                          middleware=[Middleware(RawSend), Middleware(observe.Observe),
+                                      Middleware(SessionAuth)],
+                          exception_handlers={404: http_error, 405: http_error})
     app.state.svc = svc
     return app

@@ -102,10 +102,12 @@ class Einauge(GameBase):
     legal_count = staticmethod(rules.legal_count)
     legal_action = staticmethod(rules.legal_action)
 
-    def action_details(self, state: State, seat: int) -> list[dict[str, Any]]:
-        """Per legal action of ``seat`` (same order): its cost and the row payout it would
-        bring (see ``offers.detail``), for a client's buttons and the ship dialog."""
-        return offers.action_details(state, seat)
+    def action_details(self, state: State, seat: int, legal: Sequence[Message] | None = None
+                       ) -> list[dict[str, Any]]:
+        """Per legal action of ``seat`` (same order; ``legal``: those actions when the
+        caller has them): its cost and the row payout it would bring (see
+        ``offers.detail``), for a client's buttons and the ship dialog."""
+        return offers.action_details(state, seat, legal)
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
         """The client view (public view plus display helpers); the same for every viewer."""

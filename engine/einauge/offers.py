@@ -9,6 +9,7 @@ is exactly what the action's event will carry.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.einauge import actions as ac
@@ -50,7 +51,8 @@ def detail(s: State, action: Message) -> dict[str, Any]:
     raise KeyError(kind)
 
 
-def action_details(s: State, seat: int) -> list[dict[str, Any]]:
-    """``detail`` of each of ``legal_actions(s, seat)``, in the same order (empty when
-    ``seat`` is not to move)."""
-    return [detail(s, a) for a in legal_actions(s, seat)]
+def action_details(s: State, seat: int, legal: Sequence[Message] | None = None
+                   ) -> list[dict[str, Any]]:
+    """``detail`` of each of ``legal_actions(s, seat)`` (``legal``: that list, when the
+    caller has it already), in the same order (empty when ``seat`` is not to move)."""
+    return [detail(s, a) for a in (legal_actions(s, seat) if legal is None else legal)]

@@ -114,6 +114,12 @@ class DirectSocket:
         transport.abort()
 
 
+def keep_send(scope: dict[str, Any], send: Any) -> None:
+    """Keep the server's own ``send`` of a websocket in its scope (``scope[SCOPE_KEY]``),
+    weakly (see ``RawSend``)."""
+    scope[SCOPE_KEY] = weakref.WeakMethod(send) if hasattr(send, "__self__") else send
+
+
 class RawSend:
     """ASGI middleware: keeps the server's own ``send`` of each websocket in its scope
     (``scope[SCOPE_KEY]``), before any framework wraps it.
@@ -129,5 +135,5 @@ class RawSend:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "websocket":
-            scope[SCOPE_KEY] = weakref.WeakMethod(send) if hasattr(send, "__self__") else send
+            keep_send(scope, send)
         await self.app(scope, receive, send)

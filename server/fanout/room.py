@@ -135,8 +135,9 @@ class Connection:
         if self.closed:
             return False
         if self.writer is None and not self.outbox and self.direct is not None:
-            if prepared is None:
-                prepared = b"".join(prepare(f) for f in frames)
+            if prepared is None:  # one frame (an ack, a prompt) nearly always
+                prepared = (prepare(frames[0]) if len(frames) == 1
+                            else b"".join(map(prepare, frames)))
             if self.direct.write(prepared):
                 return True
         for frame in frames:
@@ -355,17 +356,18 @@ class Room:
         spectators in chunks, yielding between them."""
         joined: dict[tuple[int | None, bool, int], tuple[list[Frame], bytes]] = {}
         delivered = direct = 0
+        size = len(batch)  # once, not per socket
 
         def deliver(conn: Connection, key: int | None) -> None:
             nonlocal delivered, direct
             start = 0
-            while start < len(batch) and batch[start].seq <= conn.seq:
+            while start < size and batch[start].seq <= conn.seq:
                 start += 1
-            if start == len(batch) or batch[start].first != conn.seq + 1:
+            if start == size or batch[start].first != conn.seq + 1:
                 return  # nothing new, or not the delta after the socket's seq
             got = joined.get((key, conn.binary, start))
             if got is None:
-                if start == len(batch) - 1:  # one delta (nearly always): no joins
+                if start == size - 1:  # one delta (nearly always): no joins
                     one = batch[start].prepared(key, conn.binary)
                     got = ([one[0]], one[1]) if one is not None else ([], b"")
                 else:

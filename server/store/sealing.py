@@ -126,7 +126,11 @@ class SeedSeal:
         """``data`` sealed under the first key, bound to ``table_id``: version byte, key
         id (4 bytes), nonce (12 bytes), ciphertext with its tag."""
         self._current()
-        nonce = os.urandom(12)
+        return self._seal(data, table_id, os.urandom(12))
+
+    def _seal(self, data: bytes, table_id: str, nonce: bytes) -> bytes:
+        # ``seal_bytes`` under the key file as last looked at, with a fresh random
+        # 12-byte nonce (AES-GCM's: never reused under one key).
         return (VERSION + self._first + nonce
                 + self._ciphers[self._first].encrypt(nonce, data, table_id.encode()))
 
@@ -173,9 +177,24 @@ class SeedSeal:
 
     def seal_entry(self, entry: dict[str, Any], table_id: str) -> dict[str, Any]:
         """A stored entry with its event and action sealed as ``s`` (head, clock plain)."""
+        self._current()
+        return self._seal_entry(entry, table_id, os.urandom(12))
+
+    def seal_entries(self, entries: list[dict[str, Any]], table_id: str
+                     ) -> list[dict[str, Any]]:
+        """``seal_entry`` of each of one append's ``entries``, the key file looked at
+        once for all of them (a ``stat`` per append, not per entry) and their nonces read
+        from the system's random source at once (one ``getrandom`` per append)."""
+        self._current()
+        nonces = os.urandom(12 * len(entries))
+        return [self._seal_entry(e, table_id, nonces[12 * i:12 * i + 12])
+                for i, e in enumerate(entries)]
+
+    def _seal_entry(self, entry: dict[str, Any], table_id: str, nonce: bytes
+                    ) -> dict[str, Any]:
         secret = {k: entry[k] for k in SEALED_FIELDS if k in entry}
         out = {k: v for k, v in entry.items() if k not in SEALED_FIELDS}
-        out["s"] = self.seal_bytes(msgpack.packb(secret, use_bin_type=True), table_id)
+        out["s"] = self._seal(msgpack.packb(secret, use_bin_type=True), table_id, nonce)
         return out
 
     def open_entry(self, entry: dict[str, Any], table_id: str) -> dict[str, Any]:

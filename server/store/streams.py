@@ -394,7 +394,7 @@ class Store:
         is safe).
         """
         if self.seal is not None:
-            entries = [self.seal.seal_entry(e, table_id) for e in entries]
+            entries = self.seal.seal_entries(entries, table_id)
         body = {"table": table_id, "from": expected_seq + 1, "prev": prev, "entries": entries,
                 "meta": meta_changed}
         payload = pack(body if meta_changed else {"by": self.origin, **body})

@@ -93,7 +93,8 @@ def bases(game: Game, keys: list[ViewerKey], events: list[Message], state: Any
 
 def build_delta(game: Game, keys: list[ViewerKey], views: dict[ViewerKey, View],
                 last: dict[ViewerKey, int], state: Any,
-                events: list[tuple[int, str, Message]]) -> Delta:
+                events: list[tuple[int, str, Message]],
+                public: list[dict[str, Any] | None] | None = None) -> Delta:
     """The delta of consecutive stored events (``(seq, head, event)``: one append, which
     folded to ``state``) for every viewer class in ``keys``: the events as it sees them
     (``project``) with their seqs and chain heads, and one RFC 6902 patch
@@ -103,6 +104,9 @@ def build_delta(game: Game, keys: list[ViewerKey], views: dict[ViewerKey, View],
     (its message is ``None``) and keeps its last view, so its next patch covers both.
     ``prev`` is the seq of the class's previous delta: the view its patch applies to. A
     seat whose message equals the spectators' shares their frame.
+
+    ``public``: ``project(game, event, None)`` of each event when the caller has them
+    (this process's own append: ``TableCore.chain`` projected them for the hash chain).
 
     A seat resigned by these events leaves the viewer classes: its message is the events
     as a spectator sees them and a patch replacing the whole document with the
@@ -114,8 +118,13 @@ def build_delta(game: Game, keys: list[ViewerKey], views: dict[ViewerKey, View],
     gone = {seat_control.resigned_seat(event) for _, _, event in events}
     for k in keys:
         viewer = None if k in gone else k
-        shown = [{"seq": n, "event": projected, "head": head} for n, head, event in events
-                 if (projected := project(game, event, viewer)) is not None]
+        if viewer is None and public is not None:
+            shown = [{"seq": n, "event": projected, "head": head}
+                     for (n, head, _), projected in zip(events, public, strict=True)
+                     if projected is not None]
+        else:
+            shown = [{"seq": n, "event": projected, "head": head} for n, head, event in events
+                     if (projected := project(game, event, viewer)) is not None]
         if not shown:
             dicts[k] = None
             continue
@@ -191,6 +200,19 @@ class TableCore:
         self.game: Game = get_game(meta.game)
         self.keys = viewer_keys(self.game, len(meta.seats))
         self.state: Any = self.game.initial_state()
+        self.moves = 0
+        """Game events folded into ``state`` since it was made (seat-control events leave
+        the game's state as it is): what the kept prompts are keyed by."""
+        self.prompts: dict[int, tuple[int, dict[str, Any]]] = {}
+        self.chained: tuple[list[dict[str, Any]], list[Message],
+                            list[dict[str, Any] | None]] | None = None
+        """The entries list the last ``chain`` returned, its events and their public
+        projections, so that ``take`` of that very list (this process's own append)
+        neither decodes nor projects them again."""
+        """Per seat, its last prompt's legal actions (``prompt``'s keys after ``seq``) and
+        the ``moves`` they were listed at."""
+        self.controls = 0
+        """Seat-control events folded (``take`` tells whether an append had one)."""
         self.seq = 0
         self.head = genesis(meta.id, meta.commitment)
         self.heads: deque[str] = deque([self.head.hex()], maxlen=HEADS_KEPT)
@@ -222,6 +244,9 @@ class TableCore:
         seq 1) again: the stored stream is not the one this table had applied."""
         self.meta = meta
         self.state = self.game.initial_state()
+        self.moves = 0
+        self.prompts = {}
+        self.chained = None
         self.seq = 0
         self.head = genesis(meta.id, meta.commitment)
         self.heads = deque([self.head.hex()], maxlen=HEADS_KEPT)
@@ -239,15 +264,19 @@ class TableCore:
         """A stored entry's event (the game's, or a seat-control event)."""
         return seat_control.decode(self.game.events, entry["e"])
 
-    def _fold(self, entry: dict[str, Any]) -> Message:
-        event = self.decode(entry)
+    def _fold(self, entry: dict[str, Any], event: Message | None = None) -> Message:
+        # ``event``: the entry's, when the caller has it (``chain`` made the entry).
+        if event is None:
+            event = self.decode(entry)
         if seat_control.is_control(event):
+            self.controls += 1
             self.control.apply(event)
             seat = seat_control.resigned_seat(event)
             if seat is not None:
                 self.resigned_at.setdefault(seat, self.seq + 1)
         else:
             self.state = self.game.evolve(self.state, event)
+            self.moves += 1
         if "c" in entry:
             self.clock = clocks.Clock.from_dict(entry["c"])
         self.seq += 1
@@ -275,16 +304,28 @@ class TableCore:
         if not fresh:
             return Outbox()
         folded = []
-        for entry in fresh:
-            event = self._fold(entry)
-            folded.append((self.seq, entry["h"], event))
-        delta = build_delta(self.game, self.keys, self.views, self.last, self.state, folded)
+        controls = self.controls
+        chained, self.chained = self.chained, None
+        public: list[dict[str, Any] | None] | None = None
+        if chained is not None and chained[0] is entries and len(chained[1]) == len(entries):
+            # This process's own append, as chained (its first ``skip`` folded already).
+            skip = len(entries) - len(fresh)
+            public = chained[2][skip:]
+            for entry, own in zip(fresh, chained[1][skip:], strict=True):
+                event = self._fold(entry, own)
+                folded.append((self.seq, entry["h"], event))
+        else:
+            for entry in fresh:
+                event = self._fold(entry)
+                folded.append((self.seq, entry["h"], event))
+        delta = build_delta(self.game, self.keys, self.views, self.last, self.state, folded,
+                            public)
         self.ring.append(delta)
         out = Outbox(delta=delta)
         self.meta.seq, self.meta.head = self.seq, self.head.hex()
         if self.tc.clocked and any("c" in e for e in fresh):
             out.clock = self.clock_message(now)
-        out.control_changed = any(seat_control.is_control(e) for _, _, e in folded)
+        out.control_changed = self.controls != controls
         out.to_move = self.to_move()
         # A seat handed to a bot keeps its former player's sockets (as watchers): no
         # prompt for them.
@@ -356,17 +397,24 @@ class TableCore:
         form of its legal actions (``legal_form``) when the game gives one, else the list
         and, when the game describes them (``action_details``), what each would cost and
         pay out, in the same order. Either way ``decide`` checks the action that comes
-        back."""
-        msg: dict[str, Any] = {"t": "prompt", "seq": self.seq}
+        back. The legal actions are kept per seat until the game's state changes (a
+        seat-control event, a second socket's hello or a reconnect reuse them); the
+        messages share them, so nobody may change a prompt's contents."""
+        kept = self.prompts.get(seat)
+        if kept is not None and kept[0] == self.moves:
+            return {"t": "prompt", "seq": self.seq, **kept[1]}
+        body: dict[str, Any] = {}
         form = self.game.legal_form(self.state, seat)
         if form is not None:
-            msg["legal_form"] = form
-            return msg
-        msg["legal_actions"] = self.legal(seat)
-        details = self.game.action_details(self.state, seat)
-        if details is not None:
-            msg["details"] = details
-        return msg
+            body["legal_form"] = form
+        else:
+            legal = self.game.legal_actions(self.state, seat)
+            body["legal_actions"] = [a.to_dict() for a in legal]
+            details = self.game.action_details(self.state, seat, legal)
+            if details is not None:
+                body["details"] = details
+        self.prompts[seat] = (self.moves, body)
+        return {"t": "prompt", "seq": self.seq, **body}
 
     def view(self, viewer: ViewerKey) -> View:
         """The current view for ``viewer`` (a seat of a game whose viewers all see the
@@ -402,13 +450,17 @@ class TableCore:
         """Stored entries for ``events`` (each with its chain head; the one at index
         ``first``, the action's first event, also with the action) and the new head."""
         head = self.head
-        entries = []
+        entries: list[dict[str, Any]] = []
+        publics: list[dict[str, Any] | None] = []
         for i, e in enumerate(events):
-            public: Mapping[str, Any] | None = project(self.game, e, None)  # fairness.md §5
+            public = project(self.game, e, None)  # fairness.md §5
+            linked: Mapping[str, Any] | None = public
             if self.seq == 0 and i == 0:  # the first event: names as commitments
-                public = chained_form(public, self.meta.name_commitments or None)
-            head = link(head, public)
+                linked = chained_form(public, self.meta.name_commitments or None)
+            head = link(head, linked)
             entries.append({"e": e.to_dict(), "h": head.hex()})
+            publics.append(public)
+        self.chained = (entries, list(events), publics)
         if action is not None and len(entries) > first:
             entries[first]["a"] = action.to_dict()
         return entries, head.hex()

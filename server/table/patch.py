@@ -30,6 +30,10 @@ def escape(key: str) -> str:
 
 
 _NOT_MAPS = frozenset((list, str, int, float, bool, type(None)))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+"""The types of a view's leaves: a changed one is replaced, nothing to descend into."""
+_LIST_SCALARS = frozenset((str, int))
+"""The element types of a list patched element by element (``_scalars``)."""
 
 
 def _is_map(value: Any) -> bool:
@@ -90,8 +94,10 @@ def _diff(before: Any, after: Any, path: str, depth: int, ops: list[dict[str, An
 
 
 def _scalars(before: list[Any], after: list[Any]) -> bool:
-    return all(type(x) in (str, int) for x in before) and all(
-        type(x) in (str, int) for x in after)
+    # True when every element of both is exactly a str or an int (a bool is not). Sets of
+    # the types: one comprehension each, not a generator step per element.
+    return {type(x) for x in before} <= _LIST_SCALARS and {
+        type(x) for x in after} <= _LIST_SCALARS
 
 
 def _edits(before: list[Any], after: list[Any], path: str) -> list[dict[str, Any]]:
@@ -135,6 +141,9 @@ def _edits(before: list[Any], after: list[Any], path: str) -> list[dict[str, Any
 
 
 def _changed(old: Any, new: Any, path: str, depth: int, ops: list[dict[str, Any]]) -> None:
+    if type(old) in _SCALARS:  # a count, a name, a flag (most changes): no type tests
+        ops.append({"op": "replace", "path": path, "value": new})
+        return
     lists = isinstance(old, list) and isinstance(new, list)
     if ((lists and (depth > 1 or _scalars(old, new)))
             or (depth > 1 and ((type(old) is dict and type(new) is dict)

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import msgpack
 from redis.exceptions import RedisError
+from starlette.applications import Starlette
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.game import IllegalAction
@@ -29,7 +30,7 @@ from server.accounts import bot_accounts, sessions, tokens
 from server.admin.moderation import SUSPENDED_CLOSE
 from server.errors import LobbyError, Unavailable
 from server.fanout.delta import Delta
-from server.fanout.frames import SCOPE_KEY, DirectSocket
+from server.fanout.frames import SCOPE_KEY, DirectSocket, keep_send
 from server.fanout.room import Connection
 from server.http import replays
 from server.logging import get_logger
@@ -339,27 +340,30 @@ async def _finish_close(ws: WebSocket, conn: Connection) -> None:
     drain.cancel()
 
 
-class TableSockets:
-    """ASGI middleware: a websocket of ``/ws/tables/{id}`` goes straight to ``endpoint``,
-    past the router and exception layers of Starlette (whose coroutine frames each idle
-    socket would otherwise keep for its whole life: about 5 KB, docs/benchmarks.md);
-    anything else goes on to the app. The endpoint catches what it expects itself; an
+class TableSockets(Starlette):
+    """The service's Starlette application, except that a websocket of
+    ``/ws/tables/{id}`` goes straight to ``endpoint`` (its server's ``send`` kept as
+    ``RawSend`` keeps it), past the middleware stack, the router and the exception layers:
+    their coroutine frames would be kept by each idle socket for its whole life (about 5
+    KB, docs/benchmarks.md) and resumed twice per action. None of those middlewares does
+    anything to a websocket (the error and observe layers pass them through, the session
+    layer is for the other routes). The endpoint catches what it expects itself; an
     exception escaping it closes the socket with 1011 (uvicorn), as under the router."""
 
     PREFIX = "/ws/tables/"
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        path = scope.get("path", "")
-        if scope["type"] == "websocket" and path.startswith(self.PREFIX):
-            table_id = path[len(self.PREFIX):]
-            if table_id and "/" not in table_id:
-                scope["path_params"] = {"id": table_id}
-                await endpoint(WebSocket(scope, receive, send))
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] == "websocket":
+            path = scope.get("path", "")
+            if path.startswith(self.PREFIX):
+                table_id = path[len(self.PREFIX):]
+                if table_id and "/" not in table_id:
+                    scope["app"] = self
+                    keep_send(scope, send)
+                    scope["path_params"] = {"id": table_id}
+                    await endpoint(WebSocket(scope, receive, send))
+                    return
+        await super().__call__(scope, receive, send)
 
 
 def _raw(frame: protocol.Frame) -> dict[str, Any]:
@@ -497,7 +501,9 @@ async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
             conn.message({"t": "error", "id": protocol.action_id(data, settings.max_frame),
                           "code": "bad_message", "message": str(e)})
             continue
-        if isinstance(msg, protocol.Sync):
+        if type(msg) is protocol.ActionMsg:  # nearly every message: no isinstance chain
+            await _act(svc, table, conn, msg)
+        elif isinstance(msg, protocol.Sync):
             await welcome(svc, table, conn, None)
         elif isinstance(msg, protocol.ChatMsg):
             seat_name = table.meta.seats[seat].name if (seat := sender.seat) is not None else None
@@ -511,7 +517,7 @@ async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
         elif isinstance(msg, protocol.Hello):
             conn.message({"t": "error", "id": None, "code": "bad_message",
                           "message": "hello was already received; send sync for a new view"})
-        else:
+        else:  # an ActionMsg of a subclass (none today)
             await _act(svc, table, conn, msg)
 
 

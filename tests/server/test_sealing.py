@@ -44,6 +44,27 @@ def test_a_seal_opens_what_it_sealed_for_the_same_table_only(tmp_path: Path) -> 
     assert opened == entry and list(opened) == list(entry)  # the order it was built in
 
 
+def test_one_appends_entries_are_sealed_under_the_first_key_at_the_append(
+        tmp_path: Path) -> None:
+    path = tmp_path / "keys"
+    seal = SeedSeal.at(path)
+    entries = [{"e": {"type": "drawn", "card": f"red-{i}"}, "h": f"{i:02x}" * 32}
+               for i in range(3)]
+    entries[0]["a"] = {"type": "draw"}
+    first = seal.seal_entries(entries, "t1")
+    assert [seal.open_entry(s, "t1") for s in first] == entries
+    assert all(seal.entry_current(s) and b"red-" not in s["s"] for s in first)
+    path.write_text(new_key() + "\n" + path.read_text())  # a new first key meanwhile
+    later = seal.seal_entries(entries, "t1")
+    newer = SeedSeal(path)
+    assert all(newer.entry_current(s) for s in later)  # sealed under the new first key
+    assert not any(newer.entry_current(s) for s in first)
+    assert [newer.open_entry(s, "t1") for s in later] == entries
+    # Each entry has a nonce of its own (bytes 5-17 of a sealed value), though one read
+    # of the random source gave an append's.
+    assert len({s["s"][5:17] for s in first + later}) == 6
+
+
 def test_a_key_added_meanwhile_is_read_and_a_foreign_one_refused(tmp_path: Path) -> None:
     path = tmp_path / "keys"
     running = SeedSeal.at(path)

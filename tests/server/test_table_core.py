@@ -8,7 +8,8 @@ server appends them (``TableCore.chain``, then ``take``). Checked at every appen
 
 - every viewer class folds its patches, delta by delta, to exactly its view, and every
   view carries the table's seq (seat-control events included);
-- the outbox prompts exactly the seated seats to move that their person plays;
+- the outbox prompts exactly the seated seats to move that their person plays, and every
+  prompt (kept between appends or not) is the one listed afresh from the state;
 - ``replay_deltas`` over the stored events gives the very deltas sent live;
 - a core rebuilt from the stored entries (``replay``) continues exactly as the live one.
 """
@@ -78,6 +79,21 @@ def control_events(step: int, schedule: tuple[int, ...], seats: int, game: Game,
     return [e for at, e in zip(schedule, made, strict=True) if at == step]
 
 
+def fresh_prompt(core: TableCore, seat: int) -> dict[str, Any]:
+    """The prompt of ``seat`` listed from the core's state now, nothing kept: the game's
+    compact form, or its legal actions and their details each asked for separately."""
+    game, state = core.game, core.state
+    form = game.legal_form(state, seat)
+    if form is not None:
+        return {"t": "prompt", "seq": core.seq, "legal_form": form}
+    msg = {"t": "prompt", "seq": core.seq,
+           "legal_actions": [a.to_dict() for a in game.legal_actions(state, seat)]}
+    details = game.action_details(state, seat)
+    if details is not None:
+        msg["details"] = details
+    return msg
+
+
 class Played:
     """A table core fed the appends of one seeded game, with what each viewer holds."""
 
@@ -107,6 +123,7 @@ class Played:
         out = self.core.take(entries, self.core.seq + 1, self.seated, now=0)
         assert out is not None and out.delta is not None
         assert self.core.head.hex() == head
+        assert out.control_changed == any(seat_control.is_control(e) for e in events)
         self.entries += entries
         self.ends.append(self.core.seq)
         self.outboxes.append(out)
@@ -130,7 +147,9 @@ class Played:
         assert [p[0] for p in out.prompts] == [
             s for s in to_move if s in self.seated and not core.by_bot(s)]
         for seat, seq, prompt in out.prompts:
-            assert seq == core.seq and prompt == core.prompt(seat)
+            assert seq == core.seq and prompt == core.prompt(seat) == fresh_prompt(core, seat)
+        for seat in to_move:  # after a seat-control append too (the state did not change)
+            assert core.prompt(seat) == fresh_prompt(core, seat)
         assert out.over == core.game.is_over(core.state)
 
 
