@@ -187,8 +187,9 @@ class LootIsland(GameBase):
         list or a reshuffle, which held the public discard pile: a card seen there before
         it was reshuffled keeps its earlier place); the cards still in each loot deck
         within their deck's list; the healers while they lie set aside unseen; the
-        face-down events among the places of the events not yet seen. Only the ``state.reshuffles`` reshuffles
-        made so far are kept: later ones follow from the branch's own seed."""
+        face-down events among the places of the events not yet seen. Only the
+        ``state.reshuffles`` reshuffles made so far are kept: later ones follow from the
+        branch's own seed."""
         o = observation(state, seat)
         out: dict[str, Any] = {k: list(v) for k, v in dealt.items() if k != "map_reshuffles"}
         out["map_reshuffles"] = [list(r) for r in dealt.get("map_reshuffles", [])
