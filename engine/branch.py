@@ -45,6 +45,10 @@ class BranchError(ValueError):
         self.code = code
         self.message = message
 
+    def __reduce__(self) -> tuple[type[BranchError], tuple[str, str]]:
+        # Raised in a worker process: it crosses back pickled, code and message kept.
+        return BranchError, (self.code, self.message)
+
 
 @dataclass(frozen=True)
 class BranchPoint:

@@ -94,3 +94,10 @@ def test_bad_points_are_refused(name: str) -> None:
     with pytest.raises(BranchError) as e:
         deal(branch_point(record, 0, 0), ["a"], "s")
     assert e.value.code == "bad_seat"
+
+
+def test_a_branch_error_crosses_a_process_boundary() -> None:
+    import pickle
+
+    e = pickle.loads(pickle.dumps(BranchError("bad_index", "no such action")))
+    assert (e.code, e.message) == ("bad_index", "no such action")
