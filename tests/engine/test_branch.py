@@ -14,6 +14,7 @@ from engine import GAMES, get_game
 from engine.bots import make_bot
 from engine.branch import BranchError, branch_point, deal
 from engine.selfplay import play_game
+from engine.verify import verify_record
 
 SEATS = {"einauge": 3, "keltis": 2, "loot-island": 3}
 
@@ -101,3 +102,33 @@ def test_a_branch_error_crosses_a_process_boundary() -> None:
 
     e = pickle.loads(pickle.dumps(BranchError("bad_index", "no such action")))
     assert (e.code, e.message) == ("bad_index", "no such action")
+
+
+@pytest.mark.parametrize("name", sorted(SEATS))
+def test_a_branch_record_verifies_its_deal(name: str) -> None:
+    """A branched game played to its end: ``verify`` recomputes its deal from ``branch``
+    and the seed (the deck check passes); another index or seed fails it."""
+    game = get_game(name)
+    record = _record(name, "branch-4")
+    index = len(record["actions"]) // 2
+    point = branch_point(record, index, 1)
+    players = [f"b{i}" for i in range(point.seats)]
+    seed = "branch-seed"
+    branch = deal(point, players, seed)
+    events = [e for _, evs in branch.steps for e in evs]
+    state = game.replay(events)
+    actions = [a for a, _ in branch.steps[1:]]
+    bot = make_bot("random", "on", game=name)
+    while not game.is_over(state):
+        action = bot.choose(game, state, game.to_move(state)[0])
+        actions.append(action)
+        events += game.play(state, action)
+    branched = game.make_record(players, point.options, seed, game.setup_deck(events),
+                                actions, branch={"table": "src", **point.to_dict()})
+    report = verify_record(branched)
+    checks = {c.name: c.status for c in report.checks}
+    assert checks["deck"] == "pass" and checks["replay"] == "pass", report.to_dict()
+    moved = {**branched, "branch": {**branched["branch"], "index": 0}}  # more unseen
+    assert {c.name: c.status for c in verify_record(moved).checks}["deck"] == "fail"
+    reseeded = {**branched, "seed": "another"}
+    assert {c.name: c.status for c in verify_record(reseeded).checks}["deck"] == "fail"
