@@ -2,7 +2,7 @@
 
 A game subclasses it and writes only what is its own: identity and seats, options, the
 codecs, ``state_type``, ``start``, ``evolve``, ``decide``, ``to_move``,
-``legal_actions``, ``view``, ``project``, ``observation``, ``sample``,
+``legal_actions``, ``view``, ``project``, ``observation``, ``sample``, ``redeal``,
 ``shuffled_deck``, ``catalogue`` and ``max_game_length`` (docs/games.md, "Adding a
 game"). The defaults below are the ones the games share; a game overrides any of them
 (Einauge its ``public_view``, Loot Island its ``setup_deck`` and ``record_deck``, …).

@@ -20,7 +20,10 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypedDict, TypeVar
+
+if TYPE_CHECKING:
+    from engine.shuffle import RandomStream
 
 Viewer = int | None
 """A seat number, or ``None`` for a spectator (who sees only public information)."""
@@ -326,6 +329,16 @@ class Game(Protocol):
         """A full state consistent with ``observation`` (OpenSpiel's
         ``resample_from_infostate``), the hidden part drawn uniformly with ``rng``; the
         rules play on it as on any state."""
+        ...
+
+    def redeal(self, dealt: Any, state: Any, seat: int, stream: RandomStream) -> Any:
+        """A branch's deal (``engine.branch``): a copy of ``dealt`` (what the shuffle
+        dealt, as the record's ``deck_field`` holds it) in which the cards ``seat`` has not
+        seen by ``state`` (a game dealt from ``dealt``, some actions on) change places
+        among themselves in an order drawn from ``stream`` (``shuffle_slots``), every
+        other card staying where it lies; lists drawn after ``state`` (Loot Island's
+        later reshuffles) are left out. The same actions replayed from it reach a state
+        ``seat`` cannot tell from ``state``, the hidden part dealt anew."""
         ...
 
     def setup_deck(self, events: Sequence[Message]) -> Any:

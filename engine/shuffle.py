@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -93,3 +94,13 @@ def combine_seed(server_seed: str, contributions: list[str]) -> str:
     A seat that contributed nothing is an empty string (CONTRACT section 2).
     """
     return ":".join([server_seed, *contributions])
+
+
+def shuffle_slots(slots: Sequence[tuple[list[T], int]], stream: RandomStream) -> None:
+    """Fisher–Yates (``stream.shuffle``) of the items at ``slots`` among those slots, in
+    place: each slot is ``(a list, an index into it)``, read and written in the given
+    order. A branch's re-deal (``engine.branch``): the cards a seat has not seen change
+    places, every other card stays where it was dealt."""
+    cards = stream.shuffle([items[i] for items, i in slots])
+    for (items, i), card in zip(slots, cards, strict=True):
+        items[i] = card

@@ -9,9 +9,11 @@ A record exported by the service (CONTRACT section 1 plus ``server_seed``, ``com
 - ``commitment``: ``SHA-256(server_seed)`` equals ``commitment`` (CONTRACT section 2).
 - ``seed``: ``server_seed`` joined with the contributions rebuilds ``seed``.
 - ``deck``: the game's shuffle of ``seed`` (``Game.shuffled_deck``) gives exactly the
-  recorded deck (the game's ``deck_field``: Einauge's and Keltis's ``deck``, Loot Island's
-  ``orders``). Named lists that the play draws (Loot Island's ``map_reshuffles``) are
-  checked by replaying the record from its seed alone: it must give the same events.
+  recorded deck (the game's ``deck_field``: Einauge's and Keltis's ``deck``, Loot
+  Island's ``orders``; a branched table's record, with ``branch``: the source's cards
+  re-dealt by ``seed``, ``engine.branch.deal``). Named lists that the play draws (Loot
+  Island's ``map_reshuffles``) are checked by replaying the record from its seed alone:
+  it must give the same events.
 - ``replay``: the actions replay legally (``Game.replay_record``); in a
   service record the options and actions are also written exactly as the service writes
   them (defaults filled in, actions in wire form).
@@ -44,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import GAMES, UNNAMED_RECORD_GAME, record_game, seat_control
+from engine.branch import BranchError, BranchPoint, deal
 from engine.chain import REDACTED, heads, name_commitment, public_events
 from engine.game import Game, RecordError
 from engine.seat_control import SeatControllerChanged
@@ -281,6 +284,49 @@ def _check_seed(record: Mapping[str, Any]) -> Check:
     return Check("seed", PASS, f"server_seed + {len(contributions)} contribution(s) = seed")
 
 
+def _check_branch_deck(game: Game, record: Mapping[str, Any], seed: str,
+                       players: list[Any], replayed: list[Any] | None) -> Check:
+    """The deck check of a branched table's record (``branch``: engine/branch.py): its
+    dealt cards are the source's re-dealt by ``seed`` (``engine.branch.deal``), not the
+    shuffle of ``seed``. Lists the play drew after the branch (Loot Island's later
+    reshuffles) are checked by replaying from that deal and the seed alone."""
+    key = game.deck_field
+    deck = record[key]
+    branch = record["branch"]
+    try:
+        if not isinstance(branch, Mapping):
+            raise BranchError("bad_record", "branch must be an object")
+        point = BranchPoint.from_dict(branch, list(record.get("actions") or []))
+        want = deal(point, players, seed).dealt
+    except BranchError as e:
+        return Check("deck", FAIL, f"branch: {e.message}")
+    where = (f"the source's cards re-dealt by seed for seat {point.seat} after "
+             f"{point.index} actions of table {branch.get('table')!r}")
+    if isinstance(want, list):
+        if deck != want:
+            return Check("deck", FAIL, _first_difference(deck, want))
+        return Check("deck", PASS, f"{where} give the recorded {len(deck)} cards")
+    if not isinstance(deck, Mapping):
+        return Check("deck", FAIL, f"{key} must be an object of card lists")
+    for name, cards in want.items():
+        got = deck.get(name)
+        if name in deck and isinstance(got, list) and got[:len(cards)] != cards:
+            return Check("deck", FAIL, f"{key}.{name}: {_first_difference(got, cards)}")
+        if name not in deck or not isinstance(got, list):
+            return Check("deck", FAIL, f"{key}.{name} is missing")
+    if replayed is None:
+        return Check("deck", NOT_RUN, "needs a successful replay")
+    try:
+        _, by_seed = game.replay_record({**record, key: want})
+    except RecordError as e:
+        return Check("deck", FAIL, f"replayed from the branch's deal and the seed, {e}")
+    mine = [_json_key(e.to_dict()) for e in replayed[1:]]
+    if mine != [_json_key(e.to_dict()) for e in by_seed[1:]]:
+        return Check("deck", FAIL, "the events differ from those of the branch's deal "
+                                   "and the seed")
+    return Check("deck", PASS, f"{where} give the recorded {key}")
+
+
 def _check_deck(game: Game | None, record: Mapping[str, Any],
                 replayed: list[Any] | None) -> Check:
     """The deck check; ``replayed`` are the events of the record's own replay (``None``:
@@ -296,6 +342,8 @@ def _check_deck(game: Game | None, record: Mapping[str, Any],
         return Check("deck", NOT_RUN, "the record names no known game")
     if not game.min_players <= len(players) <= game.max_players:
         return Check("deck", NOT_RUN, f"{len(players)} players: no shuffle is defined")
+    if "branch" in record:
+        return _check_branch_deck(game, record, seed, players, replayed)
     options = record.get("options") or {}
     try:
         want = game.shuffled_deck(len(players), options if isinstance(options, Mapping)

@@ -142,6 +142,13 @@ class Lobby:
         return await self.http.post(f"/api/tables/{table_id}/rematch", headers=auth(token),
                                     json={"player_seed": player_seed} if player_seed else {})
 
+    async def branch(self, table_id: str, body: dict[str, Any],
+                     key: str | None = None) -> httpx.Response:
+        """``POST /api/tables/{id}/branch`` (play on from a position: ``index`` or
+        ``seq``, ``seat``, optionally ``name``); ``key``: a private source's invite
+        secret. The response, whatever its status."""
+        return await self.http.post(f"/api/tables/{table_id}/branch", json=body,
+                                    headers=auth(None, key))
 
     async def seek(self, game: str, seats: int, time_control: dict[str, Any] | None = None,
                    rated: bool = False, **extra: Any) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from server.http import accounts as account_api
 from server.http import admin as admin_api
 from server.http import analysis as analysis_api
 from server.http import api_tokens as api_token_routes
+from server.http import branch as branch_api
 from server.http import invitations as invitation_api
 from server.http import lobby, observe, passwords, profiles, rematch, seeks, social, takeover
 from server.http import moderation as moderation_api
@@ -340,6 +341,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *moderation_api.ROUTES,
         *seeks.ROUTES,
         *analysis_api.ROUTES,
+        *branch_api.ROUTES,
         *tournament_api.ROUTES,
         *invitation_api.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, before the middlewares (no layers per socket)

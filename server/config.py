@@ -206,6 +206,9 @@ class Settings(BaseSettings):
     analyses_per_hour: int = Field(30, ge=0)
     """post-game analysis requests (`GET /api/tables/{id}/analysis`) per hour per client
     address, and as many per account (shared by all processes)"""
+    branches_per_hour: int = Field(30, ge=0)
+    """branch requests (`POST /api/tables/{id}/branch`: play on from a replay position)
+    per hour per client address, and as many per account (shared by all processes)"""
     analysis_budget_ms: float = Field(50.0, gt=0)
     """search budget per decision of a post-game analysis, in ms of the engine's work
     estimate (docs/bots.md, "Post-game analysis")"""

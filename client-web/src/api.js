@@ -60,6 +60,9 @@ export const api = {
   kick: (id, seat, token) => onTable(id, "POST", `/seats/${seat}/kick`, { token, body: {} }),
   setOptions: (id, token, options) => onTable(id, "PATCH", "/options", { token, body: options }),
   seed: (id, token, playerSeed) => onTable(id, "POST", "/seed", { token, body: { player_seed: playerSeed } }),
+  /** Play on from a position of an ended game against bots (docs/protocol.md, "Branch from
+   *  here"): `where` is `{seq}` or `{index}`; answers `{table, seat, token, invite}`. */
+  branch: (id, where, seat, name, playerSeed) => onTable(id, "POST", "/branch", { body: { ...where, seat, ...(name ? { name } : {}), player_seed: playerSeed } }),
   rematch: (id, token, playerSeed) => onTable(id, "POST", "/rematch", { token, body: { player_seed: playerSeed } }),
   start: (id, token) => onTable(id, "POST", "/start", { token, body: {} }),
   /** History as the bearer's seat sees it (`token`: a seat token; none: a spectator's). */

@@ -6,6 +6,7 @@
 // rule here; a game whose views have no `turn` steps by decision (its module's `isMove`).
 import { hideTerm, installGlossary } from "./glossary.js";
 import { analysisButton, bySeq, luckChart, moveNote, summaryLines } from "./analysis.js";
+import { branchPanel, tryBestButton } from "./branch.js";
 import { api } from "./api.js";
 import { errorText } from "./errors.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
@@ -60,7 +61,7 @@ export function replayPage(root, id) {
   // `seq`: the event shown; `step`: the index of its turn in `turns`; `loading`: a table's
   // deltas are on their way; `seats`: the table summary's seats (bot kinds and levels for
   // the names), null for a record file.
-  const st = { deltas: [], views: [null], turns: [], step: 0, seq: 0, playing: false, speed: 1, timer: null, error: null, title: id || "", loading: !!id, seats: null, analysis: null };
+  const st = { deltas: [], views: [null], turns: [], step: 0, seq: 0, playing: false, speed: 1, timer: null, error: null, title: id || "", loading: !!id, seats: null, analysis: null, branch: null };
   window.__cardtable = {
     page: "replay",
     step: () => (st.turns.length ? st.step + 1 : 0),
@@ -113,8 +114,17 @@ export function replayPage(root, id) {
         h("a", { class: "button ghost", href: rulesHref(named ? game().name : null), target: "_blank", rel: "noopener", testid: "replay-rules" }, t("rules")),
         isEmpty() ? null : fileInput(),
         // A finished table's analysis by the bots, on request (analysis.js).
-        id && !st.analysis && (st.views[st.views.length - 1] || {}).result ? analysisButton(id, (a) => { st.analysis = a; renderHead(); renderLog(); }) : null),
+        id && !st.analysis && (st.views[st.views.length - 1] || {}).result ? analysisButton(id, (a) => { st.analysis = a; renderHead(); renderLog(); renderView(false); }) : null,
+        // Play on against bots from the position shown (branch.js).
+        branchHere()),
       st.error ? h("p", { class: "error", role: "alert", testid: "replay-error" }, st.error) : null);
+  }
+
+  /** A finished table's "Play on from here" panel (kept in `st.branch`), else null. */
+  function branchHere() {
+    const last = st.views[st.views.length - 1];
+    st.branch = id && last && last.result ? branchPanel(id, viewNames(last, st.seats), () => ({ seq: st.seq, toMove: (st.views[st.seq] || {}).current_seat })) : null;
+    return st.branch ? st.branch.el : null;
   }
 
   /** The counter: the start position (the setup as dealt, before anyone decided) is
@@ -164,6 +174,8 @@ export function replayPage(root, id) {
       return;
     }
     const d = st.deltas[st.seq - 1];
+    const judged = st.analysis && d && id ? bySeq(st.analysis)[d.seq] : null;
+    if (st.branch) st.branch.follow(v.current_seat);
     const ctx = { mySeat: null, actions: null, prev: st.seq > 0 ? st.views[st.seq - 1] : null, lastEvent: d ? d.event : null };
     const g = game();
     if (g.setCardContext) g.setCardContext(v); // a game with card details
@@ -172,7 +184,9 @@ export function replayPage(root, id) {
       h("div", { class: `turn-banner${v.phase === "ended" ? " ended" : ""}`, testid: "replay-turn" },
         h("strong", {}, g.turnText(v, null)), ended ? h("span", { class: "hint", testid: "replay-winners" }, ended) : null,
         // The move just played, as the analysis judged it, with the best move found.
-        st.analysis && d ? moveNote(bySeq(st.analysis)[d.seq], "analysis-board") : null),
+        st.analysis && d ? moveNote(bySeq(st.analysis)[d.seq], "analysis-board") : null,
+        // A move that lost points: try the best one found, from just before it.
+        judged && judged.loss > 0 ? tryBestButton(id, judged) : null),
       g.renderBoard(v, ctx));
     if (animate) g.flipRender(els.board, build);
     else mount(els.board, build());

@@ -18,6 +18,7 @@ from engine.einauge.evolve import evolve
 from engine.einauge.observation import Observation, observe
 from engine.einauge.state import State
 from engine.game import Message, Viewer
+from engine.shuffle import RandomStream, shuffle_slots
 
 OPTIONS_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -124,6 +125,16 @@ class Einauge(GameBase):
     def sample(self, observation: Observation, rng: random.Random) -> State:
         """``determinize``: the unseen island cards in a uniformly random order."""
         return determinize(observation, rng=rng)
+
+    def redeal(self, dealt: list[str], state: State, seat: int, stream: RandomStream
+               ) -> list[str]:
+        """The deck with its island cards still face down in ``state`` in a new order
+        from ``stream``; the cards revealed and the ships (always last, in their fixed
+        order) stay. Everyone sees the same in Einauge, so ``seat`` changes nothing."""
+        deck = list(dealt)
+        unseen = set(observe(state, seat).unseen)
+        shuffle_slots([(deck, i) for i, card in enumerate(deck) if card in unseen], stream)
+        return deck
 
     def shuffled_deck(self, players: int, options: Mapping[str, Any], seed: str) -> list[str]:
         """``setup.shuffled_deck`` (with ``removed_colors`` when the options give it)."""

@@ -16,6 +16,7 @@ from engine.keltis.bots import GreedyBot, MctsSearch
 from engine.keltis.events import EVENTS
 from engine.keltis.evolve import evolve
 from engine.keltis.state import State
+from engine.shuffle import RandomStream, shuffle_slots
 
 
 class Keltis(GameBase):
@@ -113,6 +114,16 @@ class Keltis(GameBase):
         """A full state consistent with ``observation`` (``observation.sample``)."""
         return obs.sample(observation, rng)
 
+
+    def redeal(self, dealt: list[str], state: State, seat: int, stream: RandomStream
+               ) -> list[str]:
+        """The deck with the cards ``seat`` has not seen by ``state`` (``unseen`` of its
+        observation: the unknown part of the other hands, the removed cards, the deck) in
+        a new order from ``stream``, each keeping a place of one of them."""
+        deck = list(dealt)
+        unseen = set(obs.observation(state, seat).unseen)
+        shuffle_slots([(deck, i) for i, card in enumerate(deck) if card in unseen], stream)
+        return deck
 
 KELTIS = Keltis()
 

@@ -16,6 +16,7 @@ from engine.loot_island.evolve import evolve
 from engine.loot_island.mcts import MctsSearch
 from engine.loot_island.observation import Observation, observation, sample
 from engine.loot_island.state import State
+from engine.shuffle import RandomStream, shuffle_slots
 
 
 class LootIsland(GameBase):
@@ -177,6 +178,40 @@ class LootIsland(GameBase):
     def sample(self, obs: Observation, rng: Any) -> State:
         """A state consistent with ``obs``, its unseen part drawn from ``rng``."""
         return sample(obs, rng)
+
+    def redeal(self, dealt: Mapping[str, Any], state: State, seat: int,
+               stream: RandomStream) -> dict[str, Any]:
+        """The ``orders`` with what ``seat`` has not seen by ``state`` dealt anew from
+        ``stream`` (as ``observation.sample`` draws it): the map cards in other hands or
+        the map deck among the places of the list each was last dealt from (the setup
+        list or a reshuffle, which held the public discard pile: a card seen there before
+        it was reshuffled keeps its earlier place); the cards still in each loot deck
+        within their deck's list; the healers while they lie set aside unseen; the
+        face-down events among the places of the events not yet seen. Only the
+        ``state.reshuffles`` reshuffles made so far are kept: later ones follow from the
+        branch's own seed."""
+        o = observation(state, seat)
+        out: dict[str, Any] = {k: list(v) for k, v in dealt.items() if k != "map_reshuffles"}
+        out["map_reshuffles"] = [list(r) for r in dealt.get("map_reshuffles", [])
+                                 [:state.reshuffles]]
+        lists = [out["map"], *out["map_reshuffles"]]
+        unseen_map = set(o.unseen_map)
+        last: dict[str, tuple[int, int]] = {}
+        for k, cards in enumerate(lists):  # later lists win: where it was last dealt from
+            for i, card in enumerate(cards):
+                if card in unseen_map:
+                    last[card] = (k, i)
+        for k, cards in enumerate(lists):  # each list stays a permutation of its cards
+            shuffle_slots([(cards, i) for j, i in sorted(last.values()) if j == k], stream)
+        for key, unseen in zip(setup.LOOT_KEYS, o.unseen_loot, strict=True):
+            pool = set(unseen)
+            shuffle_slots([(out[key], i) for i, c in enumerate(out[key]) if c in pool], stream)
+        if o.healer_pool:
+            shuffle_slots([(out["healers"], i) for i in range(len(out["healers"]))], stream)
+        pool = set(o.event_pool)
+        shuffle_slots([(out["events_b"], i) for i, c in enumerate(out["events_b"])
+                       if c in pool], stream)
+        return out
 
     def setup_orders(self, events: Sequence[Message]) -> dict[str, list[Any]]:
         """The record's ``orders`` (all eight setup lists and every ``map_reshuffles``

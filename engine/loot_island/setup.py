@@ -34,6 +34,8 @@ CANONICAL: dict[str, tuple[str, ...]] = {
 }
 """The eight setup lists in canonical order (CONTRACT §2), in shuffle order."""
 ORDER_KEYS = (*CANONICAL, "map_reshuffles")
+LOOT_KEYS = ("loot_1", "loot_2", "loot_3", "loot_4")
+"""The setup lists of the loot decks I-IV, in ``LOOT_DECKS`` order."""
 
 
 def check_players(players: Any) -> list[str]:

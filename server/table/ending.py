@@ -145,7 +145,8 @@ class Ending:
         ``commitment``, ``contributions``, ``table_id``, the final ``head`` and the
         ``result`` (CONTRACT §3, as the replay must end), the seats' ``name_salts`` and
         ``name_commitments`` (a deleted account's salt ``None``, its name ``REDACTED``;
-        docs/fairness.md §5). Raises
+        docs/fairness.md §5), and a branched table's ``branch`` (where it came from and
+        the source's dealt cards: ``verify`` recomputes its deal). Raises
         ``LobbyError`` (409) before the end."""
         if not table.game_over():
             raise LobbyError(409, "not_ended", "the record is published when the game has ended")
@@ -178,4 +179,5 @@ class Ending:
                            seat_changes=seat_control.record_changes(entries),
                            resigned=[i for i in range(len(players)) if table.control.resigned(i)],
                            **names, **({"redacted_seats": redacted} if redacted else {}),
+                           **({"branch": meta.branch} if meta.branch is not None else {}),
                            **({"voided": True} if table.control.voided else {}))

@@ -9,12 +9,13 @@ import contextlib
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
 from engine import get_game
+from engine.branch import Step
 from engine.chain import genesis, name_commitment
 from engine.shuffle import combine_seed, commitment
 from server import metrics
@@ -159,7 +160,8 @@ class TableLobby:
             await confirmed(self.tables.store.rewrite_list(key, chat))
 
     async def start_game(self, table_id: str, token: str | None, key: str | None = None,
-                         deck: Any = None) -> TableMeta:
+                         deck: Any = None, steps: Sequence[Step] | None = None
+                         ) -> TableMeta:
         """Start (the host only, ``server.play.roles``): every seat filled; seed =
         combine_seed(server_seed, contributions); store the game's first events in one
         append. Returns the meta. ``key``: a private table's invite secret.
@@ -167,6 +169,10 @@ class TableLobby:
         ``deck``: what is dealt instead of the seed's shuffle (as the game's record
         ``deck_field`` holds it), for tests that need a chosen deal (then the deal does not
         follow from the commitment). No route passes it: the HTTP start takes none.
+
+        ``steps``: a branched table's first steps (``engine.branch.deal`` of the meta's
+        ``branch`` for its players and seed: the start, then the source's actions, each
+        stored with its action), appended instead of the game's start.
 
         Raises ``LobbyError``: 401/403 not the host, 404 ``no_table``, 409 ``started``,
         ``seats_empty`` or ``stale``, 400 ``bad_options``."""
@@ -192,13 +198,19 @@ class TableLobby:
                 started["accounts"] = json.dumps(rated_accounts(meta))
             game = get_game(meta.game)
             seed = combine_seed(meta.server_seed, meta.contributions)
-            try:
-                events = list(game.start(meta.players(), meta.options, seed, deck))
-            except ValueError as e:
-                raise LobbyError(400, "bad_options", str(e)) from None
+            if steps is None:
+                try:
+                    steps = [(None, list(game.start(meta.players(), meta.options, seed,
+                                                    deck)))]
+                except ValueError as e:
+                    raise LobbyError(400, "bad_options", str(e)) from None
             shadow = TableCore(meta, 1)
             prev = shadow.head.hex()
-            entries, head = shadow.chain(events, None)
+            entries = []
+            for action, events in steps:  # each action's events chained with it
+                part, head = shadow.chain(events, action)
+                entries += part
+                shadow.head, shadow.seq = bytes.fromhex(head), shadow.seq + len(part)
             if shadow.tc.clocked:
                 now = self.tables.now()
                 entries[-1]["c"] = clocks.start(shadow.tc, len(meta.seats), now).to_dict()

@@ -131,6 +131,10 @@ class TableMeta:
     """The id of this table's rematch, once a player asked for it (server/http/rematch.py)."""
     rematch_of: str = ""
     """The table this one is the rematch of."""
+    branch: dict[str, Any] | None = None
+    """Where a branched table plays on from (server/http/branch.py): ``table`` (the
+    finished source table's id) and ``engine.branch.BranchPoint.to_dict`` (``index``,
+    ``seat``, the source's ``dealt`` cards, …); ``None`` for any other table."""
     rated: bool = False
     """Results change ratings (accounts and bots only; ``server.accounts.ratings``)."""
     accounts: list[str] = field(default_factory=list)
@@ -162,6 +166,7 @@ class TableMeta:
             time_control=json.loads(f.get("time_control") or "{}"),
             started_at=float(f.get("started_at") or 0),
             rematch=f.get("rematch", ""), rematch_of=f.get("rematch_of", ""),
+            branch=json.loads(f["branch"]) if f.get("branch") else None,
             rated=f.get("rated") == "1", accounts=json.loads(f.get("accounts") or "[]"),
             scores=json.loads(f["scores"]) if f.get("scores") else None,
             name_salts=json.loads(f.get("name_salts") or "[]"),
@@ -181,6 +186,8 @@ class TableMeta:
         }
         out.update({k: v for k, v in (("rematch", self.rematch),
                                       ("rematch_of", self.rematch_of)) if v})
+        if self.branch is not None:
+            out["branch"] = json.dumps(self.branch, separators=(",", ":"))
         out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
         if self.name_salts:
             out["name_salts"] = json.dumps(self.name_salts)
@@ -263,6 +270,8 @@ class TableMeta:
             out["winners"] = self.winners
         out.update({k: v for k, v in (("rematch", self.rematch),
                                       ("rematch_of", self.rematch_of)) if v})
+        if self.branch is not None:  # where it came from, not the source's dealt cards
+            out["branch"] = {k: self.branch[k] for k in ("table", "index", "seat")}
         if self.scores is not None:
             out["scores"] = self.scores
         if self.voided:

@@ -313,6 +313,19 @@ class Rematch(_Model):
     player_seed: Annotated[str, Field(max_length=64)] = ""
 
 
+class Branch(_Model):
+    """``POST /api/tables/{id}/branch`` (server/http/branch.py): where to play on from,
+    ``index`` (actions played; 0: as dealt) or ``seq`` (a replay position: the actions
+    begun by that stream entry), exactly one; the ``seat`` to play; a guest's ``name``;
+    optionally the caller's seed contribution (as ``/seed``)."""
+
+    index: Annotated[int, Field(ge=0)] | None = None
+    seq: Annotated[int, Field(ge=0)] | None = None
+    seat: Annotated[int, Field(ge=0, le=15)]
+    name: PlayerName | None = None
+    player_seed: Annotated[str, Field(max_length=64)] = ""
+
+
 class PlayerSeed(_Model):
     """``POST /api/tables/{id}/seed``."""
 
