@@ -33,7 +33,7 @@ from server.accounts.sessions import Session
 from server.admin import moderation
 from server.errors import LobbyError, Unavailable
 from server.http import token_auth
-from server.ws.endpoint import origin_allowed
+from server.ws.admission import origin_allowed
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module
     from server.app import Service

@@ -26,7 +26,7 @@ from server.http.accounts import from_store, need_session
 from server.http.common import bearer, body, guarded, svc_of
 from server.logging import get_logger
 from server.table.meta import TableMeta
-from server.ws.endpoint import origin_allowed
+from server.ws.admission import origin_allowed
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module
     from server.app import Service

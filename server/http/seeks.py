@@ -31,7 +31,7 @@ from server.logging import get_logger
 from server.pairing.pool import FINAL
 from server.play import clock
 from server.ws import protocol
-from server.ws.endpoint import origin_allowed
+from server.ws.admission import admitted
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module
     from server.app import Service
@@ -114,28 +114,10 @@ async def seek_socket(ws: WebSocket) -> None:
     for an unknown seek or another's token, 1008 for a bad origin or hello, 4000 when no
     hello came within ``hello_timeout``."""
     svc: Service = ws.app.state.svc
-    settings = svc.settings
-    addr = ws.client.host if ws.client else "?"
-    await ws.accept()
-    if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
-                          settings.allowed_origins):
-        metrics.REJECTED_SOCKETS.labels("origin").inc()
-        await ws.close(1008, "origin not allowed")
-        return
-    # Counted with the address's table sockets (CARDTABLE_CONNS_PER_ADDR).
-    if svc.addr_count.get(addr, 0) >= settings.conns_per_addr:
-        metrics.REJECTED_SOCKETS.labels("per_address").inc()
-        await ws.close(4029, "too many connections from your address")
-        return
-    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
-    try:
-        await _serve(ws, svc, ws.path_params["id"])
-    finally:
-        left = svc.addr_count.get(addr, 1) - 1
-        if left > 0:
-            svc.addr_count[addr] = left
-        else:
-            svc.addr_count.pop(addr, None)
+    async with admitted(ws, svc) as addr:
+        if addr is not None:
+            await ws.accept()
+            await _serve(ws, svc, ws.path_params["id"])
 
 
 async def _serve(ws: WebSocket, svc: Service, sid: str) -> None:

@@ -28,7 +28,7 @@ from server.play import clock
 from server.tournaments.model import OPEN, Tournament
 from server.tournaments.store import Stale
 from server.ws import protocol
-from server.ws.endpoint import origin_allowed
+from server.ws.admission import admitted
 
 log = get_logger("tournaments")
 
@@ -222,28 +222,9 @@ async def follow(ws: WebSocket) -> None:
     with its table and seek sockets) with 4029; an unknown id with 4004, Redis failing
     with 1013; a reader too slow for its frames with 1013 (server/tournaments/live.py)."""
     svc = ws.app.state.svc
-    settings = svc.settings
-    addr = ws.client.host if ws.client else "?"
-    if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
-                          settings.allowed_origins):
-        metrics.REJECTED_SOCKETS.labels("origin").inc()
-        await ws.accept()
-        await ws.close(1008, "origin not allowed")
-        return
-    if svc.addr_count.get(addr, 0) >= settings.conns_per_addr:
-        metrics.REJECTED_SOCKETS.labels("per_address").inc()
-        await ws.accept()
-        await ws.close(4029, "too many connections from your address")
-        return
-    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
-    try:
-        await _follow(ws, svc)
-    finally:
-        left = svc.addr_count.get(addr, 1) - 1
-        if left > 0:
-            svc.addr_count[addr] = left
-        else:
-            svc.addr_count.pop(addr, None)
+    async with admitted(ws, svc) as addr:
+        if addr is not None:
+            await _follow(ws, svc)
 
 
 async def _follow(ws: WebSocket, svc: Any) -> None:

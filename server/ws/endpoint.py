@@ -17,7 +17,6 @@ import contextlib
 import hmac
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import msgpack
 from redis.exceptions import RedisError
@@ -38,6 +37,7 @@ from server.play import chat, roles
 from server.table.live import LiveTable
 from server.table.meta import TableMeta, token_hash
 from server.ws import protocol
+from server.ws.admission import admitted
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module
     from server.app import Service
@@ -46,46 +46,20 @@ log = get_logger("ws")
 CLOSE_TIMEOUT = 15.0  # seconds a closing socket gets to take its close frame
 
 
-def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
-    """No Origin (non-browser client), the page's own host, or a listed origin (``*``)."""
-    if origin is None:
-        return True
-    if "*" in allowed or origin in allowed:
-        return True
-    return bool(host) and urlsplit(origin).netloc == host
-
-
 async def endpoint(ws: WebSocket) -> None:
-    """Serve one client socket of one table."""
+    """Serve one client socket of one table (admitted first: server/ws/admission.py)."""
     svc = ws.app.state.svc
-    settings = svc.settings
-    addr = ws.client.host if ws.client else "?"
-    if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
-                          settings.allowed_origins):
-        metrics.REJECTED_SOCKETS.labels("origin").inc()
-        await ws.accept()
-        await ws.close(1008, "origin not allowed")
-        return
-    if svc.addr_count.get(addr, 0) >= settings.conns_per_addr:
-        metrics.REJECTED_SOCKETS.labels("per_address").inc()
-        await ws.accept()
-        await ws.close(4029, "too many connections from your address")
-        return
-    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
-    try:
-        await ws.accept()
-        direct = DirectSocket.of(ws.scope.get(SCOPE_KEY))
-        if direct is not None:
-            direct.release_handshake()
-        await _serve(ws, svc, addr)
-    except WebSocketDisconnect:
-        pass
-    finally:
-        left = svc.addr_count.get(addr, 1) - 1
-        if left > 0:
-            svc.addr_count[addr] = left
-        else:
-            svc.addr_count.pop(addr, None)
+    async with admitted(ws, svc) as addr:
+        if addr is None:
+            return
+        try:
+            await ws.accept()
+            direct = DirectSocket.of(ws.scope.get(SCOPE_KEY))
+            if direct is not None:
+                direct.release_handshake()
+            await _serve(ws, svc, addr)
+        except WebSocketDisconnect:
+            pass
 
 
 async def _receive(ws: WebSocket) -> bytes | str | None:
