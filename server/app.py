@@ -110,11 +110,12 @@ class Service(TableListener):
         self.fair = FairPlayStore(self.store.redis)
         self.social = SocialStore(self.store.redis)
         self.invitations = InvitationStore(self.store.redis)
-        self.inbox = Inbox(self.invitations, settings.inbox_poll, settings.now_ms)
         self.accounts = Accounts(self.account_store, settings.login_window,
                                  settings.login_failures_per_account,
                                  settings.login_failures_per_address,
                                  reserved=ratings.bot_names())
+        self.inbox = Inbox(self.invitations, self.accounts, settings.inbox_poll,
+                           settings.session_ttl, settings.now_ms)
         self.notifier = Notifier(self.accounts, self.account_store, Mailer(settings),
                                  settings.public_url, settings.turn_mail_period,
                                  self.attendance.online)

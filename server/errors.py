@@ -4,8 +4,8 @@ docs/protocol.md §1 (``server.http.common.guarded`` turns it into
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TypeVar
+from collections.abc import Awaitable, Sequence, Set
+from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 
@@ -24,6 +24,21 @@ class LobbyError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+def refuse_unknown(unknown: Sequence[str]) -> None:
+    """Raise 400 ``bad_message`` naming the ``unknown`` fields of a body, if any: a field
+    the call does not take is refused, not ignored (as by the API's pydantic bodies)."""
+    if unknown:
+        raise LobbyError(400, "bad_message", f"unknown field(s): {', '.join(unknown)[:100]}")
+
+
+def unknown_fields(data: Any, allowed: Set[str]) -> list[str]:
+    """The fields of the object ``data`` not in ``allowed``, sorted; raises 400
+    ``bad_message`` when ``data`` is no object."""
+    if not isinstance(data, dict):
+        raise LobbyError(400, "bad_message", "the body must be an object")
+    return sorted(str(k) for k in data if k not in allowed)
 
 
 class Unavailable(Exception):

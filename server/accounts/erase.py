@@ -88,4 +88,8 @@ async def erase_account(svc: Service, account: Account) -> None:
     await confirmed(svc.fair.forget(account.uid))
     await confirmed(svc.social.forget(account.uid))
     await confirmed(svc.invitations.forget(account.uid))
+    await svc.moderation.forget(account.uid)  # its name in the open reports
+    # Its /ws/me sockets close: here now, on the other processes at their look, which
+    # sees the inbox's version gone (server/accounts/inbox.py).
+    await confirmed(svc.inbox.check(account.uid))
     svc.aof.request()

@@ -1,4 +1,5 @@
-"""What an account leaves behind outside its tables when it is banned, deleted or renamed
+"""What an account leaves behind outside its tables when it is banned, suspended, deleted
+or renamed
 (docs/protocol.md §8, "Accounts that leave"): its entries in tournaments and its waiting
 seeks of quick pairing. The tables it sat at are ``server.accounts.erase``'s and the
 administration's (server/admin/ops.py).
@@ -39,7 +40,8 @@ class OpenSeeks(Protocol):
 
 
 class Leaving:
-    """The steps of a ban, a deletion and a rename beyond the account's tables."""
+    """The steps of a ban, a suspension, a deletion and a rename beyond the account's
+    tables."""
 
     def __init__(self, tournaments: TournamentEntries, seeks: OpenSeeks) -> None:
         self.tournaments = tournaments
@@ -51,6 +53,12 @@ class Leaving:
         Returns the counts (``tournaments_withdrawn``, ``seeks_cancelled``)."""
         return {"tournaments_withdrawn": await self.tournaments.withdraw_everywhere(uid),
                 "seeks_cancelled": await self.seeks.cancel_all(uid)}
+
+    async def suspended(self, uid: str) -> dict[str, int]:
+        """A suspended account plays no more until its suspension ends: withdrawn and its
+        seeks cancelled as by ``banned`` (it joins and seeks again once the suspension has
+        ended; meanwhile its session's changes are refused, server/http/csrf.py)."""
+        return await self.banned(uid)
 
     async def deleted(self, uid: str) -> dict[str, int]:
         """As ``banned``, and its name replaced by ``DELETED_NAME`` in every tournament

@@ -19,7 +19,10 @@ The rules:
   play, no chat, no change through its session or tokens but logging out (403
   ``suspended``) until the end; its seat sockets at every table it holds a seat at are
   closed on every process (close 4403) and refused until the end, so its seats are
-  handled as absent by each table's rules (presence, clock, handover). Both end by
+  handled as absent by each table's rules (presence, clock, handover); it is withdrawn
+  from its open tournaments and its waiting seeks are cancelled, as at a ban
+  (``server.accounts.leaving``); a token of a seat it holds, whenever handed out,
+  changes nothing at the table (403 ``suspended``, ``seat_refusal``). Both end by
   themselves: the end time is stored, every check compares it with now.
 - **Who moderates**: the moderator or admin role; a moderator does not mute or suspend an
   account with a role (an admin does); nobody sanctions itself.
@@ -30,14 +33,16 @@ Pure core: ``check_report``, ``chat_context``, ``check_minutes``, ``until_text``
 
 from __future__ import annotations
 
+import json
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from server.accounts.accounts import Account
+from server.accounts.accounts import DELETED_NAME, Account
 from server.admin.ops import Actor, Admin
-from server.errors import LobbyError, confirmed
+from server.errors import LobbyError, confirmed, refuse_unknown, unknown_fields
 from server.play import chat
 from server.store.moderation import ModerationStore
 
@@ -73,12 +78,25 @@ class ReportRequest:
     message: str | None
 
 
+REPORT_FIELDS = frozenset({"target", "reason", "text", "table", "seat", "message"})
+"""The fields of a report's body; any other is refused."""
+
+
+def only_fields(data: Any, allowed: frozenset[str]) -> dict[str, Any]:
+    """``data`` when it is an object with no field outside ``allowed``; raises 400
+    ``bad_message`` otherwise (``errors.unknown_fields``)."""
+    refuse_unknown(unknown_fields(data, allowed))
+    assert isinstance(data, dict)
+    return data
+
+
 def check_report(data: Any) -> ReportRequest:
     """The report body ``{target, reason, text?, table?, seat?, message?}`` checked; raises
-    400 ``bad_message`` (``bad_reason`` for a reason not in ``REASONS``). A seat or a
-    message needs a table."""
-    if not isinstance(data, dict):
-        raise LobbyError(400, "bad_message", "the body must be an object")
+    400 ``bad_message`` (``bad_reason`` for a reason not in ``REASONS``; also for any
+    other field). A seat or a message needs a table. The text is kept without its
+    control, bidi and invisible characters (``chat.strip_hidden``: a moderator reads it
+    as written)."""
+    data = only_fields(data, REPORT_FIELDS)
     target, reason, text = data.get("target"), data.get("reason"), data.get("text", "")
     table, seat, message = data.get("table"), data.get("seat"), data.get("message")
     if not isinstance(target, str) or not 0 < len(target) <= 64:
@@ -98,7 +116,7 @@ def check_report(data: Any) -> ReportRequest:
         raise LobbyError(400, "bad_message", "message: a chat message id")
     if (seat is not None or message is not None) and table is None:
         raise LobbyError(400, "bad_message", "a seat or a chat message needs its table")
-    return ReportRequest(target, reason, text.strip(), table, seat, message)
+    return ReportRequest(target, reason, chat.strip_hidden(text), table, seat, message)
 
 
 def chat_context(channels: dict[str, list[dict[str, Any]]], message: str
@@ -160,6 +178,25 @@ def flag_report(entry: dict[str, Any], names: dict[str, str], now_ms: int
             "table": entry.get("target"), "game": detail.get("game"),
             "accounts": [{"id": uid, "username": name} for uid, name in names.items()],
             "detail": detail, "at": round(now_ms / 1000, 3), "status": "open"}
+
+
+def redacted(report: dict[str, Any], uid: str) -> dict[str, Any] | None:
+    """``report`` with the deleted account ``uid``'s name replaced by ``DELETED_NAME``
+    wherever it names it (``reporter_name``, ``target_name``, ``accounts``, the sender
+    of its chat lines, found by their private ``by``); ``None`` when it names it nowhere."""
+    out = json.loads(json.dumps(report))
+    if out.get("reporter") == uid:
+        out["reporter_name"] = DELETED_NAME
+    if out.get("target") == uid:
+        out["target_name"] = DELETED_NAME
+    for a in out.get("accounts") or ():
+        if isinstance(a, dict) and a.get("id") == uid:
+            a["username"] = DELETED_NAME
+    for line in out.get("chat") or ():
+        sender = line.get("from")
+        if line.get("by") == uid and isinstance(sender, dict) and "name" in sender:
+            sender["name"] = DELETED_NAME
+    return None if out == report else out
 
 
 def _pair(report: dict[str, Any]) -> str:
@@ -262,7 +299,16 @@ class Moderation:
         self.admin.allow(actor, "reports")
         reports = await confirmed(self.store.open_reports(max(1, min(limit, 500))))
         now = self.now()
+        names: dict[str, str] = {}
         for r in reports:
+            for line in r.get("chat") or ():
+                # The private ``by`` (an account id) goes; the moderator reads its name.
+                uid = line.pop("by", None)
+                if isinstance(uid, str):
+                    if uid not in names:
+                        account = await confirmed(self.svc.accounts.get(uid))
+                        names[uid] = account.username if account is not None else DELETED_NAME
+                    line["by_name"] = names[uid]
             if r.get("kind") == "report":
                 account = await confirmed(self.svc.accounts.get(r["target"]))
                 r["target_now"] = None if account is None else {
@@ -281,6 +327,12 @@ class Moderation:
         if found.get("status") != "open":
             raise LobbyError(409, "resolved", "the report was resolved already")
         return found
+
+    async def forget(self, uid: str) -> int:
+        """The account ``uid`` is deleted: its name leaves every open report (as reporter,
+        target, flagged account or a chat line's sender: ``redacted``). Returns how many
+        changed. Raises ``Unavailable``."""
+        return await confirmed(self.store.rewrite_open(lambda r: redacted(r, uid)))
 
     async def resolve(self, actor: Actor, report: dict[str, Any], action: str,
                       note: str = "") -> None:
@@ -335,9 +387,11 @@ class Moderation:
     # ---- sanctions -------------------------------------------------------------------------
 
     async def sanction(self, actor: Actor, name: Any, action: str, minutes: Any,
-                       report_id: Any = None) -> dict[str, Any]:
+                       report_id: Any = None, unknown: Sequence[str] = ()) -> dict[str, Any]:
         """Mute (``action`` ``mute``) or suspend (``suspend``) an account for ``minutes``;
-        a suspension closes its seat sockets on every process. Resolves ``report_id``."""
+        a suspension closes its seat sockets on every process. Resolves ``report_id``.
+        ``unknown``: the body's fields it does not take, refused (400 ``bad_message``)
+        with its other input, after the checks of who may do it."""
         self.admin.allow(actor, action)
         account = await self.admin.account(name)
         self.admin.not_self(actor, account, action)
@@ -346,13 +400,18 @@ class Moderation:
                                                "with a role")
         if account.bot:
             raise LobbyError(409, "bot", "a bot's account is not sanctioned")
+        refuse_unknown(unknown)
         until = round(self.now() + check_minutes(minutes) * 60, 3)
         resolved = await self.resolve_by(actor, report_id, account, action)
         await confirmed(self.store.sanction(account.uid, SANCTIONS[action], until))
-        closed = await self.close_seats(account.uid) if action == "suspend" else 0
+        extra: dict[str, Any] = {}
+        if action == "suspend":
+            extra["tables"] = await self.close_seats(account.uid)
+            # Its /ws/me sockets close on every process (server/accounts/inbox.py).
+            await confirmed(self.svc.inbox.sessions_changed(account.uid))
+            extra |= await self.svc.leaving.suspended(account.uid)  # tournaments, seeks
         return await self.admin.record(actor, action, account.uid, username=account.username,
-                                       until=until, minutes=minutes, report=resolved,
-                                       **({"tables": closed} if action == "suspend" else {}))
+                                       until=until, minutes=minutes, report=resolved, **extra)
 
     async def lift(self, actor: Actor, name: Any, action: str) -> dict[str, Any]:
         """End an account's mute or suspension now."""
@@ -399,9 +458,23 @@ class Moderation:
     async def play_refusal(self, uid: str | None) -> str | None:
         """Why the account ``uid`` may not use its seat now (a suspension), or ``None``.
         Raises ``Unavailable``."""
+        refused = await self.seat_refusal(uid)
+        return None if refused is None else refused.message
+
+    async def seat_refusal(self, uid: str | None) -> LobbyError | None:
+        """The refusal of a table change asked for with a token of a seat the account
+        ``uid`` holds: 403 ``banned`` while it is banned, 403 ``suspended`` while it is
+        suspended; ``None`` for a guest's seat (``uid`` ``None``) or an account in good
+        standing. A token handed out before the sanction is the account's all the same.
+        Raises ``Unavailable``."""
         if not uid:
             return None
         account = await confirmed(self.svc.accounts.get(uid))
-        if account is None or not suspended(account, self.now()):
+        if account is None:
             return None
-        return f"this account is suspended until {until_text(account.suspended_until)}"
+        if account.banned:
+            return LobbyError(403, "banned", "this account is banned")
+        if not suspended(account, self.now()):
+            return None
+        return LobbyError(403, "suspended", "this account is suspended until "
+                                            f"{until_text(account.suspended_until)}")

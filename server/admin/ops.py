@@ -19,6 +19,7 @@ import contextlib
 import re
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ from engine import seat_control
 from engine.game import Message
 from server.accounts import audit, erase, names
 from server.accounts.accounts import Account, check_username, name_refused
-from server.errors import LobbyError, confirmed
+from server.errors import LobbyError, confirmed, refuse_unknown
 from server.play import chat
 from server.store.admin import AdminStore
 from server.table.meta import TableMeta, token_hash
@@ -151,10 +152,12 @@ class Admin:
 
     # ---- accounts ------------------------------------------------------------------------
 
-    async def ban(self, actor: Actor, name: Any, reason: Any = "") -> dict[str, Any]:
+    async def ban(self, actor: Actor, name: Any, reason: Any = "",
+                  unknown: Sequence[str] = ()) -> dict[str, Any]:
         """Ban an account: its sessions end, it can no longer log in (403 ``banned``);
         it is withdrawn from its open tournaments and its waiting seeks are cancelled
-        (``server.accounts.leaving``)."""
+        (``server.accounts.leaving``). ``unknown``: the body's fields it does not take,
+        refused (400 ``bad_message``) with the reason, after the checks of who may."""
         self.allow(actor, "ban")
         account = await self.account(name)
         self.not_self(actor, account, "ban")
@@ -163,11 +166,14 @@ class Admin:
         if account.banned:  # the first ban's reason, time and author stay
             raise LobbyError(409, "already_banned",
                              f"the account is banned already ({account.banned})")
+        refuse_unknown(unknown)
         if not isinstance(reason, str) or len(reason) > MAX_REASON:
             raise LobbyError(400, "bad_message", f"reason: at most {MAX_REASON} characters")
         text = reason.strip() or "banned"
         await confirmed(self.store.set_ban(account.uid, text, actor.name))
         ended = await confirmed(self.svc.account_store.end_sessions(account.uid))
+        # Its /ws/me sockets close on every process (server/accounts/inbox.py).
+        await confirmed(self.svc.inbox.sessions_changed(account.uid))
         seats = await self.revoke_seats(account.uid)
         await self.svc.leaving.banned(account.uid)  # its tournaments and seeks
         return await self.record(actor, "ban", account.uid, username=account.username,

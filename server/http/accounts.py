@@ -101,8 +101,10 @@ async def log_out(request: Request) -> Response:
     """End this session (cookie and Redis)."""
     session = csrf.session_of(request)
     if session is not None:
-        await from_store(svc_of(request).account_store.delete_session(session.key,
-                                                                  session.account.uid))
+        svc = svc_of(request)
+        await from_store(svc.account_store.delete_session(session.key, session.account.uid))
+        # Its /ws/me sockets close on every process (server/accounts/inbox.py).
+        await from_store(svc.inbox.sessions_changed(session.account.uid))
     response = JSONResponse({"ok": True})
     sessions.clear_cookie(response, request)
     return response
@@ -263,7 +265,7 @@ async def held(request: Request) -> Response:
     svc = svc_of(request)
     uid = session.account.uid
     # Fresh seat tokens are a change of the table: none for a suspended account (its
-    # seats were given unknown tokens when it was suspended).
+    # tokens handed out before change nothing either: server.http.common.by_seat).
     refusal = moderation.change_refused(session.account, svc.settings.now_ms() / 1000,
                                         "POST", request.url.path)
     if refusal is not None:

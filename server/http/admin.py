@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from server.admin.ops import Actor, Admin
-from server.errors import LobbyError
+from server.errors import LobbyError, unknown_fields
 from server.http.accounts import need_session
 from server.http.common import body, guarded, svc_of
 
@@ -65,8 +65,9 @@ async def account(request: Request) -> Response:
 async def ban(request: Request) -> Response:
     """``POST /api/admin/accounts/{name}/ban {reason?}``."""
     admin, actor = _staff(request)
-    data = await _object(request)
-    done = await admin.ban(actor, request.path_params["name"], data.get("reason", ""))
+    data = await body(request)
+    unknown = unknown_fields(data, {"reason"})
+    done = await admin.ban(actor, request.path_params["name"], data.get("reason", ""), unknown)
     return JSONResponse({"audit": done})
 
 

@@ -157,6 +157,29 @@ async def table_or_404(request: Request) -> Any:
     return table
 
 
+def by_seat(handler: Handler) -> Handler:
+    """A table change asked for with a token of the table (``Authorization: Bearer``, a
+    seat's or the host's): refused with 403 ``suspended`` (``banned``) while the account
+    holding that token's seat is suspended (banned), whenever the token was handed out
+    (``Moderation.seat_refusal``); a guest's seat, an unknown token or an unknown table
+    go on to the handler, which answers them as before. Wrap it in ``guarded``."""
+
+    async def run(request: Request) -> Response:
+        token = bearer(request)
+        table_id = request.path_params.get("id")
+        if token is not None and isinstance(table_id, str):
+            svc = svc_of(request)
+            meta = await svc.tables.peek(table_id)
+            seat = None if meta is None else meta.seat_of(token)
+            if meta is not None and seat is not None:
+                refused = await svc.moderation.seat_refusal(meta.seats[seat].account)
+                if refused is not None:
+                    raise refused
+        return await handler(request)
+
+    return run
+
+
 def seat_index(meta: TableMeta, raw: Any) -> int:
     """A path's seat (ASCII digits only: ``int`` would take ``-1``, ``" 1"`` or the
     fullwidth ``１``) or a join body's (an int); 400 ``bad_message`` otherwise, 404

@@ -5,8 +5,10 @@ table; the invitee hears it at once in every open page (``/ws/me``,
 takes a seat with ``POST /api/tables/{id}/join`` and ``"invited": true`` (private tables
 too: the invitation admits it).
 
-An invitation is refused with 404 ``no_player`` both for an unknown username and for an
-invitee that blocked the inviter, so an invitation never tells whom one is blocked by.
+An invitation to an invitee that blocked the inviter is answered as a delivered one
+(201, the same body) and dropped: stored nowhere, told to nobody, so an invitation never
+tells whom one is blocked by. One to an account the inviter blocked itself is refused
+with 409 ``blocked``; an unknown username with 404 ``no_player``.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from server import metrics
-from server.accounts import sessions
+from server.accounts import inbox, sessions
 from server.errors import LobbyError, Unavailable
 from server.http.accounts import from_store, need_session
-from server.http.common import bearer, body, guarded, svc_of
+from server.http.common import bearer, body, by_seat, guarded, svc_of
 from server.logging import get_logger
 from server.table.meta import TableMeta
 from server.ws.admission import origin_allowed
@@ -46,13 +48,14 @@ def free_seat(meta: TableMeta) -> bool:
 
 
 @guarded
+@by_seat
 async def invite(request: Request) -> Response:
     """``POST /api/tables/{id}/invitations`` ``{"name": <username>}``: 201 ``{"invited":
     <username>, "table": <id>, "expires": ms}``. Errors: 401 ``no_session``; 404
     ``no_table`` (also a table the caller may not invite to: it holds no seat there and
-    sent no owner token); 404 ``no_player`` (unknown name, or the invitee blocked the
-    caller); 400 ``bad_message`` (oneself, a bad name); 409 ``not_open`` (started or
-    ended), ``table_full``, ``seated`` (the invitee sits there already); 429
+    sent no owner token); 404 ``no_player`` (unknown name); 400 ``bad_message`` (oneself,
+    a bad name); 409 ``blocked`` (the caller blocked the invitee), ``not_open`` (started
+    or ended), ``table_full``, ``seated`` (the invitee sits there already); 429
     ``rate_limited`` (``CARDTABLE_INVITES_PER_HOUR`` per account)."""
     svc = svc_of(request)
     me = need_session(request).account
@@ -76,11 +79,12 @@ async def invite(request: Request) -> Response:
     other = await from_store(svc.accounts.by_name(name.strip()))
     if other is not None and other.uid == me.uid:
         raise LobbyError(400, "bad_message", "that is your own account")
-    # Whom the invitee blocked is its own business: the same answer as for no account,
-    # after the same reads (an unknown name's block check reads the sets of no account).
-    blocked = await from_store(svc.social.blocks_either(other.uid if other else "", me.uid))
-    if other is None or blocked:
+    # The same reads for an unknown name (the sets of no account) as for a known one.
+    mine, theirs = await from_store(svc.social.sides(me.uid, other.uid if other else ""))
+    if other is None:
         raise LobbyError(404, "no_player", "no such player")
+    if mine:
+        raise LobbyError(409, "blocked", "you blocked this account: unblock it first")
     if meta.status != "open":
         raise LobbyError(409, "not_open", "the game has started: nobody can take a seat")
     if meta.account_seat(other.uid) is not None:
@@ -91,11 +95,16 @@ async def invite(request: Request) -> Response:
     expires = now + svc.settings.idle_expiry * 1000
     invitation = {"table": meta.id, "game": meta.game, "name": meta.name or meta.id,
                   "by": me.username, "at": now, "expires": expires}
-    await from_store(svc.invitations.add(other.uid, invitation, svc.settings.idle_expiry))
-    metrics.INVITATIONS.inc()
-    log.info("invitation sent", table=meta.id)
-    await svc.inbox.changed(other.uid)
-    await svc.notifier.invited(other, me.username, meta.name or meta.id, meta.id)
+    if theirs:
+        # Whom the invitee blocked is its own business: answered as delivered, dropped
+        # (one round trip in the invitee's slot instead of the script's).
+        await from_store(svc.invitations.versions([other.uid]))
+    else:
+        await from_store(svc.invitations.add(other.uid, invitation, svc.settings.idle_expiry))
+        metrics.INVITATIONS.inc()
+        log.info("invitation sent", table=meta.id)
+        await svc.inbox.changed(other.uid)
+        await svc.notifier.invited(other, me.username, meta.name or meta.id, meta.id)
     return JSONResponse({"invited": other.username, "table": meta.id, "expires": expires},
                         status_code=201)
 
@@ -113,8 +122,10 @@ async def pending(request: Request) -> Response:
 async def inbox_socket(ws: WebSocket) -> None:
     """``/ws/me`` (JSON text frames): the notifications of the session's account
     (``server.accounts.inbox``). Closes 1008 for another site's origin, 4001 without a
-    live session, 1013 when the store does not answer, 4029 beyond the address's sockets
-    (counted with its table sockets, ``CARDTABLE_CONNS_PER_ADDR``)."""
+    live session or for a banned or suspended account (and later, when the session
+    ends or the account is banned or suspended: ``Inbox.sessions_changed``), 1013 when
+    the store does not answer, 4029 beyond the address's sockets (counted with its
+    table sockets, ``CARDTABLE_CONNS_PER_ADDR``)."""
     svc: Service = ws.app.state.svc
     await ws.accept()
     if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
@@ -148,10 +159,12 @@ async def _serve_inbox(ws: WebSocket, svc: Service) -> None:
         metrics.REDIS_ERRORS.inc()
         await ws.close(1013, "the store is unavailable")
         return
-    if session is None or session.account.banned:
-        await ws.close(4001, "no session")
+    why = inbox.refusal(session, svc.settings.now_ms() / 1000)
+    if session is None or why is not None:
+        await ws.close(inbox.SESSION_ENDED, why or "no session")
         return
-    await svc.inbox.serve(ws, session.account.uid)
+    assert sid is not None  # a session was loaded from it
+    await svc.inbox.serve(ws, session.account.uid, sid)
 
 
 ROUTES = [

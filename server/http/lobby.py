@@ -24,6 +24,7 @@ from server.http.common import (
     admitter,
     bearer,
     body,
+    by_seat,
     checked_options,
     error,
     game_named,
@@ -102,6 +103,7 @@ async def get_table(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def join(request: Request) -> Response:
     """Take a seat. Without a bearer the seat gets a fresh token; the creator may send
     its ``owner_token`` as bearer and then sits with it (so the host's seat is known)."""
@@ -150,7 +152,11 @@ async def join(request: Request) -> Response:
         if meta.rated and account is None:
             raise LobbyError(403, "account_needed", "a rated table seats accounts only: log in")
         if any(s.account in blockers for s in meta.seats if s.kind is not None):
-            raise LobbyError(403, "blocked", "a player at this table has blocked you")
+            # Answered as a taken seat (a full table without a chosen seat), so the join
+            # does not tell the caller it was blocked (docs/protocol.md §1).
+            if req.seat is not None:
+                raise LobbyError(409, "seat_taken", f"seat #{seat + 1} is taken")
+            raise LobbyError(409, "table_full", "every seat is taken")
         if account is not None:
             bot_accounts.require_bot(account, meta.rated, by_token)
             mine = [i for i, s in enumerate(meta.seats) if s.account == account.uid]
@@ -197,6 +203,7 @@ def _empty_seat(meta: TableMeta, seat: int) -> dict[str, str]:
 
 
 @guarded
+@by_seat
 async def leave(request: Request) -> Response:
     token = bearer(request)
 
@@ -209,6 +216,7 @@ async def leave(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def kick(request: Request) -> Response:
     """The host frees a person's seat before the start (that token stops holding it)."""
     token = bearer(request)
@@ -228,6 +236,7 @@ async def kick(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def set_options(request: Request) -> Response:
     """The host changes the options before the start: the given keys over the current
     options, validated exactly as at creation."""
@@ -248,6 +257,7 @@ async def set_options(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def add_bot(request: Request) -> Response:
     """Before the start: the host puts a bot on an empty seat. During the game: the host
     (``roles.require_hand_over``) hands a person's seat to a bot; that person's token
@@ -300,6 +310,7 @@ async def add_bot(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def remove_bot(request: Request) -> Response:
     token = bearer(request)
 
@@ -317,6 +328,7 @@ async def remove_bot(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def seed(request: Request) -> Response:
     token = bearer(request)
     req = protocol.parse_body(protocol.PlayerSeed, await body(request))
@@ -332,6 +344,7 @@ async def seed(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def start(request: Request) -> Response:
     meta = await svc_of(request).tables.lobby.start_game(request.path_params["id"], bearer(request),
                                                    table_key(request))

@@ -13,9 +13,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.admin.moderation import Moderation
+from server.admin.moderation import Moderation, only_fields
 from server.admin.ops import Actor
-from server.errors import LobbyError
+from server.errors import LobbyError, unknown_fields
 from server.http.accounts import need_session
 from server.http.common import body, guarded, svc_of
 
@@ -29,11 +29,9 @@ def _moderation(request: Request) -> tuple[Moderation, Actor]:
     return svc_of(request).moderation, actor
 
 
-async def _object(request: Request) -> dict[str, Any]:
-    data = await body(request)
-    if not isinstance(data, dict):
-        raise LobbyError(400, "bad_message", "the body must be an object")
-    return data
+async def _object(request: Request, fields: frozenset[str]) -> dict[str, Any]:
+    """The body, an object of ``fields`` only (400 ``bad_message`` otherwise)."""
+    return only_fields(await body(request), fields)
 
 
 def _limit(raw: str | None) -> int:
@@ -66,16 +64,17 @@ async def queue(request: Request) -> Response:
 async def dismiss(request: Request) -> Response:
     """``POST /api/admin/reports/{id}/dismiss {note?}``."""
     mod, actor = _moderation(request)
-    data = await _object(request)
+    data = await _object(request, frozenset({"note"}))
     done = await mod.dismiss(actor, request.path_params["id"], data.get("note", ""))
     return JSONResponse({"audit": done})
 
 
 async def _sanction(request: Request, action: str) -> Response:
     mod, actor = _moderation(request)
-    data = await _object(request)
+    data = await body(request)
+    unknown = unknown_fields(data, {"minutes", "report"})
     done = await mod.sanction(actor, request.path_params["name"], action,
-                              data.get("minutes"), data.get("report"))
+                              data.get("minutes"), data.get("report"), unknown)
     return JSONResponse({"audit": done})
 
 

@@ -58,6 +58,8 @@ async def change(request: Request) -> Response:
                                                   data.get("password"), _address(request)))
     ended = await from_store(svc.account_store.end_sessions(session.account.uid,
                                                             keep=session.key))
+    # The ended sessions' /ws/me sockets close on every process (server/accounts/inbox.py).
+    await from_store(svc.inbox.sessions_changed(session.account.uid))
     audit.password_changed(session.account.uid, _address(request), ended)
     return JSONResponse({"ended": ended})
 
@@ -130,6 +132,7 @@ async def confirm_reset(request: Request) -> Response:
             await from_store(accounts.count_failure(addr))
         raise
     ended = await from_store(svc.account_store.end_sessions(account.uid))
+    await from_store(svc.inbox.sessions_changed(account.uid))
     audit.password_reset(account.uid, addr, ended)
     return await _logged_in(request, account, 200, data.get("seats"))
 

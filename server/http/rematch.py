@@ -40,7 +40,7 @@ from server.accounts import bot_accounts
 from server.accounts.accounts import DELETED
 from server.errors import LobbyError, Unavailable
 from server.http import csrf, token_auth
-from server.http.common import bearer, body, guarded, svc_of, table_or_404
+from server.http.common import bearer, body, by_seat, guarded, svc_of, table_or_404
 from server.logging import get_logger
 from server.play import clock as clocks
 from server.table.lobby import new_name_salts
@@ -185,6 +185,7 @@ async def take_seat(svc: Service, new_id: str, seat: int, token: str, player_see
 
 
 @guarded
+@by_seat
 async def rematch(request: Request) -> Response:
     """``POST /api/tables/{id}/rematch`` (see the module docstring). Answers
     ``{"table": summary of the rematch, "seat", "token", "owner": bool}``; 401

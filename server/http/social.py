@@ -4,9 +4,11 @@ call needs a session and changes only the caller's own lists; errors as in
 ``server.http.lobby``.
 
 A blocked account cannot sit at a table where an account that blocked it sits
-(``server.http.lobby.join``: 403 ``blocked``), is never paired with it
-(``server.pairing.match``), cannot follow it, and its chat does not reach the blocker
-(``server.play.chat``).
+(``server.http.lobby.join``: refused as at a full table), is never paired with it
+(``server.pairing.match``, ``server.tournaments.pairing`` where it has a choice), and its
+chat does not reach the blocker (``server.play.chat``). No answer tells it that it was
+blocked: its follow of the blocker is stored as any follow (nothing of a follow reaches
+the followed account), its invitation is answered as a delivered one and dropped.
 """
 
 from __future__ import annotations
@@ -52,23 +54,14 @@ async def _names(request: Request, uids: set[str]) -> list[str]:
 @guarded
 async def follow(request: Request) -> Response:
     """``PUT /api/me/follows/{name}`` (follow) and ``DELETE`` (stop): ``{"following":
-    [names]}``. A follow is refused with 404 ``no_player`` when that account blocked the
-    caller (the answer for an unknown name: a block is not revealed), 409 ``blocked``
-    when the caller blocked it, 409 ``too_many_follows`` at ``CARDTABLE_FOLLOWS_MAX``."""
+    [names]}``. A follow of an account that blocked the caller is a follow as any other
+    (a block is not revealed); refused with 409 ``blocked`` when the caller blocked it,
+    409 ``too_many_follows`` at ``CARDTABLE_FOLLOWS_MAX``."""
     svc = svc_of(request)
     social = svc.social
-    try:
-        me, other = await _other(request)
-    except LobbyError as e:
-        if e.code == "no_player" and request.method == "PUT":
-            # The same reads as a follow refused for a block (limit 0: nothing is added),
-            # so that the time of the answer does not tell the two apart.
-            await from_store(social.follow(need_session(request).account.uid, "", 0))
-        raise
+    me, other = await _other(request)
     if request.method == "PUT":
         got = await from_store(social.follow(me.uid, other.uid, svc.settings.follows_max))
-        if got == "blocked_by":
-            raise LobbyError(404, "no_player", "no such player")
         if got == "blocks":
             raise LobbyError(409, "blocked", "you blocked this account: unblock it first")
         if got == "full":

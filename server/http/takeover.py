@@ -17,7 +17,15 @@ from starlette.routing import Route
 from engine.game import Message
 from server.bots import kinds as bots
 from server.errors import LobbyError, confirmed
-from server.http.common import bearer, body, guarded, seat_index, svc_of, table_or_404
+from server.http.common import (
+    bearer,
+    body,
+    by_seat,
+    guarded,
+    seat_index,
+    svc_of,
+    table_or_404,
+)
 from server.play import roles, seat_rules
 from server.play.presence import SeatPresence
 from server.table.live import LiveTable
@@ -75,6 +83,7 @@ def _over(table: LiveTable) -> bool:
 
 
 @guarded
+@by_seat
 async def claim(request: Request) -> Response:
     """``POST /api/tables/{id}/seats/{seat}/claim`` (a seated player's token; no body):
     hand a seat whose player is gone to the service's replacement bot."""
@@ -95,6 +104,7 @@ async def claim(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def resign(request: Request) -> Response:
     """``POST /api/tables/{id}/resign`` (the seat's token)."""
     svc, table, seat = await _player(request)
@@ -110,6 +120,7 @@ async def resign(request: Request) -> Response:
 
 
 @guarded
+@by_seat
 async def take_back(request: Request) -> Response:
     """``POST /api/tables/{id}/return`` (the seat's token): play the seat again."""
     svc, table, seat = await _player(request)

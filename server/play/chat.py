@@ -132,6 +132,13 @@ def _clean(raw: str) -> str:
     return "".join(kept).strip()
 
 
+def strip_hidden(raw: str) -> str:
+    """``raw`` with its control and format characters removed as a message's are (line
+    breaks become spaces, bidi controls and invisible characters go), trimmed; may be
+    empty. For other free text shown to people (a report's)."""
+    return _clean(raw)
+
+
 def clean_text(raw: str) -> str:
     """The text as stored: control and format characters removed (line breaks become
     spaces; a zero width joiner kept only between two visible characters), trimmed; it

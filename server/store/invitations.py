@@ -5,8 +5,9 @@ Both keys live in the invitee's slot (``{u:<uid>}``), so each change is one tran
 - ``u:{u:<uid>}:invites`` hash: table id → JSON ``{"table", "game", "name", "by",
   "at", "expires"}`` (``by``: the inviter's username; ``at``, ``expires``: ms). At most
   ``MAX_PENDING`` entries: the oldest go first. The key expires with its newest entry.
-- ``u:{u:<uid>}:inbox_v`` counter: moved by every new invitation, so that a process
-  holding the account's ``/ws/me`` socket sees the change with one ``GET`` per account.
+- ``u:{u:<uid>}:inbox_v`` counter: moved by every new invitation and every end of a
+  session of the account (``bump``), so that a process holding the account's ``/ws/me``
+  socket sees the change with one ``GET`` per account; deleted with the account.
 
 An invitation is no credential of its own: it seats only a session of the invitee's
 account (``POST /api/tables/{id}/join`` with ``"invited": true``), so nothing in it is
@@ -102,6 +103,22 @@ class InvitationStore:
             pipe.hdel(invites_key(uid), table_id)
             pipe.incr(version_key(uid))
             await pipe.execute()
+
+    async def bump(self, uid: str, ttl: int) -> None:
+        """The account's sessions changed (a logout, a password change, a ban, a
+        suspension): the inbox's version moves, so every process holding a ``/ws/me``
+        socket of the account checks its session at its next look; the counter is kept
+        ``ttl`` seconds (a session's lifetime: no socket outlives it)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.incr(version_key(uid))
+            pipe.expire(version_key(uid), ttl)
+            await pipe.execute()
+
+    async def ensure(self, uid: str, ttl: int) -> None:
+        """Give the account's inbox a version (1) unless it has one, kept ``ttl`` seconds:
+        a process holding a ``/ws/me`` socket of it then sees the version go when the
+        account is deleted (``forget``)."""
+        await self.redis.set(version_key(uid), 1, nx=True, ex=ttl)
 
     async def versions(self, uids: list[str]) -> list[int]:
         """The inbox version of each account (0: none yet), one round trip per slot."""

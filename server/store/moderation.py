@@ -21,6 +21,7 @@ clock) end by themselves: every check compares them with now.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from server.store.accounts import account_key
@@ -93,6 +94,21 @@ class ModerationStore:
             return []
         raw = await self.redis.mget([report_key(i) for i in ids])
         return [json.loads(r) for r in raw if r is not None]
+
+    async def rewrite_open(self, change: Callable[[dict[str, Any]], dict[str, Any] | None]
+                           ) -> int:
+        """Store ``change(report)`` for every open report it returns one for (``None``:
+        unchanged), each only while it still exists (``SET XX``, its expiry kept);
+        returns how many were written."""
+        ids = [_s(i) for i in await self.redis.zrange(OPEN_KEY, 0, -1)]
+        written = 0
+        for i in ids:
+            raw = await self.redis.get(report_key(i))
+            new = None if raw is None else change(json.loads(raw))
+            if new is not None:
+                written += bool(await self.redis.set(report_key(i), json.dumps(new), xx=True,
+                                                     keepttl=True))
+        return written
 
     async def report(self, report_id: str) -> dict[str, Any] | None:
         """One report (open, or resolved within ``RESOLVED_KEEP``), or ``None``."""

@@ -5,11 +5,13 @@ Each set lives in its owner's slot (``{u:<uid>}``); a block is written to the bl
 safe to repeat: the reverse set answers "who blocked me" at a join without reading every
 seated account's set). Only this module knows these key names.
 
-Follows respect blocks: a follow is one script in the follower's slot that refuses when
-either account blocked the other (both facts are in that slot: its ``blocks`` and its
-``blocked_by``) or when the follower already follows ``limit`` accounts; a block removes
-the follow both ways, the blocked account's side first (in the same transaction that
-writes its ``blocked_by``), so a follow racing the block is either refused or removed.
+Follows and blocks: a follow is one script in the follower's slot that refuses when the
+follower blocked the other account (in that slot: its ``blocks``) or already follows
+``limit`` accounts. A follow of an account that blocked the follower is stored as any
+other: nothing of a follow reaches the followed account, and answering it differently
+would tell the follower it was blocked (docs/protocol.md §1, "Friends and blocking"). A
+block removes the follow both ways, the blocked account's side first (in the same
+transaction that writes its ``blocked_by``).
 """
 
 from __future__ import annotations
@@ -20,9 +22,8 @@ from typing import Literal
 import redis.asyncio as aioredis
 
 FOLLOW_LUA = """
-local follows, blocks, blocked_by = KEYS[1], KEYS[2], KEYS[3]
+local follows, blocks = KEYS[1], KEYS[2]
 local other, limit = ARGV[1], tonumber(ARGV[2])
-if redis.call('SISMEMBER', blocked_by, other) == 1 then return 'blocked_by' end
 if redis.call('SISMEMBER', blocks, other) == 1 then return 'blocks' end
 if redis.call('SISMEMBER', follows, other) == 1 then return 'ok' end
 if redis.call('SCARD', follows) >= limit then return 'full' end
@@ -30,7 +31,7 @@ redis.call('SADD', follows, other)
 return 'ok'
 """
 
-FollowResult = Literal["ok", "blocked_by", "blocks", "full"]
+FollowResult = Literal["ok", "blocks", "full"]
 
 
 def follows_key(uid: str) -> str:
@@ -60,13 +61,12 @@ class SocialStore:
         self._follow = client.register_script(FOLLOW_LUA)
 
     async def follow(self, uid: str, other: str, limit: int) -> FollowResult:
-        """Follow ``other`` unless one of the two blocked the other or ``uid`` already
-        follows ``limit`` accounts: ``ok`` (following it now, or already), ``blocked_by``
-        (``other`` blocked ``uid``), ``blocks`` (``uid`` blocked ``other``), ``full``."""
-        got = await self._follow(keys=[follows_key(uid), blocks_key(uid), blocked_by_key(uid)],
-                                 args=[other, limit])
+        """Follow ``other`` unless ``uid`` blocked it or already follows ``limit``
+        accounts: ``ok`` (following it now, or already; also when ``other`` blocked
+        ``uid``), ``blocks`` (``uid`` blocked ``other``), ``full``."""
+        got = await self._follow(keys=[follows_key(uid), blocks_key(uid)], args=[other, limit])
         result = _s(got)
-        assert result in ("ok", "blocked_by", "blocks", "full")
+        assert result in ("ok", "blocks", "full")
         return result  # type: ignore[return-value]
 
     async def unfollow(self, uid: str, other: str) -> None:
@@ -113,13 +113,13 @@ class SocialStore:
         account waiting failed there)."""
         return list(await asyncio.gather(*(self.avoided(uid) for uid in uids)))
 
-    async def blocks_either(self, uid: str, other: str) -> bool:
-        """True when ``uid`` blocked ``other`` or ``other`` blocked ``uid``."""
+    async def sides(self, uid: str, other: str) -> tuple[bool, bool]:
+        """(``uid`` blocked ``other``, ``other`` blocked ``uid``): one round trip."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.sismember(blocks_key(uid), other)
             pipe.sismember(blocked_by_key(uid), other)
             a, b = await pipe.execute()
-        return bool(a) or bool(b)
+        return bool(a), bool(b)
 
     async def forget(self, uid: str) -> None:
         """Delete the account's sets (its deletion), and its entries in the reverse sets

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Mapping, Set
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -189,8 +190,25 @@ class Tournament:
         if self.kind == "arena":
             self.ends_at = now + self.minutes * 60_000
 
-    def advance(self, now: int) -> list[BoardState]:
-        """One step at ``now`` (module docstring); returns the boards it planned."""
+    def may_plan(self, now: int) -> bool:
+        """True when ``advance(now)`` may plan boards (then its caller reads whom the
+        players blocked): a due or running tournament with no open board (Swiss) or a
+        table's worth of players at no table before the end (arena)."""
+        if self.status == "scheduled":
+            return now >= self.starts_at
+        if self.status != "running":
+            return False
+        open_boards = [b for b in self.boards if b.status != "done"]
+        if self.kind == "swiss":
+            return not open_boards
+        busy = {p for b in open_boards for p in b.players}
+        return now < self.ends_at and sum(p not in busy for p in self.active()) >= self.seats
+
+    def advance(self, now: int, avoid: Mapping[str, Set[str]] = pairing.NOBODY
+                ) -> list[BoardState]:
+        """One step at ``now`` (module docstring); returns the boards it planned.
+        ``avoid``: each player's blocks both ways (``pairing``), kept apart where the
+        pairing has a choice."""
         if self.status == "scheduled" and now >= self.starts_at:
             self.start(now)
         if self.status != "running":
@@ -202,22 +220,23 @@ class Tournament:
             if self.round >= self.rounds or len(self.active()) < self.seats:
                 self.status, self.finished_at = "finished", now
                 return []
-            return self._plan_swiss()
+            return self._plan_swiss(avoid)
         if now >= self.ends_at:
             if not open_boards:
                 self.status, self.finished_at = "finished", now
             return []
-        return self._plan_arena(open_boards)
+        return self._plan_arena(open_boards, avoid)
 
     def _order(self) -> list[str]:
         active = set(self.active())
         return [r.player for r in self.rows() if r.player in active]
 
-    def _plan_swiss(self) -> list[BoardState]:
+    def _plan_swiss(self, avoid: Mapping[str, Set[str]]) -> list[BoardState]:
         self.round += 1
         done = self.finished_boards()
         had_bye = {b.players[0] for b in done if len(b.players) == 1}
-        tables, byes = pairing.swiss_tables(self._order(), met(done), self.seats, had_bye)
+        tables, byes = pairing.swiss_tables(self._order(), met(done), self.seats, had_bye,
+                                            avoid)
         planned = []
         for n, players in enumerate(tables):
             # Who sits first alternates from round to round.
@@ -228,14 +247,15 @@ class Tournament:
         self.boards += planned
         return [b for b in planned if b.table]
 
-    def _plan_arena(self, open_boards: list[BoardState]) -> list[BoardState]:
+    def _plan_arena(self, open_boards: list[BoardState], avoid: Mapping[str, Set[str]]
+                    ) -> list[BoardState]:
         busy = {p for b in open_boards for p in b.players}
         waiting = [p for p in self.active() if p not in busy]
         last: dict[str, set[str]] = {}
         for b in self.boards:  # in order: the latest board of each player wins
             for p in b.players:
                 last[p] = {q for q in b.players if q != p}
-        tables = pairing.arena_tables(waiting, self._order(), last, self.seats)
+        tables = pairing.arena_tables(waiting, self._order(), last, self.seats, avoid)
         if not tables:
             return []
         self.round += 1

@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Set
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
 from server import metrics
-from server.errors import LobbyError, Unavailable
+from server.errors import LobbyError, Unavailable, confirmed
 from server.logging import get_logger
 from server.tournaments.boards import Boards
 from server.tournaments.live import Watchers
 from server.tournaments.model import OPEN, Tournament
+from server.tournaments.pairing import NOBODY
 from server.tournaments.store import GRACE_MS, Stale, TournamentStore
 
 if TYPE_CHECKING:  # the service type only: server.app builds the runner
@@ -110,12 +111,21 @@ class Runner:
             places = await self.boards.result(board.table)
             if places is not None:
                 done = await self.store.change(tid, recording(board.table, places))
+                if done is not None:
+                    t = done[0]
                 if done is not None and done[1]:
                     metrics.TOURNAMENT_RESULTS.inc()
                     log.info("tournament board ended", tournament=tid, table=board.table,
                              places=places)
         now = self.svc.tables.now()
-        changed = await self.store.change(tid, lambda s: advanced(s, now))
+        # Whom the players blocked, read only when a plan may come of this step (one call
+        # per player: server/store/social.py): the pairing keeps them apart where it can.
+        avoid: dict[str, set[str]] | None = None
+        if t.may_plan(now):
+            uids = t.active()
+            avoid = dict(zip(uids, await confirmed(self.svc.social.avoided_many(uids)),
+                             strict=True))
+        changed = await self.store.change(tid, lambda s: advanced(s, now, avoid))
         if changed is None:
             return
         t, answer = changed
@@ -141,12 +151,18 @@ def playing(table: str) -> Callable[[Tournament], bool]:
     return lambda t: t.mark_playing(table)
 
 
-def advanced(t: Tournament, now: int) -> dict[str, Any] | None:
-    """``t.advance(now)`` as a change for ``store.change``: ``None`` when nothing
-    changed, else the boards it planned and the status before."""
+def advanced(t: Tournament, now: int, avoid: Mapping[str, Set[str]] | None
+             ) -> dict[str, Any] | None:
+    """``t.advance(now, avoid)`` as a change for ``store.change``: ``None`` when nothing
+    changed, else the boards it planned and the status before. ``avoid`` read for
+    another state (``None``: none read, the state was not due to pair; or a player it
+    lacks): a state due to pair now is left as it is, for the next pass to read the
+    blocks of (a start, a result or a join came between the read and the change)."""
+    if t.may_plan(now) and (avoid is None or not set(t.active()) <= set(avoid)):
+        return None
     before = json.dumps(t.to_json(), sort_keys=True)
     status = t.status
-    planned = t.advance(now)
+    planned = t.advance(now, avoid or NOBODY)
     if json.dumps(t.to_json(), sort_keys=True) == before:
         return None
     return {"planned": planned, "status": status}

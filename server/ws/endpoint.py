@@ -481,7 +481,7 @@ async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
             await welcome(svc, table, conn, None)
         elif isinstance(msg, protocol.ChatMsg):
             seat_name = table.meta.seats[seat].name if (seat := sender.seat) is not None else None
-            if seat is not None and (muted := await _muted(svc, table, seat)) is not None:
+            if (muted := await _muted(svc, table, seat, conn.account)) is not None:
                 conn.message({"t": "error", "id": None, "code": muted.code,
                               "message": muted.message})
                 continue
@@ -495,10 +495,17 @@ async def _loop(ws: WebSocket, svc: Service, table: LiveTable, conn: Connection,
             await _act(svc, table, conn, msg)
 
 
-async def _muted(svc: Service, table: LiveTable, seat: int) -> chat.ChatRefused | None:
-    """The refusal of the chat of the account sitting at ``seat`` while it is muted or
-    suspended (server/admin/moderation.py); ``None`` for a guest's seat."""
-    uid = table.meta.seats[seat].account if seat < len(table.meta.seats) else None
+async def _muted(svc: Service, table: LiveTable, seat: int | None, account: str | None
+                 ) -> chat.ChatRefused | None:
+    """The refusal of the chat of the account sitting at ``seat`` or, for a spectator,
+    of the socket's ``account`` (its session cookie's: a muted account is not let chat
+    as an anonymous spectator in the same browser) while it is muted or suspended
+    (server/admin/moderation.py); ``None`` for a guest's seat or a spectator without a
+    session."""
+    if seat is None:
+        uid = account
+    else:
+        uid = table.meta.seats[seat].account if seat < len(table.meta.seats) else None
     try:
         return await svc.moderation.chat_refusal(uid)
     except Unavailable:

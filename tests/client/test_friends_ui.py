@@ -78,7 +78,7 @@ def chat_texts(page: Page) -> list[str]:
 @pytest.mark.page_errors(
     # Cara's and Ben's pages ask for a seat their account keeps there: none.
     failed_load(404, f"/api/me/tables/{TABLE_ID}"),
-    failed_load(403, f"/api/tables/{TABLE_ID}/join"),  # Ben refused: blocked
+    failed_load(409, f"/api/tables/{TABLE_ID}/join"),  # Ben refused: blocked
     failed_load(404, f"/api/tables/{TABLE_ID}/invitations"))  # a name nobody has
 def test_a_friend_invited_by_name_is_told_and_seated_a_blocked_one_kept_out(
         browser: Browser, friends_web: ServerProcess) -> None:
@@ -105,10 +105,11 @@ def test_a_friend_invited_by_name_is_told_and_seated_a_blocked_one_kept_out(
         expect(cara.get_by_test_id("seat-name-1")).to_have_text(cara_name)
         expect(anna.get_by_test_id("seat-name-1")).to_have_text(cara_name)
         expect(cara.get_by_test_id(f"invitation-{tid}")).to_have_count(0)
-        # Ben, blocked by Anna, is refused the free seat: it stays free.
+        # Ben, blocked by Anna, is refused the free seat as a taken one (nothing tells him
+        # of the block): it stays free.
         ben.goto(f"{friends_web.url}/table/{tid}")
         ben.get_by_test_id("take-seat-2").click()
-        expect(ben.locator(".toast")).to_have_text("A player at this table has blocked you.")
+        expect(ben.locator(".toast")).to_have_text("Seat is already taken.")
         expect(anna.get_by_test_id("take-seat-2")).to_have_count(0)  # Anna sits: no button
         expect(ben.get_by_test_id("take-seat-2")).to_be_visible()
         assert ben.evaluate("() => window.__cardtable.seat()") is None

@@ -297,3 +297,52 @@ async def test_a_report_muted_then_suspended_across_processes(redis_url: str,
             await s.close()
         a.stop()
         b.stop()
+
+
+async def test_a_suspended_accounts_old_seat_tokens_change_nothing(server: ServerProcess,
+                                                                   redis_url: str) -> None:
+    """Break test finding: seat tokens handed out before a suspension still changed the
+    tables over HTTP (a bot added, a player kicked, a resignation, a claim). Now every
+    table change asked for with a token of a seat the suspended account holds answers
+    403 ``suspended`` and changes nothing, whoever sends it (here: no session at all);
+    the other players' tokens go on working."""
+    rea, _ = await member(server.url, "mtr")
+    tom, tom_name = await member(server.url, "mtt")
+    mod, _ = await member(server.url, "mtm")
+    anon = Member(server.url)  # the token alone: no session of the account
+    await make_moderator(redis_url, mod)
+    # Tom hosts an open table of three (he sits with the owner token); Rea sits there.
+    hosted = await tom.create(3)
+    t1 = hosted["id"]
+    tom_host = (await tom.join(t1, "t", token=hosted["owner_token"]))["token"]
+    rea_t1 = (await rea.join(t1, "r"))["token"]
+    # Rea hosts a running table where Tom holds seat 1.
+    t2, rea_t2, tom_t2 = await table_of(rea, tom)
+    r = await mod.http.post(f"/api/admin/accounts/{tom_name}/suspend", json={"minutes": 60})
+    assert r.status_code == 200, r.text
+    before = (await anon.get(f"/api/tables/{t1}")).json()
+    for method, path, body, token in [
+            ("POST", f"/api/tables/{t1}/seats/2/bot", {"kind": "random"}, tom_host),
+            ("POST", f"/api/tables/{t1}/seats/1/kick", {}, tom_host),
+            ("PATCH", f"/api/tables/{t1}/options", {}, tom_host),
+            ("POST", f"/api/tables/{t1}/seed", {"player_seed": "abc"}, tom_host),
+            ("POST", f"/api/tables/{t1}/start", {}, tom_host),
+            ("POST", f"/api/tables/{t1}/leave", {}, tom_host),
+            ("POST", f"/api/tables/{t2}/resign", {}, tom_t2),
+            ("POST", f"/api/tables/{t2}/return", {}, tom_t2),
+            ("POST", f"/api/tables/{t2}/seats/0/claim", {}, tom_t2)]:
+        r = await anon.http.request(method, path, json=body,
+                                    headers={"Authorization": f"Bearer {token}"})
+        assert error_of(r) == (403, "suspended"), (method, path, r.text)
+    assert (await anon.get(f"/api/tables/{t1}")).json() == before  # nothing changed
+    shown = (await anon.get(f"/api/tables/{t2}")).json()
+    assert "resigned" not in shown["seats"][1]
+    # Rea's tokens are hers: unaffected.
+    r = await anon.http.post(f"/api/tables/{t1}/seed", json={"player_seed": "rea"},
+                             headers={"Authorization": f"Bearer {rea_t1}"})
+    assert r.status_code == 200, r.text
+    r = await anon.http.post(f"/api/tables/{t2}/resign",
+                             headers={"Authorization": f"Bearer {rea_t2}"})
+    assert r.status_code == 200, r.text
+    for m in (rea, tom, mod, anon):
+        await m.close()

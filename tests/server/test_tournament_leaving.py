@@ -117,3 +117,35 @@ async def test_ban_delete_and_rename_reach_tournaments_and_seeks(
     assert (await admin.tournament(later))["creator"] == creator_new
     for m in (admin, *people.values()):
         await m.close()
+
+
+async def test_a_suspension_withdraws_and_cancels_seeks(
+        own: tuple[ServerProcess, str], capsys: pytest.CaptureFixture) -> None:
+    """Break test finding: a suspended account stayed in its open tournaments and its
+    seeks kept waiting. A suspension withdraws it (off the list of a scheduled one) and
+    cancels its waiting seek, as a ban does; while suspended it can neither join again
+    nor seek (403 ``suspended``)."""
+    server, redis_url = own
+    mod_name, mod = await member(server, "sm")
+    await Cli(redis_url, capsys).ok("grant", mod_name, "moderator")
+    tom_name, tom = await member(server, "st")
+    _, creator = await member(server, "sc")
+    later = (await creator.create_tournament(
+        **swiss_body(name="Later", starts_at=time.time() + 3600)))["id"]
+    assert (await tom.tournament_call(later, "join")).status_code == 200
+    assert (await creator.tournament_call(later, "join")).status_code == 200
+    seek = await tom.seek("einauge", 4)
+    assert seek["status"] == "waiting"
+    r = await mod.http.post(f"/api/admin/accounts/{tom_name}/suspend", json={"minutes": 60})
+    assert r.status_code == 200, r.text
+    assert r.json()["audit"]["detail"]["tournaments_withdrawn"] == 1
+    got = await creator.tournament(later)
+    assert tom_name not in rows(got) and got["players"] == 1
+    looked = await creator.seek_call("GET", seek["id"], seek["seek_token"])
+    assert looked.json()["status"] == "cancelled", looked.text
+    r = await tom.tournament_call(later, "join")
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "suspended")
+    r = await tom.http.post("/api/seeks", json={"game": "einauge", "seats": 4})
+    assert (r.status_code, r.json()["error"]["code"]) == (403, "suspended")
+    for m in (mod, tom, creator):
+        await m.close()

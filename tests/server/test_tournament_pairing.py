@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from server.errors import LobbyError
 from server.tournaments import pairing
 from server.tournaments.model import Tournament, board_table_id
+from server.tournaments.runner import advanced
 from server.tournaments.standings import Board, game_points, met, standings
 
 
@@ -184,6 +185,62 @@ def test_arena_avoids_the_last_opponent_when_it_can() -> None:
     last = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}}
     assert pairing.arena_tables(order, order, last, 2) == [["a", "c"], ["b", "d"]]
     assert pairing.arena_tables(["a", "b"], order, last, 2) == [["a", "b"]]
+
+
+# ---- blocks (break test finding: tournaments seated accounts that blocked each other) ----
+
+def test_swiss_keeps_a_blocked_pair_apart_like_a_repeat_meeting() -> None:
+    order = ["a", "b", "c", "d"]
+    # Without the block: a-b, c-d (neighbours); a blocked b (or b a): a-c, b-d.
+    assert pairing.swiss_tables(order, {}, 2)[0] == [["a", "b"], ["c", "d"]]
+    assert pairing.swiss_tables(order, {}, 2, avoid={"a": {"b"}})[0] == [["a", "c"], ["b", "d"]]
+    assert pairing.swiss_tables(order, {}, 2, avoid={"b": {"a"}})[0] == [["a", "c"], ["b", "d"]]
+    # a met c and d already: a repeat meeting rather than the blocked pair.
+    met = {"a": {"c", "d"}, "c": {"a"}, "d": {"a"}}
+    assert pairing.swiss_tables(order, met, 2)[0] == [["a", "b"], ["c", "d"]]
+    assert pairing.swiss_tables(order, met, 2, avoid={"a": {"b"}})[0] == [["a", "c"],
+                                                                          ["b", "d"]]
+    # No choice (two players): they play.
+    assert pairing.swiss_tables(["a", "b"], {}, 2, avoid={"a": {"b"}})[0] == [["a", "b"]]
+
+
+def test_multi_seat_swiss_keeps_a_blocked_pair_apart_when_it_can() -> None:
+    order = ["a", "b", "c", "d", "e", "f"]
+    assert pairing.swiss_tables(order, {}, 3)[0] == [["a", "b", "c"], ["d", "e", "f"]]
+    tables, _ = pairing.swiss_tables(order, {}, 3, avoid={"c": {"a"}})
+    assert tables == [["a", "b", "d"], ["c", "e", "f"]]
+
+
+def test_arena_keeps_a_blocked_pair_apart_while_another_waits() -> None:
+    order = ["a", "b", "c", "d"]
+    assert pairing.arena_tables(["a", "b", "c"], order, {}, 2) == [["a", "b"]]
+    assert pairing.arena_tables(["a", "b", "c"], order, {}, 2,
+                                avoid={"b": {"a"}}) == [["a", "c"]]
+    # Before the last opponent: c was a's last, b blocked a; c it is.
+    assert pairing.arena_tables(["a", "b", "c"], order, {"a": {"c"}, "c": {"a"}}, 2,
+                                avoid={"b": {"a"}}) == [["a", "c"]]
+    # Nobody else waits: the blocked pair is seated (the pairing has no choice).
+    assert pairing.arena_tables(["a", "b"], order, {}, 2, avoid={"a": {"b"}}) == [["a", "b"]]
+
+
+def test_a_tournaments_plan_takes_the_blocks() -> None:
+    t = tournament(players=4)
+    assert t.may_plan(1000) and not t.may_plan(999)
+    t.advance(1000, avoid={"u0": {"u1"}, "u1": {"u0"}})
+    assert [b.players for b in t.boards] == [["u0", "u2"], ["u1", "u3"]]
+    assert not t.may_plan(1000)  # its boards are open
+
+
+def test_a_plan_waits_for_the_blocks_of_its_own_state() -> None:
+    """The runner reads the blocks, then changes the stored state: a state that became
+    due to pair meanwhile (a start, a result) or holds a player whose blocks were not
+    read is left for the next pass, never paired without them."""
+    t = tournament(players=4)
+    assert advanced(t, 1000, None) is None and t.status == "scheduled"
+    assert advanced(t, 1000, {"u0": set(), "u1": set(), "u2": set()}) is None
+    assert not t.boards
+    got = advanced(t, 1000, {"u0": {"u1"}, "u1": {"u0"}, "u2": set(), "u3": set()})
+    assert got is not None and [b.players for b in t.boards] == [["u0", "u2"], ["u1", "u3"]]
 
 
 # ---- joining, withdrawing, the state ------------------------------------------------------

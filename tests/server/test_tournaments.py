@@ -13,7 +13,7 @@ import pytest
 from protocol.connection import dial
 from protocol.lobby import Member
 from tests.server.client import unique
-from tests.server.tournament_play import expected_points, play_round, swiss_body
+from tests.server.tournament_play import boards_of, expected_points, play_round, swiss_body
 from tests.waiting import until
 
 
@@ -201,4 +201,24 @@ async def test_swiss_of_four_played_to_the_end_with_live_standings(server) -> No
         assert [(x["id"], x["place"]) for x in of] == [(tid, row["rank"])], row
     assert time.time() >= got["finished_at"] >= got["starts_at"]
     for m in members.values():
+        await m.close()
+
+
+async def test_a_swiss_round_keeps_a_blocked_pair_apart(server) -> None:
+    """Break test finding: a tournament seated two accounts where one blocked the other.
+    Four join in order (round 1 pairs neighbours in the joining order: first with
+    second); the first blocked the second, so round 1 pairs first with third."""
+    joined = [await member(server.url, "tb") for _ in range(4)]
+    names = [n for n, _ in joined]
+    first = joined[0][1]
+    r = await first.http.put(f"/api/me/blocks/{names[1]}")
+    assert r.status_code == 200, r.text
+    tid = (await first.create_tournament(**swiss_body(name="Blocks")))["id"]
+    for _, m in joined:
+        assert (await m.tournament_call(tid, "join")).status_code == 200
+    assert (await first.tournament_call(tid, "start")).status_code == 200
+    boards = await boards_of(first, tid, 1)
+    assert sorted(sorted(b["players"]) for b in boards) == sorted(
+        [sorted([names[0], names[2]]), sorted([names[1], names[3]])])
+    for _, m in joined:
         await m.close()
