@@ -267,12 +267,15 @@ class Moderation:
                 raise LobbyError(400, "not_sender", "that message is not the player's")
             if seat is not None and seat != sender["seat"]:
                 raise LobbyError(400, "not_sender", "that message is not that seat's")
-            seat = sender["seat"]
-            out |= {"message": req.message, "chat": around}
-        if seat is not None:
+            # Its author is the account that sent it (the line's ``by``), whoever holds
+            # the seat now: a sender who left is still reported, a newcomer is not.
+            if line.get("by") != target.uid:
+                raise LobbyError(400, "not_sender", "that message is not the player's")
+            out |= {"message": req.message, "chat": around, "seat": sender["seat"]}
+        elif seat is not None:
             if seat >= len(meta.seats) or meta.seats[seat].account != target.uid:
-                raise LobbyError(400, "not_seated" if req.message is None else "not_sender",
-                                 "the reported account does not hold that seat")
+                raise LobbyError(400, "not_seated", "the reported account does not hold "
+                                                    "that seat")
             out["seat"] = seat
         return out
 

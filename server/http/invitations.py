@@ -28,7 +28,7 @@ from server.http.accounts import from_store, need_session
 from server.http.common import bearer, body, by_seat, guarded, svc_of
 from server.logging import get_logger
 from server.table.meta import TableMeta
-from server.ws.admission import origin_allowed
+from server.ws.admission import admitted
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module
     from server.app import Service
@@ -127,26 +127,10 @@ async def inbox_socket(ws: WebSocket) -> None:
     the store does not answer, 4029 beyond the address's sockets (counted with its
     table sockets, ``CARDTABLE_CONNS_PER_ADDR``)."""
     svc: Service = ws.app.state.svc
-    await ws.accept()
-    if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"),
-                          svc.settings.allowed_origins):
-        metrics.REJECTED_SOCKETS.labels("origin").inc()
-        await ws.close(1008, "origin not allowed")
-        return
-    addr = ws.client.host if ws.client else "?"
-    if svc.addr_count.get(addr, 0) >= svc.settings.conns_per_addr:
-        metrics.REJECTED_SOCKETS.labels("per_address").inc()
-        await ws.close(4029, "too many connections from your address")
-        return
-    svc.addr_count[addr] = svc.addr_count.get(addr, 0) + 1
-    try:
-        await _serve_inbox(ws, svc)
-    finally:
-        left = svc.addr_count.get(addr, 1) - 1
-        if left > 0:
-            svc.addr_count[addr] = left
-        else:
-            svc.addr_count.pop(addr, None)
+    async with admitted(ws, svc) as addr:
+        if addr is not None:
+            await ws.accept()
+            await _serve_inbox(ws, svc)
 
 
 async def _serve_inbox(ws: WebSocket, svc: Service) -> None:

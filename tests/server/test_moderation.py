@@ -114,6 +114,41 @@ async def test_who_may_report_and_moderate(server: ServerProcess, redis_url: str
     await guest.aclose()
 
 
+async def test_a_chat_line_is_reported_as_its_authors_whoever_holds_the_seat_now(
+        server: ServerProcess, redis_url: str) -> None:
+    """A message is its author's account's (the stored line's ``by``): after Bob said it
+    and left seat 0 to Gina, a report of Gina with it is refused (``not_sender``) and a
+    report of Bob with it is filed against seat 0 (the current holder was compared:
+    Gina could be reported for Bob's words and Bob could not)."""
+    host, _ = await member(server.url, "mhost")
+    bob, bob_name = await member(server.url, "mbob")
+    gina, gina_name = await member(server.url, "mgina")
+    rep, _ = await member(server.url, "mrep")
+    table = await host.create(3)
+    tid = table["id"]
+    bob_seat = await bob.join(tid, "b", seat=0)
+    sock = await Socket(server.ws_url, tid).connect(token=bob_seat["token"])
+    line = await said(sock, "hello from bob")
+    await sock.close()
+    left = await bob.seat_call(tid, "leave", bob_seat["token"])
+    assert left.status_code == 200, left.text
+    await gina.join(tid, "g", seat=0)
+    r = await rep.http.post("/api/reports", json={
+        "target": gina_name, "reason": "abuse", "table": tid, "message": line["id"]})
+    assert error_of(r) == (400, "not_sender")
+    r = await rep.http.post("/api/reports", json={
+        "target": bob_name, "reason": "abuse", "table": tid, "message": line["id"]})
+    assert r.status_code == 201, r.text
+    rid = r.json()["report"]["id"]
+    await make_moderator(redis_url, host)
+    queue = (await host.http.get("/api/admin/reports")).json()["reports"]
+    report = next(x for x in queue if x["id"] == rid)
+    assert (report["target_name"], report["seat"], report["message"]) == (bob_name, 0,
+                                                                          line["id"])
+    for m in (host, bob, gina, rep):
+        await m.close()
+
+
 async def test_bad_reports_change_nothing(server: ServerProcess, redis_url: str) -> None:
     """Each malformed or impossible report is refused with its code and queues
     nothing; a second open report of the same target is refused; past
