@@ -338,7 +338,8 @@ export function tablePage(root, id) {
   // ---- the game ------------------------------------------------------------------
   function onAction(action) {
     closeDialog();
-    if (coach && !coach.allows(action)) return; // the lesson needs another move: said in the coach
+    // The lesson needs another move: said in the coach; the board drops what was chosen.
+    if (coach && !coach.allows(action)) { renderBoardNow(false); return; }
     if (!conn.act(action)) { notify(t("conn_connecting")); return; }
     st.focusHand = els.main.contains(document.activeElement) || document.activeElement === document.body;
     renderBoardNow(false);

@@ -22,10 +22,12 @@ NO_PACE = {"cardtable.pace": json.dumps("off")}
 FIRST = {
     ("einauge", "en"): "Welcome aboard!", ("einauge", "de"): "Willkommen an Bord!",
     ("keltis", "en"): "Welcome to Keltis!", ("keltis", "de"): "Willkommen bei Keltis!",
+    ("loot-island", "en"): "Ahoy!", ("loot-island", "de"): "Ahoi!",
 }
 # The clicks of a move of the first step that the lesson does not want (a legal one: the
 # coach stops it before it is sent).
-OTHER_MOVE = {"einauge": ["act-buy-gray-8"], "keltis": ["hand-red-6a", "act-lay-red-6a-red"]}
+OTHER_MOVE = {"einauge": ["act-buy-gray-8"], "keltis": ["hand-red-6a", "act-lay-red-6a-red"],
+              "loot-island": ["hand-map-green-5a", "hand-map-green-7a", "play-north-2"]}
 # A move the server refuses at the first step (as a stale page might send it), and the
 # refusal's text in the coach.
 REFUSED = {
@@ -34,8 +36,12 @@ REFUSED = {
     "keltis": ({"type": "lay", "card": "green-10", "row": "red"},
                {"en": "That card goes only on the row of its own color.",
                 "de": "Diese Karte kommt nur an die Reihe ihrer Farbe."}),
+    "loot-island": ({"type": "play", "landing": "north-1",
+                     "cards": ["map-blue-9b", "map-green-5a"]},
+                    {"en": "These map cards must all be of one color.",
+                     "de": "Diese Schatzkarten müssen alle dieselbe Farbe haben."}),
 }
-GAMES = ["einauge", "keltis"]
+GAMES = ["einauge", "keltis", "loot-island"]
 DONE = {"en": "What to remember", "de": "Das solltest du dir merken"}
 WRONG = {"en": "this lesson", "de": "dieser Lektion"}
 SERVER_REFUSED = {"en": "The server refused that move", "de": "Der Server hat diesen Zug abgelehnt"}
