@@ -78,7 +78,15 @@ def follow_the_coach(page: Page) -> list[str]:
         expect(target).to_have_count(1)
         expect(target).to_have_attribute("aria-describedby", "coach-text")
         pointed = target.get_attribute("data-testid")
-        if target.evaluate("el => el.tagName === 'BUTTON' || el.getAttribute('role') === 'button'"):
+        # What it points at takes a click once the page has drawn this seat's prompt (a
+        # card of the hand is a button then): itself, or in a zone its first move.
+        kind = page.wait_for_function("""() => {
+            const t = document.querySelector(".coach-target");
+            if (!t) return null;
+            if (t.matches("button:not([disabled]), [role=button]")) return "self";
+            return t.querySelector("button[data-testid^=act-]:not([disabled])") ? "zone" : null;
+            }""").json_value()
+        if kind == "self":
             target.click()
         else:  # a step that lets any move of a zone through: its first one
             target.locator("button[data-testid^=act-]:not([disabled])").first.click()
