@@ -52,6 +52,7 @@ from server.http import lobby, observe, passwords, profiles, rematch, seeks, soc
 from server.http import moderation as moderation_api
 from server.http import statistics as statistics_api
 from server.http import tournaments as tournament_api
+from server.http import tutorials as tutorial_api
 from server.http.csrf import SessionAuth
 from server.http.replays import Replays
 from server.logging import get_logger
@@ -345,6 +346,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
         *branch_api.ROUTES,
         *tournament_api.ROUTES,
         *invitation_api.ROUTES,
+        *tutorial_api.ROUTES,
     ]  # /ws/tables/{id}: ws.TableSockets, before the middlewares (no layers per socket)
     dist = Path(settings.static_dir)
     if not dist.is_absolute() and not dist.is_dir():
@@ -359,6 +361,7 @@ def create_app(settings: Settings, embedded: Any = None) -> Starlette:
                    Route("/my-games", page),
                    Route("/leaderboard", page), Route("/players/{name}", page),
                    Route("/tournaments", page), Route("/tournament/{id}", page),
+                   Route("/learn/{game}", page),
                    Mount("/", StaticFiles(directory=dist, html=True))]
     app = ws.TableSockets(routes=routes, lifespan=lifespan,
                           middleware=[Middleware(RawSend), Middleware(observe.Observe),

@@ -10,6 +10,7 @@ import { timeControlText } from "./clock.js";
 import { seatName } from "./names.js";
 import { gameModule, gameNames, hasGameModule } from "./games/index.js";
 import { rulesHref, setRulesGame } from "./rulesnav.js";
+import { learnHref } from "./tutorial.js";
 import { kebab, optionFields, optionsText, readOptions } from "./options.js";
 import { playNowPanel } from "./playnow.js";
 import { saveKey, saveOwner, seatFor } from "./store.js";
@@ -179,7 +180,11 @@ export function lobbyPage(root, go) {
       ...game.rules.doc(currentLang(), null).howto];
     mount(howTo, h("h2", {}, t("howto_title")), h("ol", { testid: "howto-steps", dataset: { game: game.name } }, steps.map((x) => h("li", {}, x))),
       h("p", {}, h("a", { class: "button", href: rulesHref(game.name), "data-link": true, testid: "lobby-rules" },
-        st.games.length > 1 ? t("rules_full_of", { game: g.title }) : t("rules_full"))));
+        st.games.length > 1 ? t("rules_full_of", { game: g.title }) : t("rules_full"))),
+      // A tutorial of each game (tutorial.js): a short first game with a coach.
+      h("h3", {}, t("tut_learn_title")), h("p", { class: "hint" }, t("tut_learn_hint")),
+      h("ul", { class: "learn-links", testid: "lobby-learn" }, st.games.filter((x) => gameModule(x.name).lesson).map((x) =>
+        h("li", {}, h("a", { href: learnHref(x.name), "data-link": true, testid: `learn-${x.name}` }, t("tut_learn_of", { game: x.title }))))));
   }
 
   function renderAll() { renderForm(); renderList(); renderHowTo(); playNow.render(); }

@@ -1,6 +1,6 @@
 // Entry point: the header (home link, account, language switch) and a small router for
 // / (lobby), /table/<id> (live table), /replay/<id> and /replay (replay viewer), /account,
-// /my-games, /admin, /players/<name>, /leaderboard, and /rules/<game> (/rules: the server's default
+// /my-games, /admin, /players/<name>, /leaderboard, /learn/<game> (a new tutorial) and /rules/<game> (/rules: the server's default
 // game's).
 import { accountPage, currentAccount, loadSession, onSessionChange } from "./account.js";
 import { adminPage } from "./admin.js";
@@ -20,6 +20,7 @@ import { rulesPage } from "./rules.js";
 import { onRulesGameChange, rulesHref, setRulesGame } from "./rulesnav.js";
 import { loadGameTitles } from "./gametitles.js";
 import { tablePage } from "./table.js";
+import { learnPage } from "./tutorial.js";
 
 const header = document.getElementById("header");
 const root = document.getElementById("app");
@@ -92,6 +93,7 @@ function route() {
   else if ((m = path.match(/^\/players\/([^/]+)$/))) cleanup = profilePage(root, decodeURIComponent(m[1]));
   else if (path === "/rules") cleanup = rulesPage(root);
   else if ((m = path.match(/^\/rules\/([^/]+)$/))) cleanup = rulesPage(root, decodeURIComponent(m[1]));
+  else if ((m = path.match(/^\/learn\/([^/]+)$/))) cleanup = learnPage(root, decodeURIComponent(m[1]));
   else cleanup = lobbyPage(root, go);
   if (!path.startsWith("/rules")) document.title = `${t("title")}`;
 }

@@ -9,6 +9,7 @@ import { gameModule, gameNames, hasGameModule } from "./games/index.js";
 import { gameTitle, loadGameTitles } from "./gametitles.js";
 import { notFoundPage } from "./notfound.js";
 import { rulesHref, setRulesGame } from "./rulesnav.js";
+import { learnHref } from "./tutorial.js";
 
 /** Mount the rules page of game `name` (null: the server's default game) into `root`; returns a
  *  cleanup function. A game this client has no module for gets the not-found page. */
@@ -26,6 +27,8 @@ export function rulesPage(root, name = null) {
     mount(root, h("article", { class: "rules-page panel", testid: "rules-page", lang, dataset: { game: game.name } },
       h("h1", {}, text.title),
       h("p", { class: "lead" }, text.intro),
+      game.lesson ? h("p", { class: "rules-learn" }, h("a", { class: "button primary", href: learnHref(game.name), "data-link": true, testid: "rules-learn" }, t("tut_learn")),
+        " ", h("span", { class: "hint" }, t("tut_learn_hint"))) : null,
       others.length ? h("p", { class: "rules-games hint", testid: "rules-games" }, `${t("rules_other_games")} `,
         others.map((g, i) => [i ? " · " : "", h("a", { href: rulesHref(g), "data-link": true, testid: `rules-game-${g}` }, gameTitle(g))])) : null,
       h("nav", { class: "rules-toc", "aria-label": text.toc }, h("h2", {}, text.toc),

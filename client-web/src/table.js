@@ -24,6 +24,7 @@ import { chatHello, chatPanel } from "./chat.js";
 import { reportButton } from "./report.js";
 import { renderResult } from "./result.js";
 import { rulesHref, setRulesGame } from "./rulesnav.js";
+import { Coach, isTutorial, tutorialOffer } from "./tutorial.js";
 import { forgetSeat, keyFor, ownerFor, paceSetting, playerName, saveKey, saveOwner, savePace, saveSeat, savePlayerName, seatFor } from "./store.js";
 
 /** True once the game has started (before, the server's view has no players). */
@@ -87,13 +88,15 @@ export function tablePage(root, id) {
     seats: h("div", {}),
     toast: h("div", { class: "toast", role: "alert", "aria-live": "assertive", testid: "toast" }),
     dialog: h("div", { class: "dialog-host" }),
+    coach: h("div", { class: "coach-slot" }), // a tutorial's coach (tutorial.js)
+    offer: h("div", { class: "offer-slot" }), // the first visit's offer of the game's tutorial, beside the board
   };
   const logHead = h("h2", {}, t("log"));
   const logPanel = h("section", { class: "panel log-panel", "aria-label": t("log"), testid: "log-panel" }, logHead, els.log);
   const chat = chatPanel(id, conn, () => viewNames(conn.view, seatsInfo()));
-  mount(els.side, els.endLinks, els.seats, chat.el, logPanel, els.owner, els.fair);
+  mount(els.side, els.endLinks, els.seats, els.offer, chat.el, logPanel, els.owner, els.fair);
   mount(root, h("div", { class: "table-page" }, els.top, els.banner,
-    h("div", { class: "layout" }, h("main", { class: "main-col" }, els.result, els.main, els.score), els.side),
+    h("div", { class: "layout" }, h("main", { class: "main-col" }, els.coach, els.result, els.main, els.score), els.side),
     els.toast, els.dialog));
 
   const seatsInfo = () => (st.summary || conn.table || {}).seats || null;
@@ -170,6 +173,7 @@ export function tablePage(root, id) {
         h("span", { testid: "table-title" }, s ? tableName(s) : id)),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
+        isTutorial(s) ? h("span", { class: "badge", testid: "tutorial-badge" }, t("tut_badge")) : null,
         s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
         // The host who has not sat down yet is about to play, not watching: no badge then.
         conn.seat === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator"))
@@ -334,6 +338,8 @@ export function tablePage(root, id) {
   // ---- the game ------------------------------------------------------------------
   function onAction(action) {
     closeDialog();
+    // The lesson needs another move: said in the coach; the board drops what was chosen.
+    if (coach && !coach.allows(action)) { renderBoardNow(false); return; }
     if (!conn.act(action)) { notify(t("conn_connecting")); return; }
     st.focusHand = els.main.contains(document.activeElement) || document.activeElement === document.body;
     renderBoardNow(false);
@@ -500,6 +506,42 @@ export function tablePage(root, id) {
     renderBanner();
     mount(els.score, v.result ? g.renderScore(v) : null);
     renderResultPanel();
+    updateCoach(v, ctx.actions);
+  }
+
+  // ---- a tutorial's coach (tutorial.js), or the offer of one -----------------------
+  let coach = null;
+  let offered = false; // the first visit's offer was considered on this page
+  /** Once the table is known: the coach at a tutorial table where this browser plays, or
+   *  else (once per browser and game) the offer of the game's tutorial. */
+  function placeCoach() {
+    const s = st.summary;
+    const lesson = game().lesson;
+    if (!s || !lesson) return;
+    if (isTutorial(s)) {
+      if (!coach && mySeat() !== null) {
+        coach = new Coach(lesson, game(), () => { history.pushState(null, "", "/"); window.dispatchEvent(new PopStateEvent("popstate")); });
+        mount(els.coach, coach.el);
+      }
+    } else if (!offered) {
+      offered = true;
+      const offer = tutorialOffer(game().name, () => mount(els.offer));
+      if (offer) mount(els.offer, offer);
+    }
+  }
+  // A game module redraws parts of its board on its own (a card selected): the coach
+  // points again at what the new board shows.
+  const boardWatch = new MutationObserver(() => { if (coach && started(shownRaw())) updateCoach(shownView(), promptActions()); });
+  boardWatch.observe(els.main, { childList: true, subtree: true });
+  /** The coach follows the shown view: the learner's moves in the log so far, the prompt. */
+  function updateCoach(v, actions) {
+    if (!coach) return;
+    const g = game();
+    const moves = [...st.events.keys()].sort((a, b) => a - b).map((k) => st.events.get(k))
+      .filter((e) => e && g.isMove(e) && g.eventSeat(e) === mySeat());
+    const p = conn.prompt;
+    const legal = actions && actions.any && p ? (p.legal_actions || []) : null;
+    coach.update({ view: v, legal, form: legal && p ? p.legal_form || null : null, actions, moves, board: els.main });
   }
 
   // ---- result and rematch --------------------------------------------------------
@@ -688,6 +730,7 @@ export function tablePage(root, id) {
   });
   conn.addEventListener("welcome", (e) => {
     st.summary = e.detail.table;
+    placeCoach();
     tellHandedOver();
     if (e.detail.view) { st.prev = null; loadLog(conn.seq); }
     renderAll();
@@ -765,6 +808,7 @@ export function tablePage(root, id) {
     const m = e.detail;
     if (m.code && m.code.startsWith("chat_")) return; // shown in the chat panel
     notify(errorText(m.code, { message: m.message }, game().errorTexts));
+    if (coach) coach.refused(m.code, m.message);
     if (conn.view) renderBoardNow(false);
   });
   conn.addEventListener("seat_lost", () => { forgetSeat(id); notify(t("seat_lost")); });
@@ -799,5 +843,5 @@ export function tablePage(root, id) {
     .catch(() => {})
     .then(() => { renderAll(); conn.start(); });
 
-  return () => { installGlossary(null); hideTerm(); offLang(); pacer.stop(); conn.stop(); closeDialog(); clearInterval(ticker); if (gone) gone(); };
+  return () => { boardWatch.disconnect(); installGlossary(null); hideTerm(); offLang(); pacer.stop(); conn.stop(); closeDialog(); clearInterval(ticker); if (gone) gone(); };
 }

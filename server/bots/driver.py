@@ -29,6 +29,7 @@ from server.bots.kinds import INLINE_KINDS, bot_seed, make
 from server.bots.pool import BotPool
 from server.errors import Unavailable
 from server.logging import get_logger
+from server.table import tutorial
 from server.table.live import LiveTable
 from server.table.tables import Tables
 
@@ -59,6 +60,11 @@ class BotDriver:
     async def _play(self, table: LiveTable, seat: int) -> None:
         kind, level = table.bot_of(seat)
         game = table.game
+        # A tutorial's bot plays as a plain kind seeded without the table's id: its answers
+        # to the lesson's moves are the same at every tutorial table (server/table/tutorial.py).
+        seed_id = table.id
+        if kind == tutorial.KIND:
+            kind, level, seed_id = tutorial.plays_as(game.name), None, tutorial.KIND
         with contextlib.suppress(Unavailable):
             await self.tables.get(table.id, watch=True)
         turn = table.turn[seat]
@@ -73,11 +79,11 @@ class BotDriver:
             try:
                 if kind in INLINE_KINDS:
                     # A fresh bot per move, as in the pool: every process picks the same.
-                    seed = bot_seed(table.meta.server_seed, table.id, seat, seq)
+                    seed = bot_seed(table.meta.server_seed, seed_id, seat, seq)
                     action = make(game.name, kind, seed, level).choose(
                         game, table.state, seat).to_dict()
                 else:
-                    action = await self._search(kind, level, table, seat)
+                    action = await self._search(kind, level, table, seat, seed_id)
             except (BrokenProcessPool, ValueError, RuntimeError) as e:
                 # A worker died or the pool is shutting down: try again on a fresh one.
                 log.warning("bot search failed", table=table.id, seq=seq, seat=seat,
@@ -104,8 +110,8 @@ class BotDriver:
                 await asyncio.sleep(0.5)
 
     async def _search(self, kind: str, level: int | None, table: LiveTable,
-                      seat: int) -> dict[str, Any]:
+                      seat: int, seed_id: str) -> dict[str, Any]:
         # The worker gets a snapshot of what the seat may know, never the live state.
         observation = table.game.observation(table.state, seat)
-        seed = bot_seed(table.meta.server_seed, table.id, seat, table.seq)
+        seed = bot_seed(table.meta.server_seed, seed_id, seat, table.seq)
         return await self.pool.think(table.game.name, kind, seed, level, observation)

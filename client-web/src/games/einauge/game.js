@@ -16,6 +16,7 @@ import { einaugeRules } from "./rules.js";
 import { chooseRow } from "./rowchoice.js";
 import { renderScore } from "./score.js";
 import { glossaryText } from "./texts.js";
+import { lesson } from "./lesson.js";
 
 /** The banner's hint on this seat's turn: what the step asks for. */
 function turnHint(v) {
@@ -56,5 +57,5 @@ export const einauge = {
   flipRender, turnText, winnersText, renderScore, describeEvent, eventSeat, isMajor,
   groupActions, turnHint, setCardContext, rulesAnchor, rules: einaugeRules,
   install: installCardDetails, hideOverlays: hideCardDetail, errorTexts: einaugeErrors,
-  isMove: (e) => MOVES.has(e.type), glossary,
+  isMove: (e) => MOVES.has(e.type), glossary, lesson,
 };

@@ -15,6 +15,7 @@ import { term } from "../../glossary.js";
 import { seatEventText } from "../../seatlog.js";
 import { keltisErrors } from "./errors.js";
 import { keltisRules } from "./rules.js";
+import { lesson } from "./lesson.js";
 
 let CATALOGUE = null;
 let loading = null;
@@ -544,6 +545,7 @@ export const keltis = {
   isMove: (e) => MOVES.has(e.type),
   rules: keltisRules,
   errorTexts: keltisErrors,
+  lesson,
   glossary: (key) => {
     const text = keltisGlossary(key, currentLang());
     return text ? { text, section: TERM_SECTIONS[key] } : null;

@@ -15,6 +15,7 @@ import { h, mount } from "../../dom.js";
 import { currentLang, listWords, t } from "../../i18n.js";
 import { COLOR_GLYPH, icons } from "../../icons.js";
 import { lootIslandErrors } from "./errors.js";
+import { lesson } from "./lesson.js";
 import { lootIslandGlossary } from "./texts.js";
 import { term } from "../../glossary.js";
 import { lootIslandRules } from "./rules.js";
@@ -539,6 +540,7 @@ export const lootIsland = {
   isMove: (e) => MOVES.has(e.type) && !e.forced && !e.automatic && !e.wreck,
   rules: lootIslandRules,
   errorTexts: lootIslandErrors,
+  lesson,
   glossary: (key) => {
     const text = lootIslandGlossary(key, currentLang(), CAT && CAT.numbers);
     return text ? { text, section: TERM_SECTIONS[key.startsWith("mark_") ? "mark" : key] } : null;
