@@ -109,7 +109,9 @@ function eventEffect(id) {
   const parts = Object.entries(mods).map(([k, v]) => { const f = tt("li_mod")[k]; return f ? f({ v }) : `${k} ${v}`; });
   return parts.length ? parts.join("; ") : t("li_mod_nothing");
 }
-const eventName = (id) => `${t("li_event")} ${String(id).replace("event-", "").toUpperCase()}`;
+/** Event `id`'s name ("Low Tide"); an id the texts do not name (a newer server) as its
+ *  catalogue code ("Event A05"). */
+const eventName = (id) => tt("li_event_names")[id] || `${t("li_event")} ${String(id).replace("event-", "").toUpperCase()}`;
 
 function isletEffect(id) {
   const f = tt("li_islet_effects")[id];
@@ -346,9 +348,9 @@ function renderIsland(view, ctx, names, acts, s, disabled, send, redraw) {
       h("div", { class: "lship", testid: "ship-at", dataset: { ship: view.ship } }, h("span", { html: icons.ship(t("li_ship")) }), ` ${t("li_ship_at", { coast: coastName(view.ship) })}`),
       h("div", { class: "lmin", testid: "minimum", dataset: { value: view.min_cards }, ...term("minimum") }, t("li_minimum", { n: view.min_cards })),
       h("div", { class: "levent", testid: "event", dataset: { event: ev || "" }, ...term("event") },
-        ev ? [h("b", {}, eventName(ev)), ": ", h("span", { testid: "event-effect" }, eventEffect(ev))]
+        ev ? [`${t("li_event")}: `, h("b", { testid: "event-name" }, eventName(ev)), " — ", h("span", { testid: "event-effect" }, eventEffect(ev))]
           : (view.events_seen || []).length || view.event_deck_count ? t("li_event_none") : t("li_events_off")),
-      (view.events_seen || []).length > 1 ? h("div", { class: "hint", testid: "events-seen" }, `${t("li_events_seen")}: `, view.events_seen.map((e) => e.replace("event-", "").toUpperCase()).join(", ")) : null,
+      (view.events_seen || []).length > 1 ? h("div", { class: "hint", testid: "events-seen" }, `${t("li_events_seen")}: `, view.events_seen.flatMap((e, i) => [i ? ", " : "", h("span", { title: eventEffect(e), dataset: { event: e } }, eventName(e))])) : null,
       view.event_deck_count ? h("div", { class: "hint", testid: "event-deck" }, t("li_event_deck", { n: view.event_deck_count })) : null,
       h("div", { class: "ldecks" },
         h("span", { testid: "map-deck", dataset: { value: view.map_deck_count } }, t("li_map_deck", { n: view.map_deck_count })),

@@ -37,7 +37,8 @@ function eventRows(cat, L) {
   if (!cat) return [[WAIT, WAIT]];
   return Object.entries(cat.events).map(([id, mods]) => {
     const parts = Object.entries(mods).map(([k, v]) => (L.li_mod[k] ? L.li_mod[k]({ v }) : `${k} ${v}`));
-    return [id, parts.length ? parts.join("; ") : L.li_mod_nothing];
+    const name = L.li_event_names && L.li_event_names[id];
+    return [name ? h("span", {}, name, h("span", { class: "hint" }, ` (${id})`)) : id, parts.length ? parts.join("; ") : L.li_mod_nothing];
   });
 }
 

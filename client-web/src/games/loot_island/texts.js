@@ -59,6 +59,14 @@ const en = {
   li_loot_discard: (p) => `Loot discarded: ${p.n}`,
   li_islets: "Islets",
   li_islet_names: { "islet-spring": "Spring", "islet-lookout": "Lookout", "islet-winds": "Winds", "islet-wreck": "Wreck", "islet-shortcut": "Shortcut", "islet-camp": "Camp", "islet-portage": "Portage" },
+  // The events' names (the catalogue has only ids and modifiers; each name says its effect).
+  li_event_names: {
+    "event-a01": "Calm Seas", "event-a02": "Fresh Charts", "event-a03": "Healing Rain", "event-a04": "Rich Pickings",
+    "event-a05": "Low Tide", "event-a06": "Friendly Natives", "event-b01": "High Tide", "event-b02": "Shallow Reef",
+    "event-b03": "Cursed Fog", "event-b04": "Sea Breeze", "event-b05": "Lean Haul", "event-b06": "Treasure Trove",
+    "event-b07": "Storm Surge", "event-b08": "Honest Maps", "event-b09": "Heavy Curse", "event-b10": "Sacrifice to the Sea",
+    "event-b11": "Full Sails", "event-b12": "Short Rations",
+  },
   li_islet_effects: {
     "islet-spring": (p) => `shed ${plural(p.spring_shed, "cube", "cubes")}`,
     "islet-lookout": (p) => `draw ${plural(p.lookout_draw, "map card", "map cards")}`,
@@ -193,6 +201,13 @@ const de = {
   li_loot_discard: (p) => `Beute weggeworfen: ${p.n}`,
   li_islets: "Eilande",
   li_islet_names: { "islet-spring": "Quelle", "islet-lookout": "Ausguck", "islet-winds": "Winde", "islet-wreck": "Wrack", "islet-shortcut": "Abkürzung", "islet-camp": "Lager", "islet-portage": "Landweg" },
+  li_event_names: {
+    "event-a01": "Ruhige See", "event-a02": "Frische Karten", "event-a03": "Heilender Regen", "event-a04": "Reiche Beute",
+    "event-a05": "Ebbe", "event-a06": "Freundliche Einheimische", "event-b01": "Flut", "event-b02": "Flaches Riff",
+    "event-b03": "Verfluchter Nebel", "event-b04": "Frische Brise", "event-b05": "Magere Beute", "event-b06": "Schatzfund",
+    "event-b07": "Sturmflut", "event-b08": "Ehrliche Karten", "event-b09": "Schwerer Fluch", "event-b10": "Opfer an das Meer",
+    "event-b11": "Volle Segel", "event-b12": "Knappe Vorräte",
+  },
   li_islet_effects: {
     "islet-spring": (p) => `${p.spring_shed} Fluchwürfel abwerfen`,
     "islet-lookout": (p) => `${p.lookout_draw} Schatzkarten ziehen`,
