@@ -522,6 +522,9 @@ export function tablePage(root, id) {
       if (!coach && mySeat() !== null) {
         coach = new Coach(lesson, game(), () => { history.pushState(null, "", "/"); window.dispatchEvent(new PopStateEvent("popstate")); });
         mount(els.coach, coach.el);
+        // The board may be drawn already, with this seat's prompt: point at once, not at
+        // the next redraw (which may never come while the learner is to move).
+        if (started(shownRaw())) updateCoach(shownView(), promptActions());
       }
     } else if (!offered) {
       offered = true;
