@@ -45,6 +45,7 @@ from server.logging import get_logger
 from server.play import clock as clocks
 from server.table.lobby import new_name_salts
 from server.table.meta import Seat, TableMeta, token_hash
+from server.table.tutorial import KIND as TUTORIAL_BOT
 from server.ws import protocol
 
 if TYPE_CHECKING:  # the service type only: server.app imports this module
@@ -75,7 +76,9 @@ def rematch_seats(old: list[Seat]) -> list[Seat]:
     for i, s in enumerate(old):
         j = rotated(i, n)
         if s.kind == "bot":
-            kind = s.bot or "random"
+            # A tutorial's bot (server/table/tutorial.py) plays as greedy on the lesson's
+            # deal; the rematch is an ordinary game against that bot, without a coach.
+            kind = "greedy" if s.bot == TUTORIAL_BOT else s.bot or "random"
             seats[j] = Seat(name=f"{kind.capitalize()} bot {j + 1}", kind="bot", bot=kind,
                             level=s.level)
         elif s.kind == "human":

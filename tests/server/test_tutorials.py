@@ -14,7 +14,7 @@ import pytest
 from engine import GAMES
 from engine.shuffle import commitment
 from server.table.tutorial import tutorial_seed
-from tests.server.client import Lobby, Member, Socket, events_of, prompt_actions, unique
+from tests.server.client import Lobby, Member, Player, Socket, events_of, prompt_actions, unique
 
 
 async def new_tutorial(lobby: Lobby, game: str, **extra: Any) -> dict[str, Any]:
@@ -115,3 +115,19 @@ async def test_bad_input_is_refused_and_creates_nothing(server: Any, body: Any, 
     after = (await lobby.http.get("/api/tables?status=running")).json()["tables"]
     assert {x["id"] for x in after} <= {x["id"] for x in before}
     await lobby.close()
+
+
+async def test_a_tutorials_rematch_is_an_ordinary_game_against_its_bot(server: Any) -> None:
+    """After the lesson's game, a rematch is a game like any other: a random deal and the
+    bot the tutorial's played as (greedy), so no coach follows the learner there."""
+    lobby = Lobby(server.url)
+    t = await new_tutorial(lobby, "einauge")
+    tid = t["table"]["id"]
+    learner = Player(lambda: server.ws_url, tid, t["token"], seed=3)
+    await learner.run(120)
+    assert learner.done
+    r = await lobby.rematch(tid, t["token"])
+    assert r.status_code in (200, 201), r.text
+    again = r.json()["table"]
+    assert [x.get("bot") for x in again["seats"] if x["kind"] == "bot"] == ["greedy"]
+    assert again["commitment"] != commitment(tutorial_seed("einauge"))
