@@ -332,10 +332,10 @@ class Moderation:
         return found
 
     async def forget(self, uid: str) -> int:
-        """The account ``uid`` is deleted: its name leaves every open report (as reporter,
-        target, flagged account or a chat line's sender: ``redacted``). Returns how many
-        changed. Raises ``Unavailable``."""
-        return await confirmed(self.store.rewrite_open(lambda r: redacted(r, uid)))
+        """The account ``uid`` is deleted: its name leaves every report, open or resolved
+        and kept (as reporter, target, flagged account or a chat line's sender:
+        ``redacted``). Returns how many changed. Raises ``Unavailable``."""
+        return await confirmed(self.store.rewrite(lambda r: redacted(r, uid)))
 
     async def resolve(self, actor: Actor, report: dict[str, Any], action: str,
                       note: str = "") -> None:
@@ -344,7 +344,7 @@ class Moderation:
         done = {**report, "status": "resolved",
                 "resolution": {"action": action, "by": actor.name, "at": round(self.now(), 3),
                                "note": note}}
-        if not await confirmed(self.store.resolve(done, _pair(report))):
+        if not await confirmed(self.store.resolve(done, _pair(report), self.now())):
             raise LobbyError(409, "resolved", "the report was resolved already")
 
     async def dismiss(self, actor: Actor, report_id: Any, note: Any = "") -> dict[str, Any]:

@@ -46,11 +46,17 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 'ok'
 """
 
+RESOLVED_KEY = "mod:{mod}:resolved"
+"""The resolved reports still kept, scored by when they expire (s): a deleted account's
+name is taken out of them too (``rewrite``)."""
+
 RESOLVE_LUA = """
--- KEYS: open, pair, report; ARGV: id, resolved json, pair field, keep s
+-- KEYS: open, pair, report, resolved; ARGV: id, resolved json, pair field, keep s, now s
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('SET', KEYS[3], ARGV[2], 'EX', tonumber(ARGV[4]))
 if redis.call('HGET', KEYS[2], ARGV[3]) == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[3]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', tonumber(ARGV[5]))
+redis.call('ZADD', KEYS[4], tonumber(ARGV[5]) + tonumber(ARGV[4]), ARGV[1])
 return 1
 """
 
@@ -95,12 +101,13 @@ class ModerationStore:
         raw = await self.redis.mget([report_key(i) for i in ids])
         return [json.loads(r) for r in raw if r is not None]
 
-    async def rewrite_open(self, change: Callable[[dict[str, Any]], dict[str, Any] | None]
-                           ) -> int:
-        """Store ``change(report)`` for every open report it returns one for (``None``:
-        unchanged), each only while it still exists (``SET XX``, its expiry kept);
-        returns how many were written."""
+    async def rewrite(self, change: Callable[[dict[str, Any]], dict[str, Any] | None]
+                      ) -> int:
+        """Store ``change(report)`` for every report, open or resolved and kept, that it
+        returns one for (``None``: unchanged), each only while it still exists (``SET
+        XX``, its expiry kept); returns how many were written."""
         ids = [_s(i) for i in await self.redis.zrange(OPEN_KEY, 0, -1)]
+        ids += [_s(i) for i in await self.redis.zrange(RESOLVED_KEY, 0, -1)]
         written = 0
         for i in ids:
             raw = await self.redis.get(report_key(i))
@@ -115,12 +122,13 @@ class ModerationStore:
         raw = await self.redis.get(report_key(report_id))
         return None if raw is None else json.loads(raw)
 
-    async def resolve(self, report: dict[str, Any], pair: str) -> bool:
-        """Store ``report`` (with its resolution) and take it off the queue; False when it
-        was not open (resolved meanwhile by another moderator)."""
-        keys = [OPEN_KEY, PAIR_KEY, report_key(report["id"])]
+    async def resolve(self, report: dict[str, Any], pair: str, now: float) -> bool:
+        """Store ``report`` (with its resolution) for ``RESOLVED_KEEP`` s from ``now``
+        (epoch s) and take it off the queue; False when it was not open (resolved
+        meanwhile by another moderator)."""
+        keys = [OPEN_KEY, PAIR_KEY, report_key(report["id"]), RESOLVED_KEY]
         return bool(int(await self._resolve(keys=keys, args=[
-            report["id"], json.dumps(report), pair, RESOLVED_KEEP])))
+            report["id"], json.dumps(report), pair, RESOLVED_KEEP, int(now)])))
 
     async def sanction(self, uid: str, field: str, until: float) -> None:
         """Set the account's ``muted_until`` or ``suspended_until`` (seconds); 0 lifts it."""

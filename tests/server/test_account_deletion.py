@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 from cli.main import main
 from engine.chain import REDACTED
 from engine.verify import CHECKS, PASS, verify_record
+from server.store.accounts import account_key
 from server.store.streams import archive_key, events_key
 from tests.conftest import ServerProcess
 from tests.server.client import Member, Seats, Socket, ended, unique
@@ -85,6 +86,21 @@ async def test_a_deleted_account_leaves_no_name_and_its_record_still_verifies(
             await until(archived_now, what="the ended game archived")
             assert await client.exists(archive_key(tid)) and \
                 not await client.exists(events_key(tid))
+        # Reports name it: one it filed (open) and one about it, dismissed (a resolved
+        # report is kept for 90 days).
+        other_name = unique("gone2")
+        peer = Member(server.url)
+        await peer.sign_up(other_name)
+        r = await m.http.post("/api/reports", json={"target": other_name, "reason": "spam"})
+        assert r.status_code == 201, r.text
+        r = await peer.http.post("/api/reports", json={"target": name, "reason": "abuse"})
+        assert r.status_code == 201, r.text
+        about = r.json()["report"]["id"]
+        assert peer.account is not None
+        await client.hset(account_key(peer.account["id"]), "roles", "moderator")
+        r = await peer.http.post(f"/api/admin/reports/{about}/dismiss", json={})
+        assert r.status_code == 200, r.text
+        await peer.close()
         before = (await m.get(f"/api/tables/{tid}/record")).json()
         assert before["players"][0] == name and before["name_salts"][0]
         assert verify_record(before).ok
