@@ -73,7 +73,7 @@ const TEXT_ID = "coach-text";
 
 /**
  * The coach of one tutorial table. `lesson` (games/<game>/lesson.js): `{steps: [{id, text,
- * done(m), want(ctx)?, target(ctx, want)?, term?, free?}], remember: [text keys]}`, where
+ * done(m, view), want(ctx)?, target(ctx, want)?, term?, free?}], remember: [text keys]}`, where
  * `m` counts the learner's moves so far (`m.count(...types)`) and `ctx` is `{view, legal,
  * actions}`: the view shown, the prompt's legal actions (null when it is not the
  * learner's turn) and the game module's grouping of them. A step's `want` is the move the
@@ -101,7 +101,7 @@ export class Coach {
 
   /** The current step of the lesson, or null once every step is done. */
   step(m) {
-    return this.lesson.steps.find((s) => !s.done(m)) || null;
+    return this.lesson.steps.find((s) => !s.done(m, this.ctx && this.ctx.view)) || null;
   }
 
   /** Redraw for the shown state: `ctx` as the class says plus `moves` (the learner's move
