@@ -40,7 +40,7 @@ const tagline = () => t("tagline", { games: listWords(gameNames().map(gameTitle)
 /** Mount the lobby into `root`; `go(path)` navigates inside the app. Returns a cleanup. */
 export function lobbyPage(root, go) {
   // `games`: GET /api/games (seat range, options schema); `game`: the one chosen to create.
-  const st = { tables: null, ended: [], error: null, busy: false, games: null, game: null, seats: 4 };
+  const st = { tables: null, ended: [], error: null, busy: false, games: null, game: null, seats: 4, clockChosen: false };
   const chosen = () => (st.games || []).find((g) => g.name === st.game) || null;
   const schemaOf = (name) => ((st.games || []).find((g) => g.name === name) || {}).options_schema || null;
   window.__cardtable = { page: "lobby" };
@@ -66,7 +66,7 @@ export function lobbyPage(root, go) {
       optionFields(g.options_schema, null, null, (key, spec) => ({
         id: `t-opt-${kebab(key)}`, testid: spec.type === "boolean" ? kebab(key) : spec.enum ? `${kebab(key)}-select` : `${kebab(key)}-input` }), g.name),
       h("div", { class: "field" }, h("label", { for: "t-clock" }, t("time_control")),
-        h("select", { id: "t-clock", name: "time_control", testid: "time-control-select" },
+        h("select", { id: "t-clock", name: "time_control", testid: "time-control-select", onchange: () => { st.clockChosen = true; } },
           TIME_CONTROLS.map(([value, tc]) => h("option", { value, selected: value === "normal" }, timeControlText(tc))))),
       h("div", { class: "field check" },
         h("input", { type: "checkbox", id: "t-private", name: "private", testid: "private-table", onchange: privacyChanged }),
@@ -87,7 +87,10 @@ export function lobbyPage(root, go) {
     if (!priv || !clock) return;
     const none = clock.querySelector('option[value="none"]');
     none.disabled = !priv.checked;
+    // Unless a clock was chosen: the server's default of each kind of table (a private
+    // one has none, docs/protocol.md §1 `POST /api/tables`).
     if (!priv.checked && clock.value === "none") clock.value = "normal";
+    else if (!st.clockChosen) clock.value = priv.checked ? "none" : "normal";
     if (rated) {
       rated.disabled = priv.checked;
       if (priv.checked) rated.checked = false;

@@ -44,6 +44,7 @@ def test_no_clock_is_offered_for_a_private_table_only(page: Page, web: ServerPro
     expect(none).to_be_disabled()
     page.get_by_test_id("private-table").check()
     expect(none).to_be_enabled()
+    expect(clock).to_have_value("none")  # a private table's default, until one is chosen
     clock.select_option("none")
     page.get_by_test_id("private-table").uncheck()
     expect(clock).to_have_value("normal")  # a public table cannot keep "No clock"
