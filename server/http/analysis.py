@@ -77,18 +77,23 @@ _running: dict[str, asyncio.Task[None]] = {}
 """Analyses being computed in this process, by table id (``_compute``)."""
 
 
-async def _limit(request: Request) -> None:
+async def per_hour(request: Request, name: str, limit: int, what: str) -> None:
+    """Count the request under ``name`` per client address and per account (an hour's
+    window); ``429 rate_limited`` past ``limit`` (``what``: the requests' name in the
+    message). Raises ``Unavailable`` when the counter cannot be read."""
     svc = svc_of(request)
-    limit = svc.settings.analyses_per_hour
     addr = request.client.host if request.client else "?"
-    if await from_store(svc.store.hit(f"analysis:{addr}", 3600)) > limit:
-        raise LobbyError(429, "rate_limited",
-                         f"at most {limit} analysis requests per hour per address")
+    if await from_store(svc.store.hit(f"{name}:{addr}", 3600)) > limit:
+        raise LobbyError(429, "rate_limited", f"at most {limit} {what} per hour per address")
     session = csrf.session_of(request)
     if session is not None and await from_store(
-            svc.store.hit(f"analysis:a:{session.account.uid}", 3600)) > limit:
-        raise LobbyError(429, "rate_limited",
-                         f"at most {limit} analysis requests per hour per account")
+            svc.store.hit(f"{name}:a:{session.account.uid}", 3600)) > limit:
+        raise LobbyError(429, "rate_limited", f"at most {limit} {what} per hour per account")
+
+
+async def _limit(request: Request) -> None:
+    await per_hour(request, "analysis", svc_of(request).settings.analyses_per_hour,
+                   "analysis requests")
 
 
 async def _compute(svc: Service, table: Any) -> None:

@@ -36,7 +36,7 @@ from engine.shuffle import combine_seed, commitment
 from server.bots.kinds import bot_kinds
 from server.errors import LobbyError, confirmed
 from server.http import csrf
-from server.http.accounts import from_store
+from server.http.analysis import per_hour
 from server.http.common import body, guarded, svc_of, table_or_404
 from server.logging import get_logger
 from server.table.lobby import new_name_salts
@@ -59,17 +59,8 @@ GUEST_NAME = "Guest"
 
 async def _limit(request: Request) -> None:
     """Count the request per client address and per account (429 past the setting)."""
-    svc = svc_of(request)
-    limit = svc.settings.branches_per_hour
-    addr = request.client.host if request.client else "?"
-    if await from_store(svc.store.hit(f"branch:{addr}", 3600)) > limit:
-        raise LobbyError(429, "rate_limited",
-                         f"at most {limit} branch requests per hour per address")
-    session = csrf.session_of(request)
-    if session is not None and await from_store(
-            svc.store.hit(f"branch:a:{session.account.uid}", 3600)) > limit:
-        raise LobbyError(429, "rate_limited",
-                         f"at most {limit} branch requests per hour per account")
+    await per_hour(request, "branch", svc_of(request).settings.branches_per_hour,
+                   "branch requests")
 
 
 def action_index(entries: list[dict[str, Any]], seq: int) -> int:
