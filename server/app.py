@@ -40,6 +40,7 @@ from server.admin.ops import Admin
 from server.bots.driver import BotDriver
 from server.config import Settings
 from server.errors import Unavailable
+from server.fanout.cork import Cork
 from server.fanout.frames import RawSend
 from server.fanout.room import Connection
 from server.http import accounts as account_api
@@ -106,6 +107,8 @@ class Service(TableListener):
         self.deadlines = Deadlines(self.tables, settings.deadline_scan)
         self.replays = Replays(self.bots.pool, settings.replay_rate_per_s, settings.replay_burst)
         self.connections: set[Connection] = set()
+        self.cork = Cork()
+        """Holds the players' frames of a turn of the loop for one write per socket."""
         self.addr_count: dict[str, int] = {}
         self.account_store = AccountStore(self.store.redis)
         self.fair = FairPlayStore(self.store.redis)

@@ -29,6 +29,7 @@ from collections.abc import (
 from typing import Any
 
 from server import metrics
+from server.fanout.cork import Cork
 from server.fanout.delta import Delta, Frame
 from server.fanout.frames import DirectSocket, prepare
 from server.logging import get_logger
@@ -71,7 +72,9 @@ class Connection:
     """A socket's state: ``seat`` (``None``: spectator), ``binary`` (msgpack or JSON),
     ``seq`` (last delta sent), a token bucket, and an outbox. ``send`` is the coroutine
     that writes one frame to the socket; ``close`` closes it with a code; ``direct``, when
-    the server allows it, writes prepared frames without a coroutine (server/fanout/frames.py)."""
+    the server allows it, writes prepared frames without a coroutine (server/fanout/frames.py);
+    with ``cork``, a seated socket's direct frames of one turn of the loop go out in one
+    write at its end (server/fanout/cork.py)."""
 
     __slots__ = (
         "account",
@@ -81,7 +84,9 @@ class Connection:
         "close_cb",
         "closed",
         "closing",
+        "cork",
         "direct",
+        "held",
         "hidden",
         "limit",
         "outbox",
@@ -97,9 +102,13 @@ class Connection:
 
     def __init__(self, send: Callable[[Frame], Awaitable[None]],
                  close: Callable[[int, str], Awaitable[None]], addr: str, binary: bool,
-                 rate_burst: int, outbox_limit: int, direct: DirectSocket | None = None) -> None:
+                 rate_burst: int, outbox_limit: int, direct: DirectSocket | None = None,
+                 cork: Cork | None = None) -> None:
         self.send_cb = send
         self.direct = direct
+        self.cork = cork if direct is not None else None
+        self.held: tuple[list[Frame], list[bytes]] | None = None
+        """The frames (and their prepared bytes) held for ``cork``'s end of the turn."""
         self.close_cb = close
         self.addr = addr
         self.binary = binary
@@ -138,11 +147,33 @@ class Connection:
             if prepared is None:  # one frame (an ack, a prompt) nearly always
                 prepared = (prepare(frames[0]) if len(frames) == 1
                             else b"".join(map(prepare, frames)))
+            if self.cork is not None and self.seat is not None:
+                # Nothing is queued while frames are held (``release`` queues them when the
+                # write cannot be made), so the order holds.
+                if self.held is None:
+                    self.held = ([], [])
+                    self.cork.hold(self)
+                self.held[0].extend(frames)
+                self.held[1].append(prepared)
+                return True
             if self.direct.write(prepared):
                 return True
         for frame in frames:
             self._queue(frame)
         return False
+
+    def release(self) -> None:
+        """Write the frames held for the end of the turn in one write, or queue them for
+        the writer task when the socket cannot take them now (``DirectSocket.write``)."""
+        held, self.held = self.held, None
+        if held is None or self.closed:
+            return
+        frames, wires = held
+        assert self.direct is not None  # only a direct socket holds frames
+        if self.direct.write(wires[0] if len(wires) == 1 else b"".join(wires)):
+            return
+        for frame in frames:
+            self._queue(frame)
 
     def _queue(self, frame: Frame) -> None:
         if self.closed:
@@ -202,6 +233,10 @@ class Connection:
         queued unless ``flush`` is False; nothing queued later is sent."""
         if self.closed:
             return
+        if flush:
+            self.release()  # held frames were sent before the close: they go first
+        else:
+            self.held = None
         self.closed = True
         if not flush:
             self.outbox = None

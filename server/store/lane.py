@@ -33,6 +33,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import InvalidResponse, NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.logging import get_logger
 
@@ -42,6 +43,10 @@ RETRIES = 4
 """Attempts of a command whose connection was lost before its reply (backoff between)."""
 
 READ_CHUNK = 65536
+
+SWEEP = 0.1
+"""Seconds between two looks for commands past their bound (``Lane.pipeline``'s
+``within``): how late such a command may fail."""
 
 
 def _reply_error(message: str) -> Exception:
@@ -109,6 +114,13 @@ class Lane:
         self._readers: set[asyncio.Task[None]] = set()
         self._connecting: asyncio.Lock | None = None
         self.closed = False
+        self._out: list[bytes] = []
+        """Packed commands written to ``_out_writer`` at the end of this turn of the loop."""
+        self._out_writer: asyncio.StreamWriter | None = None
+        self._bounds: deque[tuple[float, asyncio.Future[Any]]] = deque()
+        """``(deadline, future)`` of the commands sent ``within`` a time, in sending order
+        (every such caller gives the same bound: the order is the deadlines' order)."""
+        self._sweep: asyncio.TimerHandle | None = None
 
     @staticmethod
     def supports(url: str) -> bool:
@@ -130,45 +142,58 @@ class Lane:
         (reply,) = await self.pipeline(args)  # one command: the same retries
         return reply
 
-    async def script(self, sha: str, source: str, keys: list[Any], args: list[Any]) -> Any:
+    async def script(self, sha: str, source: str, keys: list[Any], args: list[Any],
+                     within: float | None = None) -> Any:
         """``EVALSHA`` of the script ``source`` (SHA-1 ``sha``); ``EVAL`` when Redis does
-        not have it cached (a restarted Redis), which caches it again."""
+        not have it cached (a restarted Redis), which caches it again. ``within``: as for
+        ``pipeline``, for each of the two."""
         # ``pipeline`` directly, not through ``call``: one coroutine frame less to resume
         # on each append's write and reply.
         try:
-            (reply,) = await self.pipeline(("EVALSHA", sha, len(keys), *keys, *args))
+            (reply,) = await self.pipeline(("EVALSHA", sha, len(keys), *keys, *args),
+                                           within=within)
         except NoScriptError:
-            (reply,) = await self.pipeline(("EVAL", source, len(keys), *keys, *args))
+            (reply,) = await self.pipeline(("EVAL", source, len(keys), *keys, *args),
+                                           within=within)
         return reply
 
-    async def pipeline(self, *commands: tuple[Any, ...]) -> list[Any]:
+    async def pipeline(self, *commands: tuple[Any, ...], within: float | None = None
+                       ) -> list[Any]:
         """Send ``commands`` in one write and return their replies in order (one round
         trip); the first error reply is raised once every reply has arrived (the
         commands after it still ran). A lost connection raises ``redis.ConnectionError``
-        (after ``RETRIES`` attempts of the whole pipeline)."""
+        (after ``RETRIES`` attempts of the whole pipeline). ``within`` (seconds): the
+        call's bound, connects and retries included; past it ``redis.TimeoutError`` is
+        raised (up to ``SWEEP`` s late), and a reply that comes later is read and dropped.
+        The bound is kept by one timer for all calls (``_swept``), not one per call: the
+        append's ``asyncio.timeout`` cost about 5 % of an action's CPU
+        (docs/benchmarks.md, "CPU per action, part 6")."""
         packed = (hiredis.pack_command(commands[0]) if len(commands) == 1  # an append
                   else b"".join(map(hiredis.pack_command, commands)))
+        loop = asyncio.get_running_loop()
+        deadline = None if within is None else loop.time() + within
         for attempt in range(RETRIES):
             writer, waiting = self._writer, self._waiting
             if writer is None or writer.is_closing():
                 try:
-                    writer, waiting = await self._connect()
+                    writer, waiting = await self._connect(deadline)
                 except (OSError, TimeoutError) as e:
                     if attempt == RETRIES - 1:
                         raise RedisConnectionError(f"cannot connect to Redis: {e}") from None
-                    await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
+                    await self._backoff(attempt, deadline)
                     continue
-            loop = asyncio.get_running_loop()
             futures = [loop.create_future() for _ in commands]
             waiting.extend(futures)
-            writer.write(packed)
+            self._write(writer, packed)
+            if deadline is not None:
+                self._bound(deadline, futures)
             replies: list[Any] = []
             error: Exception | None = None
             try:
                 for fut in futures:
                     try:
                         replies.append(await fut)
-                    except RedisConnectionError:
+                    except (RedisConnectionError, RedisTimeoutError):
                         raise
                     except Exception as e:  # an error reply: the others still arrive
                         error = error or e
@@ -176,7 +201,7 @@ class Lane:
             except RedisConnectionError:
                 if attempt == RETRIES - 1:
                     raise
-                await asyncio.sleep(min(0.5, 0.05 * 2 ** attempt))
+                await self._backoff(attempt, deadline)
                 continue
             finally:
                 _abandon(futures)
@@ -185,15 +210,69 @@ class Lane:
             return replies
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _connect(self) -> tuple[asyncio.StreamWriter, deque[asyncio.Future[Any]]]:
+    @staticmethod
+    async def _backoff(attempt: int, deadline: float | None) -> None:
+        """The pause before another attempt; ``redis.TimeoutError`` if it would end past
+        ``deadline``."""
+        pause = min(0.5, 0.05 * 2 ** attempt)
+        if deadline is not None and asyncio.get_running_loop().time() + pause >= deadline:
+            raise RedisTimeoutError("Redis did not answer in time (reconnecting)")
+        await asyncio.sleep(pause)
+
+    def _write(self, writer: asyncio.StreamWriter, packed: bytes) -> None:
+        """Write ``packed`` with every other command of this turn of the loop, in order,
+        in one write at the turn's end (one system call for the appends of many tables)."""
+        if self._out_writer is not writer:
+            self._flush()  # another connection's commands (a reconnect): theirs first
+            self._out_writer = writer
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._out.append(packed)
+
+    def _flush(self) -> None:
+        writer, out = self._out_writer, self._out
+        if writer is None:
+            return
+        self._out_writer, self._out = None, []
+        if not writer.is_closing():  # else its reader fails the commands: they retry
+            writer.write(out[0] if len(out) == 1 else b"".join(out))
+
+    def _bound(self, deadline: float, futures: list[asyncio.Future[Any]]) -> None:
+        bounds = self._bounds
+        while bounds and bounds[0][1].done():  # answered: replies come in order
+            bounds.popleft()
+        bounds.extend((deadline, fut) for fut in futures)
+        if self._sweep is None:
+            self._sweep = asyncio.get_running_loop().call_at(deadline, self._swept)
+
+    def _swept(self) -> None:
+        """Fail the bounded commands past their deadline with ``redis.TimeoutError``;
+        look again at the next deadline (not before ``SWEEP`` s)."""
+        self._sweep = None
+        bounds = self._bounds
+        now = asyncio.get_running_loop().time()
+        while bounds and (bounds[0][1].done() or bounds[0][0] <= now):
+            _, fut = bounds.popleft()
+            if not fut.done():
+                fut.set_exception(RedisTimeoutError("Redis did not answer in time"))
+        if bounds:
+            self._sweep = asyncio.get_running_loop().call_at(
+                max(bounds[0][0], now + SWEEP), self._swept)
+
+    async def _connect(self, deadline: float | None = None
+                       ) -> tuple[asyncio.StreamWriter, deque[asyncio.Future[Any]]]:
         if self.closed:
             raise RedisConnectionError("the lane is closed")
         if self._connecting is None:
             self._connecting = asyncio.Lock()
-        async with self._connecting:
+        timeout = self.connect_timeout
+        if deadline is not None:
+            timeout = min(timeout, deadline - asyncio.get_running_loop().time())
+            if timeout <= 0:
+                raise RedisTimeoutError("Redis did not answer in time (connecting)")
+        async with asyncio.timeout(timeout), self._connecting:
             if self._writer is not None and not self._writer.is_closing():
                 return self._writer, self._waiting  # another caller connected meanwhile
-            reader, writer, parser = await open_raw(self.params, self.connect_timeout)
+            reader, writer, parser = await open_raw(self.params, timeout)
             waiting: deque[asyncio.Future[Any]] = deque()
             self._writer, self._waiting = writer, waiting
             task = asyncio.get_running_loop().create_task(

@@ -374,7 +374,6 @@ class Store:
         return bool(await self._archive(keys=keys,
                                         args=[seq, blob, compact(meta_fields), *moved]))
 
-    @bounded
     async def append(self, table_id: str, expected_seq: int, entries: list[dict[str, Any]],
                      head: str, act_key: str = "", expected_version: str = "",
                      meta_fields: dict[str, str] | None = None,
@@ -391,7 +390,8 @@ class Store:
         process shows an event a failover could still lose. Raises
         ``redis.RedisError`` when Redis fails and ``NotReplicated`` when too few replicas
         confirmed (either way nothing is acknowledged; a retry with the same ``act_key``
-        is safe).
+        is safe). Bounded by ``self.timeout`` in total (``redis.TimeoutError``), on the
+        lane by its own timer.
         """
         if self.seal is not None:
             entries = self.seal.seal_entries(entries, table_id)
@@ -405,10 +405,19 @@ class Store:
         for k, v in (meta_fields or {}).items():
             args += [k, v]
         keys = [meta_key(table_id), events_key(table_id), acts_key(table_id), channel(table_id)]
+        if self.lane is not None and not waiting:  # one round trip, bounded by the lane
+            status, seq = await self.lane.script(self._append.sha, APPEND_LUA, keys, args,
+                                                 within=self.timeout)
+            return AppendResult(status.decode() if isinstance(status, bytes) else status,
+                                int(seq))
+        return await self._append_pooled(table_id, keys, args, payload, waiting)
+
+    @bounded
+    async def _append_pooled(self, table_id: str, keys: list[str], args: list[Any],
+                             payload: bytes, waiting: bool) -> AppendResult:
+        """``append``'s round trips on the pooled client (a cluster, TLS, replica waits)."""
         if waiting:
             status, seq = await self._waited(self._append, keys, args)
-        elif self.lane is not None:  # one round trip, bounded by this call's one timeout
-            status, seq = await self.lane.script(self._append.sha, APPEND_LUA, keys, args)
         else:
             status, seq = await self._append(keys=keys, args=args)
         result = AppendResult(status.decode() if isinstance(status, bytes) else status,

@@ -240,7 +240,7 @@ async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hell
         await ws.close(code, reason)
 
     conn = Connection(send, close, addr, binary, settings.rate_burst, settings.outbox_limit,
-                      DirectSocket.of(ws.scope.get(SCOPE_KEY)))
+                      DirectSocket.of(ws.scope.get(SCOPE_KEY)), svc.cork)
     conn.seat = seat
     conn.token_hash = seat_hash or (token_hash(hello.token) if hello.token else "")
     conn.api_token = api_token

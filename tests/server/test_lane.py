@@ -7,11 +7,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import secrets
+import signal
 
 import pytest
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store import streams as st
 from server.store.lane import Lane
@@ -223,3 +225,52 @@ async def test_the_deadline_index_on_the_lane(single, redis_url):
         assert await store.redis.zscore(st.DEADLINES, meta.id) is None
     finally:
         await store.close()
+
+
+async def test_a_bounded_call_fails_in_time_and_its_late_reply_is_dropped(single, own_redis):
+    # A Redis that stops answering (SIGSTOP: its socket stays open): the bounded calls fail
+    # with redis-py's TimeoutError after their bound, not before; once Redis answers again
+    # the late replies are read and dropped and the next call gets its own reply.
+    lane = Lane(own_redis.url)
+    proc = own_redis.process
+    assert proc is not None
+    try:
+        assert await lane.call("PING") == b"PONG"
+        key = f"lane:{secrets.token_hex(4)}"
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            loop = asyncio.get_running_loop()
+            t0 = loop.time()
+            got = await asyncio.gather(
+                lane.pipeline(("INCR", key), within=0.3),
+                lane.script("0" * 40, "return 1", [key], [], within=0.3),
+                return_exceptions=True)
+            waited = loop.time() - t0
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        assert all(isinstance(g, RedisTimeoutError) for g in got), got
+        assert waited >= 0.3
+        # The unbounded caller and the stopped calls' late replies: in step again.
+        assert await lane.call("ECHO", "after") == b"after"
+        assert await lane.call("GET", key) == b"1"  # the timed-out INCR still ran
+    finally:
+        await lane.close()
+
+
+async def test_the_commands_of_one_turn_go_out_in_one_write(single, own_redis):
+    # Fifty callers in the same turn of the loop: Redis reads them in one read event
+    # (``total_reads_processed`` counts every client's reads; the only other client is the
+    # one that reads the counter, once per look).
+    lane = Lane(own_redis.url)
+    info = redis.Redis.from_url(own_redis.url)
+    try:
+        assert await lane.call("PING") == b"PONG"
+        before = int(info.info("stats")["total_reads_processed"])
+        got = await asyncio.gather(*(lane.call("ECHO", str(i)) for i in range(50)))
+        after = int(info.info("stats")["total_reads_processed"])
+        assert got == [str(i).encode() for i in range(50)]
+        # One read of the fifty, one of the first look's INFO (counted after it was read).
+        assert after - before <= 2, after - before
+    finally:
+        info.close()
+        await lane.close()
