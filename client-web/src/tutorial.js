@@ -77,7 +77,8 @@ const TEXT_ID = "coach-text";
  * [text keys]}` (lessonkit.js `askStep` makes the steps that ask for one move), where
  * `m` counts the learner's moves so far (`m.count(...types)`) and `ctx` is `{view, legal,
  * actions}`: the view shown, the prompt's legal actions (null when it is not the
- * learner's turn) and the game module's grouping of them. A step's `want` is the move the
+ * learner's turn, or their move is sent and not yet answered: the coach points at nothing
+ * then) and the game module's grouping of them. A step's `want` is the move the
  * lesson needs (matched key by key, `matches`); none, or `free`: any legal move goes.
  * `params(view)` gives a step's text the numbers it quotes, read from the view the page
  * shows (what the board's counters show). The coach moves on to the next step once the

@@ -175,6 +175,29 @@ def test_the_tutorial_is_walked_to_its_end(learner: tuple[BrowserContext, Page, 
     expect(page.get_by_test_id("board")).to_be_visible()
 
 
+@pytest.mark.parametrize("learner", ["en", "de"], indirect=True)
+def test_resigning_at_a_tutorial_table_ends_the_lesson(
+        learner: tuple[BrowserContext, Page, str], web: ServerProcess) -> None:
+    """The learner resigns mid-lesson: the coach leaves its step for the lesson's end (why,
+    and the links of its last step) and points at nothing; the bot plays the seat on (the
+    game goes on with bots alone: early in this file, it has the rest of the file's time
+    to end before the session's server is stopped)."""
+    _, page, lang = learner
+    page.goto(f"{web.url}/learn/keltis")
+    expect(page.get_by_test_id("coach-text")).to_contain_text(FIRST[("keltis", lang)])
+    expect(page.locator(".coach-target")).to_have_count(1)
+    page.get_by_test_id("resign").click()
+    page.get_by_test_id("confirm-yes").click()
+    coach = page.get_by_test_id("coach")
+    expect(coach.get_by_test_id("coach-text")).to_have_attribute("data-step", "left")
+    expect(coach.get_by_test_id("coach-text")).to_contain_text(
+        {"en": "You resigned", "de": "Du hast aufgegeben"}[lang])
+    expect(coach.get_by_test_id("coach-rules")).to_have_attribute("href", "/rules/keltis")
+    expect(coach.get_by_test_id("coach-play-real")).to_have_attribute("href", "/")
+    expect(page.locator(".coach-target")).to_have_count(0)
+    coach.get_by_test_id("coach-close").click()
+    expect(coach).to_be_hidden()
+
 @pytest.mark.parametrize("game", GAMES)
 def test_the_tutorial_table_passes_axe(browser: Browser, web: ServerProcess, game: str) -> None:
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
@@ -266,24 +289,3 @@ def test_an_ordinary_bot_table_keeps_its_invite_and_chat_note(browser: Browser,
     expect(page.get_by_test_id("chat-note")).to_be_visible()
     ctx.close()
 
-
-@pytest.mark.parametrize("learner", ["en", "de"], indirect=True)
-def test_resigning_at_a_tutorial_table_ends_the_lesson(
-        learner: tuple[BrowserContext, Page, str], web: ServerProcess) -> None:
-    """The learner resigns mid-lesson: the coach leaves its step for the lesson's end (why,
-    and the links of its last step) and points at nothing; the bot plays the seat on."""
-    _, page, lang = learner
-    page.goto(f"{web.url}/learn/keltis")
-    expect(page.get_by_test_id("coach-text")).to_contain_text(FIRST[("keltis", lang)])
-    expect(page.locator(".coach-target")).to_have_count(1)
-    page.get_by_test_id("resign").click()
-    page.get_by_test_id("confirm-yes").click()
-    coach = page.get_by_test_id("coach")
-    expect(coach.get_by_test_id("coach-text")).to_have_attribute("data-step", "left")
-    expect(coach.get_by_test_id("coach-text")).to_contain_text(
-        {"en": "You resigned", "de": "Du hast aufgegeben"}[lang])
-    expect(coach.get_by_test_id("coach-rules")).to_have_attribute("href", "/rules/keltis")
-    expect(coach.get_by_test_id("coach-play-real")).to_have_attribute("href", "/")
-    expect(page.locator(".coach-target")).to_have_count(0)
-    coach.get_by_test_id("coach-close").click()
-    expect(coach).to_be_hidden()
