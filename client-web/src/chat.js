@@ -30,9 +30,11 @@ export const chatHello = () => ({ viewer: viewerKey(), name: playerName() || nul
 
 /**
  * The chat panel of table `tableId` on `conn` (a TableConnection). `seatNames()` gives the
- * names to show for seats. Returns `{el, render}`; it listens to `conn` itself.
+ * names to show for seats; `quiet()` is true where the note on who reads the chat tells
+ * nothing (a tutorial table: the learner and a bot). Returns `{el, render}`; it listens to
+ * `conn` itself.
  */
-export function chatPanel(tableId, conn, seatNames) {
+export function chatPanel(tableId, conn, seatNames, { quiet = () => false } = {}) {
   const st = {
     channels: new Map(), // channel -> [message] (oldest first)
     readable: ["players"],
@@ -168,7 +170,7 @@ export function chatPanel(tableId, conn, seatNames) {
       type: "button", role: "tab", class: `ghost small${ch === tab ? " on" : ""}`, testid: `chat-tab-${ch}`,
       "aria-selected": ch === tab ? "true" : "false", onclick: () => { st.tab = ch; render(); },
     }, t(`chat_${ch}`))) : null);
-    note.hidden = both;
+    note.hidden = both || quiet();
     note.textContent = own() === "players" ? t("chat_players_only") : t("chat_spectators");
     quick.hidden = !writable;
     quick.setAttribute("aria-label", t("chat_quick"));

@@ -97,6 +97,7 @@ const en = {
   kick_confirm: (p) => `Remove ${p.name} from the table?`,
   private_table: "Private (only with the invite link)",
   private_badge: "private",
+  guest_name: "Guest", // a guest's default name (the server's), as shown
   private_hint: "Private table: only people with this link can find it.",
   not_found_title: "Table not found",
   not_found_text: "There is no table at this address. It may have expired (a table that never started is removed after an hour of quiet), or it is private and the link is incomplete.",
@@ -338,6 +339,7 @@ const de = {
   kick_confirm: (p) => `${p.name} vom Tisch entfernen?`,
   private_table: "Privat (nur mit dem Einladungslink)",
   private_badge: "privat",
+  guest_name: "Gast",
   private_hint: "Privater Tisch: Nur wer diesen Link hat, findet ihn.",
   not_found_title: "Tisch nicht gefunden",
   not_found_text: "Unter dieser Adresse gibt es keinen Tisch. Vielleicht ist er abgelaufen (ein nie gestarteter Tisch wird nach einer Stunde Ruhe entfernt), oder er ist privat und der Link ist unvollständig.",

@@ -2,11 +2,14 @@
 // docs/protocol.md, table summary); the page shows it in the current language and with the
 // mcts level ("MCTS bot 4 (level 3)" / "MCTS-Bot 4 (Stufe 3)"). A person's name is shown
 // exactly as typed; a person's seat handed to a bot mid-game keeps the person's name
-// ("Anna (now Greedy bot)"), as the game's events and record do.
+// ("Anna (now Greedy bot)"), as the game's events and record do; a guest seated without a
+// name (the server's "Guest") is shown as "Guest" in the page's language.
 import { t } from "./i18n.js";
 
 // The server's pattern for a bot seat's name: "<Kind> bot <seat + 1>".
 const BOT_NAME = /^([A-Za-z_]+) bot (\d+)$/;
+// The server's name for a guest who gave none (server/http/tutorials.py, seeks.py).
+const GUEST = "Guest";
 
 /**
  * The display name of seat `seat` (0-based) called `name`. `info` is that seat of the table
@@ -16,12 +19,14 @@ const BOT_NAME = /^([A-Za-z_]+) bot (\d+)$/;
  */
 export function seatName(name, seat, info = null) {
   if (!name) return name;
-  if (info && info.kind && info.kind !== "bot") return name;
+  // A guest who gave no name sits as the server's default, shown in the page's language.
+  const person = info && info.kind && !info.account && name === GUEST ? t("guest_name") : name;
+  if (info && info.kind && info.kind !== "bot") return person;
   const m = BOT_NAME.exec(name);
   const botNamed = !!m && Number(m[2]) === seat + 1;
   const level = info ? info.level ?? null : null;
   if (info && info.kind === "bot" && info.bot) {
-    return botNamed ? t("bot_name", { kind: info.bot, n: seat + 1, level }) : t("handed_name", { name, kind: info.bot, level });
+    return botNamed ? t("bot_name", { kind: info.bot, n: seat + 1, level }) : t("handed_name", { name: person, kind: info.bot, level });
   }
   return botNamed ? t("bot_name", { kind: m[1].toLowerCase(), n: seat + 1, level }) : name;
 }

@@ -93,7 +93,7 @@ export function tablePage(root, id) {
   };
   const logHead = h("h2", {}, t("log"));
   const logPanel = h("section", { class: "panel log-panel", "aria-label": t("log"), testid: "log-panel" }, logHead, els.log);
-  const chat = chatPanel(id, conn, () => viewNames(conn.view, seatsInfo()));
+  const chat = chatPanel(id, conn, () => viewNames(conn.view, seatsInfo()), { quiet: () => isTutorial(st.summary || conn.table) });
   mount(els.side, els.endLinks, els.seats, els.offer, chat.el, logPanel, els.owner, els.fair);
   mount(root, h("div", { class: "table-page" }, els.top, els.banner,
     h("div", { class: "layout" }, h("main", { class: "main-col" }, els.coach, els.result, els.main, els.score), els.side),
@@ -174,14 +174,15 @@ export function tablePage(root, id) {
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         isTutorial(s) ? h("span", { class: "badge", testid: "tutorial-badge" }, t("tut_badge")) : null,
-        s && s.private ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
+        // A tutorial table is private to its learner: no "private" badge, no invite link.
+        s && s.private && !isTutorial(s) ? h("span", { class: "badge", testid: "private-badge", title: t("private_hint") }, t("private_badge")) : null,
         // The host who has not sat down yet is about to play, not watching: no badge then.
         conn.seat === null && (started(conn.view) || !isHost()) ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectator"))
           : handedOver() ? h("span", { class: "badge me", testid: "me-bot-badge" }, t("you_bot_plays")) : null),
       h("a", { class: "button ghost small", href: rulesHref(game().name), target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
       h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
         Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
-      h("div", { class: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
+      isTutorial(s) ? null : h("div", { class: "share", testid: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
       h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
   }
 
@@ -539,11 +540,16 @@ export function tablePage(root, id) {
   /** The coach follows the shown view: the learner's moves in the log so far, the prompt. */
   function updateCoach(v, actions) {
     if (!coach) return;
+    // Resigned (or otherwise handed to a bot): the lesson ends there.
+    if (handedOver()) coach.end(((seatsInfo() || [])[conn.seat] || {}).resigned ? "tut_resigned" : "tut_left");
     const g = game();
     const moves = [...st.events.keys()].sort((a, b) => a - b).map((k) => st.events.get(k))
       .filter((e) => e && g.isMove(e) && g.eventSeat(e) === mySeat());
     const p = conn.prompt;
-    const legal = actions && actions.any && p ? (p.legal_actions || []) : null;
+    // A move sent and not yet answered: the prompt shown is already spent, so the coach
+    // points at nothing until what comes next (its lesson's step may not have moved on yet,
+    // and would point at the move just made again).
+    const legal = actions && actions.any && p && !conn.pending ? (p.legal_actions || []) : null;
     coach.update({ view: v, legal, form: legal && p ? p.legal_form || null : null, actions, moves, board: els.main });
   }
 

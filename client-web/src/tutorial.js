@@ -73,11 +73,17 @@ const TEXT_ID = "coach-text";
 
 /**
  * The coach of one tutorial table. `lesson` (games/<game>/lesson.js): `{steps: [{id, text,
- * done(m, view), want(ctx)?, target(ctx, want)?, term?, free?}], remember: [text keys]}`, where
+ * done(m, view), want(ctx)?, target(ctx, want)?, params(view)?, term?, free?}], remember:
+ * [text keys]}` (lessonkit.js `askStep` makes the steps that ask for one move), where
  * `m` counts the learner's moves so far (`m.count(...types)`) and `ctx` is `{view, legal,
  * actions}`: the view shown, the prompt's legal actions (null when it is not the
- * learner's turn) and the game module's grouping of them. A step's `want` is the move the
+ * learner's turn, or their move is sent and not yet answered: the coach points at nothing
+ * then) and the game module's grouping of them. A step's `want` is the move the
  * lesson needs (matched key by key, `matches`); none, or `free`: any legal move goes.
+ * `params(view)` gives a step's text the numbers it quotes, read from the view the page
+ * shows (what the board's counters show). The coach moves on to the next step once the
+ * learner is prompted for it: while the bot plays its turn, the step just done stays
+ * (with "the bot is playing"), so a "your turn again" is never read before it is true.
  * `game` is the game's module (its glossary and rules link); `onLeave` stops the lesson.
  */
 export class Coach {
@@ -86,6 +92,7 @@ export class Coach {
     this.game = game;
     this.onLeave = onLeave;
     this.closed = false;
+    this.left = null; // the text key of why the lesson ended before its end (`end`)
     this.stepId = null;
     this.note = null; // {key, params}: why a move was not sent or was refused
     this.ctx = null;
@@ -109,11 +116,14 @@ export class Coach {
   update(ctx) {
     this.ctx = ctx;
     const m = Coach.moves(ctx.moves);
-    const step = this.step(m);
+    const mine = !!ctx.legal && !this.left;
+    let step = this.step(m);
+    // The next step waits for the learner's prompt (the bot may still be playing).
+    const shown = this.lesson.steps.find((s) => s.id === this.stepId);
+    if (step && !mine && shown && shown !== step) step = shown;
     const id = step ? step.id : "done";
     const changed = id !== this.stepId;
     if (changed) { this.stepId = id; this.note = null; }
-    const mine = !!ctx.legal;
     const want = step && mine && step.want ? step.want(ctx) : null;
     const selector = step && mine && !this.closed && step.target ? step.target(ctx, want) : null;
     const target = selector ? ctx.board.querySelector(selector) : null;
@@ -129,17 +139,19 @@ export class Coach {
     this.target = target;
     // The panel is redrawn only when what it says changes: a redraw under a reader's or a
     // pointer's feet would repeat its text or lose a click.
-    const key = JSON.stringify([id, mine, this.note, currentLang(), this.closed]);
+    const params = step && step.params ? step.params(ctx.view) : {};
+    const key = JSON.stringify([id, mine, this.note, currentLang(), this.closed, this.left, params]);
     if (key === this.key) return;
     this.key = key;
     if (this.closed) { mount(this.el); this.el.hidden = true; return; }
     this.el.hidden = false;
+    if (this.left) { this.renderLeft(); return; }
     if (!step) { this.renderEnd(); return; }
     const gloss = step.term && this.game.glossary ? this.game.glossary(step.term) : null;
     mount(this.el,
       h("h2", {}, t("tut_coach"), " ", h("span", { class: "hint", testid: "coach-progress" },
         t("tut_progress", { n: this.lesson.steps.indexOf(step) + 1, of: this.lesson.steps.length }))),
-      h("p", { id: TEXT_ID, testid: "coach-text", dataset: { step: step.id }, "aria-live": "polite" }, t(step.text)),
+      h("p", { id: TEXT_ID, testid: "coach-text", dataset: { step: step.id }, "aria-live": "polite" }, t(step.text, params)),
       gloss ? h("p", { class: "hint", testid: "coach-term" }, gloss.text, " ",
         h("a", { href: `${rulesHref(this.game.name)}${gloss.section ? `#${gloss.section}` : ""}`, target: "_blank", rel: "noopener", testid: "coach-term-rules" }, t("rules_hint"))) : null,
       mine ? null : h("p", { class: "hint", testid: "coach-wait" }, t("tut_wait")),
@@ -153,17 +165,40 @@ export class Coach {
       h("p", { testid: "coach-text", dataset: { step: "done" } }, t("tut_done")),
       h("h3", {}, t("tut_remember")),
       h("ul", { testid: "coach-remember" }, this.lesson.remember.map((k) => h("li", {}, t(k)))),
-      h("div", { class: "row" },
-        h("a", { class: "button", href: rulesHref(this.game.name), "data-link": true, testid: "coach-rules" }, t("tut_rules")),
-        h("a", { class: "button primary", href: "/", "data-link": true, testid: "coach-play-real" }, t("tut_play_real")),
-        h("button", { type: "button", class: "ghost", testid: "coach-play-on", onclick: () => this.close() }, t("tut_play_on")),
-        h("button", { type: "button", class: "ghost", testid: "coach-stop", onclick: () => this.onLeave() }, t("tut_stop"))));
+      this.links(true));
+  }
+
+  /** The lesson ended before its end (`end`): why, and the links of its last step. */
+  renderLeft() {
+    mount(this.el,
+      h("h2", {}, t("tut_left_title")),
+      h("p", { testid: "coach-text", dataset: { step: "left" }, "aria-live": "polite" }, t(this.left)),
+      this.links(false));
+  }
+
+  /** The end's links: the rules, a real game, (`playOn`) playing on without the coach,
+   *  leaving; else hiding the coach. */
+  links(playOn) {
+    return h("div", { class: "row" },
+      h("a", { class: "button", href: rulesHref(this.game.name), "data-link": true, testid: "coach-rules" }, t("tut_rules")),
+      h("a", { class: "button primary", href: "/", "data-link": true, testid: "coach-play-real" }, t("tut_play_real")),
+      playOn ? h("button", { type: "button", class: "ghost", testid: "coach-play-on", onclick: () => this.close() }, t("tut_play_on"))
+        : h("button", { type: "button", class: "ghost", testid: "coach-close", onclick: () => this.close() }, t("tut_close")),
+      h("button", { type: "button", class: "ghost", testid: "coach-stop", onclick: () => this.onLeave() }, t("tut_stop")));
+  }
+
+  /** The learner's seat is no longer theirs to play (`why`: the text key, e.g. they
+   *  resigned and a bot plays it): the lesson ends here, whatever step it was on. */
+  end(why) {
+    if (this.left === why) return;
+    this.left = why;
+    if (this.ctx) this.update(this.ctx);
   }
 
   /** Asked before a move is sent: true to send it; false (and why, in the coach) when the
    *  lesson needs another move here. */
   allows(action) {
-    if (this.closed || !this.ctx) return true;
+    if (this.closed || this.left || !this.ctx) return true;
     const step = this.step(Coach.moves(this.ctx.moves));
     if (!step || step.free || !step.want) return true;
     const want = step.want(this.ctx);

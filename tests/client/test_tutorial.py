@@ -42,12 +42,12 @@ REFUSED = {
                      "de": "Diese Schatzkarten müssen alle dieselbe Farbe haben."}),
 }
 GAMES = ["einauge", "keltis", "loot-island"]
-WALKED = ["einauge"]
-"""The games whose lesson is walked to its end here. Not Loot Island's yet: its bot acts
-without waiting for the learner, and in about a third of the runs on a quiet machine it
-played before the learner's second play, so the lesson's next move was gone (no target);
-the lesson needs an opponent that waits for the learner's move first. Not Keltis's yet:
-its German walk found no target once in about 15 runs (cause not found)."""
+WALKED = GAMES
+"""The games whose lesson is walked to its end here: all of them."""
+# A color adjective of a German lesson text used as a noun before a card's value ("die
+# Gelb 2"): it is declined ("die gelbe 2"), or, for "lila", written small ("die lila 3").
+GERMAN_SLIP = re.compile(r"\b(?:die|der|den|dem|Die|Der) "
+                         r"(?:Lila|Gelb|Grau|Blau|Rot|Grün|Pink|Weiß|Orange)\b")
 DONE = {"en": "What to remember", "de": "Das solltest du dir merken"}
 WRONG = {"en": "this lesson", "de": "dieser Lektion"}
 SERVER_REFUSED = {"en": "The server refused that move", "de": "Der Server hat diesen Zug abgelehnt"}
@@ -68,9 +68,28 @@ def step_of(page: Page) -> str:
     return page.get_by_test_id("coach-text").get_attribute("data-step") or ""
 
 
-def follow_the_coach(page: Page) -> list[str]:
+# Records each step the coach shows as it first shows it, with whether the banner told the
+# learner's turn at that moment (the coach's redraw and the banner's come in one task).
+RECORD_STEPS = """() => {
+    window.__coachSteps = [];
+    const coach = document.querySelector("[data-testid=coach]");
+    const seen = () => {
+        const c = coach.querySelector("[data-testid=coach-text]");
+        const step = c ? c.dataset.step : null;
+        const all = window.__coachSteps;
+        if (!step || (all.length && all[all.length - 1].step === step)) return;
+        const b = document.querySelector("[data-testid=turn-banner]");
+        all.push({step, myTurn: b ? b.dataset.myTurn : null, text: c.textContent});
+    };
+    seen();
+    new MutationObserver(seen).observe(coach, {childList: true, subtree: true, attributes: true});
+}"""
+
+
+def follow_the_coach(page: Page, until: str | None = None) -> list[str]:
     """Make the move the coach points at (a card to select first, then its button) until
-    the lesson ends; the steps seen, in order."""
+    the lesson ends (or, with ``until``, until the coach shows that step at the learner's
+    turn); the steps seen, in order."""
     steps: list[str] = []
     while True:
         expect(page.get_by_test_id("coach-text")).to_have_attribute("data-step", re.compile("."))
@@ -80,6 +99,8 @@ def follow_the_coach(page: Page) -> list[str]:
         if not steps or steps[-1] != step:
             steps.append(step)
         expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-my-turn", "1")
+        if step == until:
+            return steps
         target = page.locator(".coach-target")
         expect(target).to_have_count(1)
         expect(target).to_have_attribute("aria-describedby", "coach-text")
@@ -132,8 +153,17 @@ def test_the_tutorial_is_walked_to_its_end(learner: tuple[BrowserContext, Page, 
     assert page.evaluate("() => window.__cardtable.seq()") == seq
     assert step_of(page) == first
 
+    page.evaluate(RECORD_STEPS)
     steps = follow_the_coach(page)
     assert steps[0] == first and len(steps) == len(set(steps)) >= 3
+    # Each step came on the learner's turn, never while the bot still played its own: a
+    # "your turn again" is not read early.
+    shown = page.evaluate("() => window.__coachSteps")
+    assert [x["step"] for x in shown] == [*steps, "done"], json.dumps(
+        [(x["step"], x["myTurn"]) for x in shown])
+    assert [x["step"] for x in shown if x["myTurn"] != "1" and x["step"] != "done"] == []
+    if lang == "de":
+        assert [x["text"] for x in shown if GERMAN_SLIP.search(x["text"])] == []
     expect(coach.get_by_text(DONE[lang])).to_be_visible()
     remember = coach.get_by_test_id("coach-remember").locator("li")
     assert 3 <= remember.count() <= 5
@@ -144,6 +174,29 @@ def test_the_tutorial_is_walked_to_its_end(learner: tuple[BrowserContext, Page, 
     expect(page.get_by_test_id("coach")).to_be_hidden()
     expect(page.get_by_test_id("board")).to_be_visible()
 
+
+@pytest.mark.parametrize("learner", ["en", "de"], indirect=True)
+def test_resigning_at_a_tutorial_table_ends_the_lesson(
+        learner: tuple[BrowserContext, Page, str], web: ServerProcess) -> None:
+    """The learner resigns mid-lesson: the coach leaves its step for the lesson's end (why,
+    and the links of its last step) and points at nothing; the bot plays the seat on (the
+    game goes on with bots alone: early in this file, it has the rest of the file's time
+    to end before the session's server is stopped)."""
+    _, page, lang = learner
+    page.goto(f"{web.url}/learn/keltis")
+    expect(page.get_by_test_id("coach-text")).to_contain_text(FIRST[("keltis", lang)])
+    expect(page.locator(".coach-target")).to_have_count(1)
+    page.get_by_test_id("resign").click()
+    page.get_by_test_id("confirm-yes").click()
+    coach = page.get_by_test_id("coach")
+    expect(coach.get_by_test_id("coach-text")).to_have_attribute("data-step", "left")
+    expect(coach.get_by_test_id("coach-text")).to_contain_text(
+        {"en": "You resigned", "de": "Du hast aufgegeben"}[lang])
+    expect(coach.get_by_test_id("coach-rules")).to_have_attribute("href", "/rules/keltis")
+    expect(coach.get_by_test_id("coach-play-real")).to_have_attribute("href", "/")
+    expect(page.locator(".coach-target")).to_have_count(0)
+    coach.get_by_test_id("coach-close").click()
+    expect(coach).to_be_hidden()
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_tutorial_table_passes_axe(browser: Browser, web: ServerProcess, game: str) -> None:
@@ -181,3 +234,58 @@ def test_a_games_first_table_offers_its_tutorial_once(browser: Browser, web: Ser
     expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-phase", re.compile("."))
     expect(page.get_by_test_id("tutorial-offer")).to_have_count(0)
     ctx.close()
+
+
+@pytest.mark.parametrize("learner", ["en", "de"], indirect=True)
+def test_loot_islands_coach_counts_as_the_landings_counter(
+        learner: tuple[BrowserContext, Page, str], web: ServerProcess) -> None:
+    """The second play's text quotes North 1's count from the view, as its counter shows
+    it (a plus-one card counts twice), beside the round's minimum."""
+    _, page, lang = learner
+    page.goto(f"{web.url}/learn/loot-island")
+    expect(page.get_by_test_id("coach-text")).to_contain_text(FIRST[("loot-island", lang)])
+    assert follow_the_coach(page, until="play2")[-1] == "play2"
+    landing = page.get_by_test_id("landing-north-1")
+    count = landing.get_attribute("data-count")
+    minimum = page.get_by_test_id("minimum").get_attribute("data-value")
+    # The deal's green 7 is a plus-one card: two cards that count 3, the minimum.
+    assert (count, minimum) == ("3", "3")
+    text = page.get_by_test_id("coach-text")
+    counted = {"en": f"North 1 counts {count}", "de": f"Der Zähler von Nord 1 steht auf {count}"}
+    expect(text).to_contain_text(counted[lang])
+    minimum_is = {"en": f"the minimum is {minimum}", "de": f"das Minimum ist {minimum}"}
+    expect(text).to_contain_text(minimum_is[lang])
+    expect(text).not_to_contain_text({"en": "short of loot", "de": "zu wenig"}[lang])
+
+
+@pytest.mark.parametrize("learner", ["en", "de"], indirect=True)
+def test_a_tutorial_table_shows_no_invite_and_names_the_guest_in_the_pages_language(
+        learner: tuple[BrowserContext, Page, str], web: ServerProcess) -> None:
+    """No invite link, "private" badge or players-only chat note at a tutorial table (the
+    learner plays a bot there); a guest seated without a name is "Guest" in English and
+    "Gast" in German."""
+    _, page, lang = learner
+    page.goto(f"{web.url}/learn/einauge")
+    expect(page.get_by_test_id("tutorial-badge")).to_be_visible()
+    expect(page.locator(".coach-target")).to_have_count(1)
+    seats = page.get_by_test_id("seats-panel")
+    expect(seats).to_contain_text({"en": "Guest", "de": "Gast"}[lang])
+    if lang == "de":
+        expect(seats).not_to_contain_text("Guest")
+    expect(page.get_by_test_id("chat")).to_be_visible()
+    expect(page.get_by_test_id("chat-note")).to_be_hidden()
+    expect(page.get_by_test_id("share-link")).to_have_count(0)
+    expect(page.get_by_test_id("private-badge")).to_have_count(0)
+
+
+def test_an_ordinary_bot_table_keeps_its_invite_and_chat_note(browser: Browser,
+                                                              web: ServerProcess) -> None:
+    """The other side of the test above: a table against a bot that is no tutorial shows
+    its invite link and the chat's note."""
+    tid, seat = bot_table(web, "einauge", bots=1)
+    ctx, page = seated_page(browser, web, tid, seat)
+    expect(page.get_by_test_id("board")).to_be_visible()
+    expect(page.get_by_test_id("share-link")).to_be_visible()
+    expect(page.get_by_test_id("chat-note")).to_be_visible()
+    ctx.close()
+

@@ -4,26 +4,22 @@
 // (a sabre), places the yellow 2, then buys the yellow 5 and wins the yellow 2 back with
 // three sabres: a color row that pays out twice.
 import { LANGS } from "../../i18n.js";
-import { offered } from "../../lessonkit.js";
+import { askStep, testid } from "../../lessonkit.js";
 
-const button = (kind, fallback) => (ctx, want) => (want ? `[data-testid="act-${kind}-${want.card}"]` : fallback);
+const display = testid("display");
+/** The step that asks for `type` of `card`: its button (the display's cards carry theirs). */
+const ask = (id, type, card, fallback, rest) => askStep({ id, text: `tut_einauge_${id}`, wrong: `tut_einauge_wrong_${id}`,
+  want: { type, card }, button: testid(`act-${type}-${card}`), fallback, ...rest });
 
 export const lesson = {
   steps: [
-    { id: "buy1", text: "tut_einauge_buy1", term: "ducats", wrong: "tut_einauge_wrong_buy1",
-      want: (ctx) => offered(ctx, { type: "buy", card: "purple-3" }), target: button("buy", "[data-testid=display]"),
-      done: (m) => m.count("card_bought") >= 1 },
-    { id: "place1", text: "tut_einauge_place1", term: "pirate_table", wrong: "tut_einauge_wrong_place1",
-      want: (ctx) => offered(ctx, { type: "place", card: "yellow-2" }), target: button("place", "[data-testid=display]"),
-      done: (m) => m.count("card_placed") >= 1 },
-    { id: "buy2", text: "tut_einauge_buy2", wrong: "tut_einauge_wrong_buy2",
-      want: (ctx) => offered(ctx, { type: "buy", card: "yellow-5" }), target: button("buy", "[data-testid=display]"),
-      done: (m) => m.count("card_bought") >= 2 },
-    { id: "fight2", text: "tut_einauge_fight2", term: "sabres", wrong: "tut_einauge_wrong_fight2",
-      want: (ctx) => offered(ctx, { type: "fight", card: "yellow-2" }), target: button("fight", "[data-testid=pirate-table]"),
+    ask("buy1", "buy", "purple-3", display, { term: "ducats", done: (m) => m.count("card_bought") >= 1 }),
+    ask("place1", "place", "yellow-2", display, { term: "pirate_table", done: (m) => m.count("card_placed") >= 1 }),
+    ask("buy2", "buy", "yellow-5", display, { done: (m) => m.count("card_bought") >= 2 }),
+    ask("fight2", "fight", "yellow-2", testid("pirate-table"), { term: "sabres",
       // Won or declined; a fight step the rules skipped (too few sabres) ends with the place.
-      done: (m) => m.count("fight_won", "fight_declined") >= 1 || m.count("card_placed") >= 2 },
-    { id: "place2", text: "tut_einauge_place2", free: true, target: () => "[data-testid=display]",
+      done: (m) => m.count("fight_won", "fight_declined") >= 1 || m.count("card_placed") >= 2 }),
+    { id: "place2", text: "tut_einauge_place2", free: true, target: () => display,
       done: (m) => m.count("card_placed") >= 2 },
   ],
   remember: ["tut_einauge_r1", "tut_einauge_r2", "tut_einauge_r3", "tut_einauge_r4", "tut_einauge_r5"],
@@ -46,14 +42,14 @@ const en = {
   tut_einauge_r5: "When the ship cards appear, the end is near.",
 };
 const de = {
-  tut_einauge_buy1: "Willkommen an Bord! Ein Zug hat drei Schritte: kaufen, kämpfen, legen. Du beginnst mit 20 Dukaten, 2 Säbeln und 1 Juwel. Kaufe die Lila 3 (hervorgehoben): Sie kostet 3 Dukaten, und ihre Reihe zahlt sofort einen Säbel aus.",
-  tut_einauge_wrong_buy1: "Kaufe in dieser Lektion zuerst die Lila 3: Mit ihrem Säbel kannst du im nächsten Zug kämpfen.",
-  tut_einauge_place1: "Dein Kampfschritt entfiel: Die Lila 8 auf dem Piratentisch zeigt einen Säbel, kostet also 4 Säbel, und du hast 3. Lege jetzt eine Karte aus der Auslage auf den Piratentisch: die Gelb 2. Ohne Säbel kostet sie nur 3 Säbel, um sie zurückzuholen.",
-  tut_einauge_wrong_place1: "Lege hier die Gelb 2: Im nächsten Zug holst du sie mit deinen 3 Säbeln zurück.",
-  tut_einauge_buy2: "Der Bot hat seinen Zug gemacht (siehe Spielverlauf). Du bist wieder dran: Kaufe die Gelb 5. Sie zahlt 3 Dukaten aus, und deine gelbe Reihe hat begonnen.",
-  tut_einauge_wrong_buy2: "Kaufe in dieser Lektion die Gelb 5: Die Gelb 2 vom Piratentisch kommt dazu.",
-  tut_einauge_fight2: "Kämpfen: Zahle 3 Säbel für die Gelb 2 auf dem Piratentisch (4 für eine Karte mit Säbel). Sie kommt in deine gelbe Reihe, und die ganze Reihe zahlt noch einmal aus: beide gelben Karten.",
-  tut_einauge_wrong_fight2: "Erkämpfe in dieser Lektion die Gelb 2: So zahlt deine gelbe Reihe in diesem Zug zweimal aus.",
+  tut_einauge_buy1: "Willkommen an Bord! Ein Zug hat drei Schritte: kaufen, kämpfen, legen. Du beginnst mit 20 Dukaten, 2 Säbeln und 1 Juwel. Kaufe die lila 3 (hervorgehoben): Sie kostet 3 Dukaten, und ihre Reihe zahlt sofort einen Säbel aus.",
+  tut_einauge_wrong_buy1: "Kaufe in dieser Lektion zuerst die lila 3: Mit ihrem Säbel kannst du im nächsten Zug kämpfen.",
+  tut_einauge_place1: "Dein Kampfschritt entfiel: Die lila 8 auf dem Piratentisch zeigt einen Säbel, kostet also 4 Säbel, und du hast 3. Lege jetzt eine Karte aus der Auslage auf den Piratentisch: die gelbe 2. Ohne Säbel kostet sie nur 3 Säbel, um sie zurückzuholen.",
+  tut_einauge_wrong_place1: "Lege hier die gelbe 2: Im nächsten Zug holst du sie mit deinen 3 Säbeln zurück.",
+  tut_einauge_buy2: "Der Bot hat seinen Zug gemacht (siehe Spielverlauf). Du bist wieder dran: Kaufe die gelbe 5. Sie zahlt 3 Dukaten aus, und deine gelbe Reihe hat begonnen.",
+  tut_einauge_wrong_buy2: "Kaufe in dieser Lektion die gelbe 5: Die gelbe 2 vom Piratentisch kommt dazu.",
+  tut_einauge_fight2: "Kämpfen: Zahle 3 Säbel für die gelbe 2 auf dem Piratentisch (4 für eine Karte mit Säbel). Sie kommt in deine gelbe Reihe, und die ganze Reihe zahlt noch einmal aus: beide gelben Karten.",
+  tut_einauge_wrong_fight2: "Erkämpfe in dieser Lektion die gelbe 2: So zahlt deine gelbe Reihe in diesem Zug zweimal aus.",
   tut_einauge_place2: "Letzter Schritt: Lege eine beliebige Karte der Auslage auf den Piratentisch. Eine Karte mit Säbel kostet 4 Säbel: Der Bot hat kaum noch Säbel.",
   tut_einauge_r1: "Ein Zug: eine Karte kaufen (Pflicht), um eine auf dem Piratentisch kämpfen (freiwillig), eine darauf legen (Pflicht).",
   tut_einauge_r2: "Jedes Mal, wenn eine Karte in eine Farbreihe kommt, zahlt die ganze Reihe ihre Säbel, Dukaten und Juwelen aus.",

@@ -3,32 +3,24 @@
 // red 9, red 10, pink 1 and a pink end card: a rising red row is there to be built. The
 // learner lays the red 3, 6 and 8 and draws after each lay.
 import { LANGS } from "../../i18n.js";
-import { offered } from "../../lessonkit.js";
+import { askStep, testid } from "../../lessonkit.js";
 
-/** A lay of `card` on its row: its button once the card is selected, else the card. */
-const layTarget = (card) => (ctx, want) => {
-  if (!want) return "[data-testid=hand-cards]";
-  const button = `[data-testid="act-lay-${want.card}-${want.row}"]`;
-  return ctx.board.querySelector(button) ? button : `[data-testid="hand-${card}"]`;
-};
-const draw = "[data-testid=act-draw-deck]";
+/** The step that asks to lay `card` on its `row`: the card in the hand, then its button. */
+const lay = (id, card, row, rest) => askStep({ id, text: `tut_keltis_${id}`, wrong: `tut_keltis_wrong_${id}`,
+  want: { type: "lay", card, row }, select: [testid(`hand-${card}`)], button: testid(`act-lay-${card}-${row}`),
+  fallback: testid("hand-cards"), ...rest });
+const draw = testid("act-draw-deck");
 const lays = (m) => m.count("card_laid", "card_discarded", "stone_taken");
 
 export const lesson = {
   steps: [
-    { id: "lay1", text: "tut_keltis_lay1", term: "direction", wrong: "tut_keltis_wrong_lay1",
-      want: (ctx) => offered(ctx, { type: "lay", card: "red-3a", row: "red" }), target: layTarget("red-3a"),
-      done: (m) => lays(m) >= 1 },
+    lay("lay1", "red-3a", "red", { term: "direction", done: (m) => lays(m) >= 1 }),
     { id: "draw1", text: "tut_keltis_draw1", term: "pile", free: true, target: () => draw,
       done: (m) => m.count("card_drawn") >= 1 },
-    { id: "lay2", text: "tut_keltis_lay2", wrong: "tut_keltis_wrong_lay2",
-      want: (ctx) => offered(ctx, { type: "lay", card: "red-6a", row: "red" }), target: layTarget("red-6a"),
-      done: (m) => lays(m) >= 2 },
+    lay("lay2", "red-6a", "red", { done: (m) => lays(m) >= 2 }),
     { id: "draw2", text: "tut_keltis_draw2", free: true, target: () => draw,
       done: (m) => m.count("card_drawn") >= 2 },
-    { id: "lay3", text: "tut_keltis_lay3", term: "row_count", wrong: "tut_keltis_wrong_lay3",
-      want: (ctx) => offered(ctx, { type: "lay", card: "red-8", row: "red" }), target: layTarget("red-8"),
-      done: (m) => lays(m) >= 3 },
+    lay("lay3", "red-8", "red", { term: "row_count", done: (m) => lays(m) >= 3 }),
     { id: "draw3", text: "tut_keltis_draw3", term: "stones", free: true, target: () => draw,
       done: (m) => m.count("card_drawn") >= 3 },
   ],
