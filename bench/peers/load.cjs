@@ -60,7 +60,7 @@ function procSample() {
   return { cpu, wchar, rss, t: performance.now() };
 }
 
-// ------------------------------------------------------------------ the two systems
+// ------------------------------------------------------------------ the systems
 
 // Each system gives: createTable(table) -> id, and connect(table, seat | null) -> conn with
 // conn.close() (and conn.id: the table's id, when the system makes it at the first join);

@@ -1,4 +1,4 @@
-"""Side by side (issue 18): this service, boardgame.io 0.50 and Colyseus 0.18 under the same
+"""Side by side (issues 18, 27): this service, boardgame.io 0.50 and Colyseus 0.18 under the same
 load, interleaved, with the server pinned to core 0 and the load generator to core 1.
 
 ::
@@ -13,8 +13,8 @@ A B C again for every further round):
   as it is prompted; a finished game is replaced by a new table made through the system's
   lobby. Accepted actions/s and server CPU per action (utime + stime from /proc).
 - ``fanout``: one table, ``--spectators`` spectators, ``--rate`` moves/s: move sent →
-  delta received by each spectator (p50/p99) and, for the peers, → the last spectator has
-  it; server bytes written (``wchar`` of /proc/PID/io) per delivered delta.
+  delta received by each spectator (p50/p99) and → the last spectator has it; server bytes
+  written (``wchar`` of /proc/PID/io) per delivered delta.
 - ``idle``: ``--connections`` idle spectator sockets on one table: server RSS growth per
   connection (after ``--idle-warmup`` uncounted ones).
 
