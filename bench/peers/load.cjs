@@ -1,13 +1,16 @@
-// Load generator for the peers of issue 18 (boardgame.io, Colyseus), driving them the way
-// bench/load/ drives Einauge: every table is created through the system's own lobby or
-// matchmaker, 4 players and --spectators spectators connect with the system's own client
-// library, the seat to move picks a random face-up card (at once with --rate 0, else
-// --rate moves/s per table, each interval jittered by ±50%), and a finished game is
-// replaced by a new table. The first --warmup seconds are not measured.
+// Load generator of the side-by-side comparison (issues 18 and 27), one for all three
+// systems: the peers (boardgame.io, Colyseus) and this service (`cardtable`,
+// cardtable.cjs). Every table is created through the system's own lobby or matchmaker, 4
+// players and --spectators spectators connect (the peers with their own client library,
+// this service with its documented protocol), the seat to move acts (the peers: a random
+// face-up card; this service: a seeded random one of its prompt's legal actions) at once
+// with --rate 0, else after 1/--rate s jittered by ±50%, and a finished game is replaced
+// by a new table. The first --warmup seconds are not measured.
 //
-//   node load.cjs --system bgio|colyseus --url http://127.0.0.1:PORT --server-pid PID
-//       [--mode play|idle] [--tables 200] [--spectators 0] [--rate 0] [--duration 10]
-//       [--warmup 2] [--connections 1000] [--idle-warmup 100] [--settle 2]
+//   node load.cjs --system bgio|colyseus|cardtable --url http://127.0.0.1:PORT
+//       --server-pid PID [--mode play|idle] [--tables 200] [--spectators 0] [--rate 0]
+//       [--duration 10] [--warmup 2] [--connections 1000] [--idle-warmup 100] [--settle 2]
+//       [--game einauge] [--seed 1]   (the last two: cardtable only)
 //
 // Prints one JSON object. Server CPU (utime + stime of /proc/PID/stat), bytes written
 // (wchar of /proc/PID/io: every byte the server wrote to its sockets) and RSS
@@ -17,6 +20,7 @@
 const fs = require('node:fs');
 const { parseArgs } = require('node:util');
 
+const { cardtableSystem } = require('./cardtable.cjs');
 const game = require('./game.cjs');
 
 const { values: opt } = parseArgs({
@@ -35,6 +39,8 @@ const { values: opt } = parseArgs({
     settle: { type: 'string', default: '2' },
     concurrency: { type: 'string', default: '100' },
     'clk-tck': { type: 'string', default: '100' },
+    game: { type: 'string', default: 'einauge' },
+    seed: { type: 'string', default: '1' },
   },
 });
 const num = (k) => Number(opt[k]);
@@ -54,10 +60,12 @@ function procSample() {
   return { cpu, wchar, rss, t: performance.now() };
 }
 
-// ------------------------------------------------------------------ the two systems
+// ------------------------------------------------------------------ the systems
 
-// Each system gives: createTable() -> id, and connect(id, seat | null, onState) -> conn
-// with conn.pick(slot) and conn.close(); onState(moves, over) is called on every state.
+// Each system gives: createTable(table) -> id, and connect(table, seat | null) -> conn with
+// conn.close() (and conn.id: the table's id, when the system makes it at the first join);
+// its sockets report what they see to the Table (below). Optional: start(table) once every
+// socket is open, settle(table) before the sockets close at the end.
 
 function bgioSystem(url) {
   const { Client } = require('boardgame.io/client');
@@ -75,7 +83,9 @@ function bgioSystem(url) {
     async createTable() {
       return (await post('/games/pick/create', { numPlayers: game.SEATS })).matchID;
     },
-    async connect(id, seat, onState) {
+    async connect(table, seat) {
+      const id = table.id;
+      const onState = pickListener(table, seat);
       let credentials;
       if (seat !== null) {
         credentials = (await post(`/games/pick/${id}/join`,
@@ -107,7 +117,9 @@ function colyseusSystem(url) {
     async createTable() {
       return null; // the matchmaker creates the room when seat 0 asks for it
     },
-    async connect(id, seat, onState) {
+    async connect(table, seat) {
+      const id = table.id;
+      const onState = pickListener(table, seat);
       const options = seat === null ? {} : { seat };
       const room = seat === 0 && id === null
         ? await client.create('pick', options)
@@ -136,13 +148,23 @@ const stats = {
   skipped: 0,
   errors: {},
   tablesStarted: 0,
+  setupFailed: 0,
   tablesEnded: 0,
+  // this service's frames carry seqs: each socket's stream is checked (cardtable.cjs)
+  gaps: 0,
+  duplicates: 0,
+  missing: 0,
+  totals: { accepted: 0, deliveries: 0 }, // the whole run, window or not (cardtable)
   playerDelivery: [],
   spectatorDelivery: [],
   lastSpectator: [],
   actionLatency: [],
 };
 const error = (what) => { stats.errors[what] = (stats.errors[what] || 0) + 1; };
+/** Errors of the run: every code counted but the retried ones (`…(retried)`: a 429 of the
+ *  lobby or an `unavailable` resent, which the protocol allows). */
+const errorCount = () => Object.entries(stats.errors)
+  .filter(([k]) => !k.endsWith('(retried)')).reduce((a, [, v]) => a + v, 0);
 
 function summarize(values) {
   const v = Float64Array.from(values).sort();
@@ -164,6 +186,38 @@ class Gate {
 
 // ------------------------------------------------------------------ one table
 
+/** The pick game's listener for one socket (both peers): `onState(moves, over)` for every
+ *  state the socket gets, turned into the Table's events. A move's key is its number. */
+function pickListener(table, seat) {
+  const last = { moves: 0 };
+  return (moves, over) => {
+    for (let k = last.moves + 1; k <= moves; k++) {
+      table.delivered(seat === null, k);
+      if (k < moves) stats.skipped += 1;
+    }
+    if (moves > last.moves) last.moves = moves;
+    if (seat === null) return;
+    if (seat === game.seatToMove(moves - 1) && moves > table.moves) {
+      // the mover's own socket shows its move applied: accepted
+      for (let k = table.moves + 1; k <= moves; k++) table.accepted(k);
+      table.moves = moves;
+    }
+    if (over) { table.ended(); return; }
+    if (seat === game.seatToMove(moves)) {
+      table.prompted(moves + 1,
+        () => table.conns[seat].pick(Math.floor(Math.random() * game.FACE_UP)));
+    }
+  };
+}
+
+/**
+ * One table of a run, whatever the system. A system's sockets report to it:
+ * `delivered(spectator, key)` for every state change a socket receives, `accepted(key)`
+ * when the system confirmed an action, `prompted(key, act)` when a seat may act (`act()`
+ * sends the action), `ended()` at the game's end. `key` names one action at this table
+ * (the pick game: the move's number; this service: the seq of the prompt it answers, which
+ * is the `prev` of the `deltas` frame it makes), so a receipt is timed from its action.
+ */
 class Table {
   constructor(system, spectators, rate) {
     this.system = system;
@@ -171,72 +225,81 @@ class Table {
     this.rate = rate;
     this.id = null;
     this.conns = [];
-    this.sentAt = new Map(); // move number -> send time (ms)
-    this.seenBy = new Map(); // move number -> spectators that have it
-    this.moves = 0; // moves the mover's socket saw
-    this.pendingMove = -1;
+    this.sentAt = new Map(); // key -> send time (ms)
+    this.seenBy = new Map(); // key -> spectators that have it
+    this.moves = 0; // the pick game: moves the mover's socket saw
+    this.prompt = null; // the latest { key, act }
+    this.pendingKey = -1;
     this.driving = false;
     this.over = false;
     this.done = null;
   }
 
-  onState(seat, isSpectator, last, moves, over) {
+  delivered(isSpectator, key) {
+    if (!stats.recording) return;
+    stats.deliveries += 1;
+    const t = this.sentAt.get(key);
+    if (t === undefined) return;
     const now = performance.now();
-    for (let k = last.moves + 1; k <= moves; k++) {
-      if (stats.recording) {
-        stats.deliveries += 1;
-        const t = this.sentAt.get(k);
-        if (t !== undefined) {
-          (isSpectator ? stats.spectatorDelivery : stats.playerDelivery).push(now - t);
-          if (isSpectator) {
-            const n = (this.seenBy.get(k) || 0) + 1;
-            this.seenBy.set(k, n);
-            if (n === this.nSpectators) { stats.lastSpectator.push(now - t); this.seenBy.delete(k); }
-          }
-        }
-      }
-      if (k < moves) stats.skipped += 1;
+    (isSpectator ? stats.spectatorDelivery : stats.playerDelivery).push(now - t);
+    if (isSpectator) {
+      const n = (this.seenBy.get(key) || 0) + 1;
+      this.seenBy.set(key, n);
+      if (n === this.nSpectators) { stats.lastSpectator.push(now - t); this.seenBy.delete(key); }
     }
-    if (moves > last.moves) last.moves = moves;
-    if (seat === null) return;
-    if (seat === game.seatToMove(moves - 1) && moves > this.moves) {
-      // the mover's own socket shows its move applied: accepted
-      for (let k = this.moves + 1; k <= moves; k++) {
-        const t = this.sentAt.get(k);
-        if (stats.recording && t !== undefined) { stats.accepted += 1; stats.actionLatency.push(now - t); }
-      }
-      this.moves = moves;
-    }
-    if (over && !this.over) { this.over = true; if (this.done) this.done(); return; }
-    if (this.driving && !over && seat === game.seatToMove(moves)) this.schedule(seat, moves);
   }
 
-  schedule(seat, moves) {
-    if (this.pendingMove >= moves) return;
-    this.pendingMove = moves;
+  accepted(key) {
+    const t = this.sentAt.get(key);
+    if (stats.recording && t !== undefined) {
+      stats.accepted += 1;
+      stats.actionLatency.push(performance.now() - t);
+    }
+  }
+
+  prompted(key, act) {
+    if (this.prompt === null || this.prompt.key !== key) this.prompt = { key, act };
+    if (this.driving) this.schedule();
+  }
+
+  /** Act on the latest prompt again (after an error refused the action sent for it). */
+  retry() {
+    this.pendingKey = -1;
+    if (this.driving) this.schedule();
+  }
+
+  ended() {
+    if (this.over) return;
+    this.over = true;
+    if (this.done) this.done();
+  }
+
+  error(what) { error(what); }
+
+  schedule() {
+    const p = this.prompt;
+    if (p === null || this.over || this.pendingKey >= p.key) return;
+    this.pendingKey = p.key;
     const act = () => {
       if (!this.driving) return;
-      this.sentAt.set(moves + 1, performance.now());
-      this.conns[seat].pick(Math.floor(Math.random() * game.FACE_UP));
+      this.sentAt.set(p.key, performance.now());
+      p.act();
     };
     if (this.rate > 0) setTimeout(act, (1000 / this.rate) * (0.5 + Math.random()));
     else setImmediate(act);
   }
 
   async setup(gate) {
-    this.id = await this.system.createTable();
+    this.id = await this.system.createTable(this);
     for (let seat = 0; seat < game.SEATS; seat++) {
-      const last = { moves: 0 };
-      const conn = await this.system.connect(this.id, seat,
-        (m, o) => this.onState(seat, false, last, m, o));
+      const conn = await this.system.connect(this, seat);
       if (this.id === null) this.id = conn.id;
       this.conns.push(conn);
     }
     await Promise.all(Array.from({ length: this.nSpectators }, () => gate.run(async () => {
-      const last = { moves: 0 };
-      this.conns.push(await this.system.connect(this.id, null,
-        (m, o) => this.onState(null, true, last, m, o)));
+      this.conns.push(await this.system.connect(this, null));
     })));
+    if (this.system.start) await this.system.start(this);
     stats.tablesStarted += 1;
   }
 
@@ -245,10 +308,11 @@ class Table {
     this.driving = true;
     const ended = new Promise((r) => { this.done = r; });
     const timer = new Promise((r) => setTimeout(r, Math.max(0, stopAt - performance.now())));
-    this.schedule(game.seatToMove(this.moves), this.moves);
+    if (!this.over) this.schedule();
     await Promise.race([ended, timer]);
     this.driving = false;
     if (this.over) stats.tablesEnded += 1;
+    if (this.system.settle) await this.system.settle(this);
     for (const c of this.conns) c.close();
   }
 }
@@ -269,6 +333,7 @@ async function play(system) {
       await spawnGate.run(() => t.setup(gate));
     } catch (e) {
       error(`setup:${e.message}`);
+      stats.setupFailed += 1;
       for (const c of t.conns) c.close();
       return;
     }
@@ -283,8 +348,7 @@ async function play(system) {
   };
   const t0 = performance.now();
   for (let i = 0; i < tables; i++) spawn(true);
-  while (stats.tablesStarted + Object.keys(stats.errors).length < tables
-         && stats.tablesStarted < tables) {
+  while (stats.tablesStarted + stats.setupFailed < tables) {
     await new Promise((r) => setTimeout(r, 50));
   }
   const setupS = (performance.now() - t0) / 1000;
@@ -298,7 +362,8 @@ async function play(system) {
   stats.recording = false;
   const after = procSample();
   const myCpu = process.cpuUsage(cpu0);
-  await Promise.race([Promise.all([...running]), new Promise((r) => setTimeout(r, 5000))]);
+  // the tables settle (cardtable: up to 5 s for the last acks and frames) and close
+  await Promise.race([Promise.all([...running]), new Promise((r) => setTimeout(r, 10000))]);
   const window = (after.t - before.t) / 1000;
   const cpu = after.cpu - before.cpu;
   const wrote = after.wchar - before.wchar;
@@ -317,7 +382,11 @@ async function play(system) {
     },
     deliveries: stats.deliveries,
     skipped: stats.skipped,
-    errors: Object.values(stats.errors).reduce((a, b) => a + b, 0),
+    gaps: stats.gaps,
+    duplicates: stats.duplicates,
+    missing: stats.missing,
+    totals: stats.totals,
+    errors: errorCount(),
     errors_by_code: stats.errors,
     server: {
       pid: Number(PID),
@@ -341,7 +410,7 @@ async function idle(system) {
     const conns = [];
     let failed = 0;
     await Promise.all(Array.from({ length: n }, () => gate.run(async () => {
-      try { conns.push(await system.connect(t.id, null, () => {})); } catch (e) {
+      try { conns.push(await system.connect(t, null)); } catch (e) {
         failed += 1; error(`open:${e.message}`);
       }
     })));
@@ -359,7 +428,7 @@ async function idle(system) {
   return {
     opened,
     failed: k.failed,
-    errors: k.failed + warm.failed,
+    errors: errorCount(),
     errors_by_code: stats.errors,
     server: {
       pid: Number(PID),
@@ -372,8 +441,10 @@ async function idle(system) {
 
 async function main() {
   const system = opt.system === 'bgio' ? bgioSystem(opt.url)
-    : opt.system === 'colyseus' ? colyseusSystem(opt.url) : null;
-  if (!system) throw new Error('--system bgio|colyseus');
+    : opt.system === 'colyseus' ? colyseusSystem(opt.url)
+      : opt.system === 'cardtable'
+        ? cardtableSystem(opt.url, { game: opt.game, seed: num('seed'), stats }) : null;
+  if (!system) throw new Error('--system bgio|colyseus|cardtable');
   const result = opt.mode === 'idle' ? await idle(system) : await play(system);
   process.stdout.write(JSON.stringify({ system: opt.system, mode: opt.mode, config: opt, ...result }) + '\n');
   process.exit(0);

@@ -1,4 +1,4 @@
-"""Side by side (issue 18): this service, boardgame.io 0.50 and Colyseus 0.18 under the same
+"""Side by side (issues 18, 27): this service, boardgame.io 0.50 and Colyseus 0.18 under the same
 load, interleaved, with the server pinned to core 0 and the load generator to core 1.
 
 ::
@@ -13,16 +13,23 @@ A B C again for every further round):
   as it is prompted; a finished game is replaced by a new table made through the system's
   lobby. Accepted actions/s and server CPU per action (utime + stime from /proc).
 - ``fanout``: one table, ``--spectators`` spectators, ``--rate`` moves/s: move sent →
-  delta received by each spectator (p50/p99) and, for the peers, → the last spectator has
-  it; server bytes written (``wchar`` of /proc/PID/io) per delivered delta.
+  delta received by each spectator (p50/p99) and → the last spectator has it; server bytes
+  written (``wchar`` of /proc/PID/io) per delivered delta.
 - ``idle``: ``--connections`` idle spectator sockets on one table: server RSS growth per
   connection (after ``--idle-warmup`` uncounted ones).
 
-This service runs through bench/load/ (``SpawnedService``: its own Redis on core 1 with
-the generator; ``run_load``) and bench/connections.py (``run_connections``). The peers run
-bench/peers/bgio_server.cjs and colyseus_server.cjs (in memory, one Node process each)
-driven by bench/peers/load.cjs; their npm packages are installed here by ``npm ci`` from
-bench/peers/package-lock.json when node_modules is missing or older than the lockfile.
+All three are driven by one generator, bench/peers/load.cjs (Node; this service as its
+``cardtable`` system, bench/peers/cardtable.cjs, speaking the documented protocol), in
+every scenario. This service runs as ``SpawnedService`` (its own Redis on core 1 with the
+generator). ``--generator python`` drives it with the former generators instead, for
+comparison: bench/load/ (``run_load``) and bench/connections.py (``run_connections``);
+``--generator node python`` runs both, as the systems ``einauge/node`` and
+``einauge/python``. Every result of this service also carries the server's own counters
+over the run (``server_counters``: ``cardtable_actions_total{result="accepted"}`` and
+``cardtable_deliveries_total`` from ``/metrics``). The peers run
+bench/peers/bgio_server.cjs and colyseus_server.cjs (in memory, one Node process each);
+the npm packages are installed here by ``npm ci`` from bench/peers/package-lock.json when
+node_modules is missing or older than the lockfile.
 """
 
 from __future__ import annotations
@@ -44,7 +51,9 @@ from typing import Any
 if __name__ == "__main__":  # run as a file: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+import httpx
 import uvloop
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench.connections import run_connections
 from bench.load.config import LoadConfig
@@ -54,6 +63,7 @@ from bench.load.spawn import SpawnedService, free_port, wait_port
 
 HERE = Path(__file__).resolve().parent
 SYSTEMS = ("einauge", "bgio", "colyseus")
+GENERATORS = ("node", "python")
 SCENARIOS = ("throughput", "fanout", "idle")
 SERVER_CORE, GENERATOR_CORE = 0, 1
 PEER_SERVERS = {"bgio": "bgio_server.cjs", "colyseus": "colyseus_server.cjs"}
@@ -133,9 +143,11 @@ class PeerServer:
                 self.proc.wait()
 
 
-def run_peer(system: str, scenario: str, sizes: Sizes) -> dict[str, Any]:
-    """One scenario against a fresh server of a peer; the result of load.cjs. Raises
-    ``RuntimeError`` when the generator fails."""
+def run_node(system: str, scenario: str, sizes: Sizes, url: str, pid: int
+             ) -> dict[str, Any]:
+    """One scenario of load.cjs (``system``: bgio, colyseus or cardtable) against the
+    server at ``url`` whose process is ``pid``; its result. Raises ``RuntimeError`` when
+    the generator fails."""
     args = {"warmup": sizes.warmup, "duration": sizes.duration, "settle": sizes.settle,
             "clk-tck": os.sysconf("SC_CLK_TCK")}
     if scenario == "throughput":
@@ -146,35 +158,69 @@ def run_peer(system: str, scenario: str, sizes: Sizes) -> dict[str, Any]:
     else:
         args |= {"mode": "idle", "connections": sizes.connections,
                  "idle-warmup": sizes.idle_warmup}
-    with PeerServer(system) as server:
-        assert server.proc is not None
-        cmd = [*pinned(GENERATOR_CORE), "node", "load.cjs", "--system", system,
-               "--url", server.url, "--server-pid", str(server.proc.pid),
-               *(x for k, v in args.items() for x in (f"--{k}", str(v)))]
-        done = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True,
-                              timeout=sizes.warmup + sizes.duration + 300)
+    cmd = [*pinned(GENERATOR_CORE), "node", "load.cjs", "--system", system,
+           "--url", url, "--server-pid", str(pid),
+           *(x for k, v in args.items() for x in (f"--{k}", str(v)))]
+    done = subprocess.run(cmd, cwd=HERE, capture_output=True, text=True,
+                          timeout=sizes.warmup + sizes.duration + 300)
     if done.returncode != 0:
         raise RuntimeError(f"{system} {scenario}: load.cjs exited {done.returncode}:\n"
                            f"{done.stderr[-2000:]}")
-    return json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
 
 
-def run_einauge(scenario: str, sizes: Sizes) -> dict[str, Any]:
-    """One scenario against a fresh ``cardtable serve`` (and Redis) through bench/load/ or
-    bench/connections.py; the result of ``run_load`` / ``run_connections``."""
+def run_peer(system: str, scenario: str, sizes: Sizes) -> dict[str, Any]:
+    """One scenario against a fresh server of a peer; the result of load.cjs."""
+    with PeerServer(system) as server:
+        assert server.proc is not None
+        return run_node(system, scenario, sizes, server.url, server.proc.pid)
+
+
+def server_counters(url: str) -> dict[str, float]:
+    """This service's counters of the run from its ``/metrics``: ``accepted_actions``
+    (``cardtable_actions_total{result="accepted"}``) and ``deliveries``
+    (``cardtable_deliveries_total``: ``deltas`` frames the live fan-out handed to sockets).
+    Raises ``httpx.HTTPError`` when the page cannot be read."""
+    r = httpx.get(f"{url}/metrics", timeout=10)
+    r.raise_for_status()
+    out = {"accepted_actions": 0.0, "deliveries": 0.0}
+    for family in text_string_to_metric_families(r.text):
+        for sample in family.samples:
+            if (sample.name == "cardtable_actions_total"
+                    and sample.labels.get("result") == "accepted"):
+                out["accepted_actions"] = sample.value
+            elif sample.name == "cardtable_deliveries_total":
+                out["deliveries"] = sample.value
+    return out
+
+
+def run_einauge(scenario: str, sizes: Sizes, generator: str = "node") -> dict[str, Any]:
+    """One scenario against a fresh ``cardtable serve`` (and Redis), driven by load.cjs
+    (``generator`` "node") or by bench/load/ or bench/connections.py ("python": the result
+    of ``run_load`` / ``run_connections``); with ``server_counters`` read at the end."""
     with SpawnedService(server_core=SERVER_CORE, redis_core=GENERATOR_CORE) as service:
-        if scenario == "idle":
-            return uvloop.run(run_connections(
-                service.url, sizes.connections, warmup=sizes.idle_warmup,
-                settle=sizes.settle, server_pid=service.server_pid))
-        tables, spectators, rate = ((sizes.tables, 0, 0.0) if scenario == "throughput"
-                                    else (1, sizes.spectators, sizes.rate))
-        cfg = LoadConfig(url=service.url, tables=tables, players=4, spectators=spectators,
-                         rate=rate, duration=sizes.duration, warmup=sizes.warmup,
-                         redis_url=service.redis_url, server_pid=service.server_pid,
-                         # As the peers' generator: 100 sockets joining at a time.
-                         setup_concurrency=100)
-        return uvloop.run(run_load(cfg))
+        result = (run_node("cardtable", scenario, sizes, service.url, service.server_pid)
+                  if generator == "node" else _run_python(service, scenario, sizes))
+        result["generator_kind"] = generator
+        result["server_counters"] = server_counters(service.url)
+        return result
+
+
+def _run_python(service: SpawnedService, scenario: str, sizes: Sizes) -> dict[str, Any]:
+    """One scenario of the Python generators against ``service``."""
+    if scenario == "idle":
+        return uvloop.run(run_connections(
+            service.url, sizes.connections, warmup=sizes.idle_warmup,
+            settle=sizes.settle, server_pid=service.server_pid))
+    tables, spectators, rate = ((sizes.tables, 0, 0.0) if scenario == "throughput"
+                                else (1, sizes.spectators, sizes.rate))
+    cfg = LoadConfig(url=service.url, tables=tables, players=4, spectators=spectators,
+                     rate=rate, duration=sizes.duration, warmup=sizes.warmup,
+                     redis_url=service.redis_url, server_pid=service.server_pid,
+                     # As the peers' generator: 100 sockets joining at a time.
+                     setup_concurrency=100)
+    return uvloop.run(run_load(cfg))
 
 
 def bytes_per_move_per_viewer(r: dict[str, Any]) -> float | None:
@@ -194,8 +240,8 @@ def figures(system: str, scenario: str, r: dict[str, Any]) -> dict[str, float | 
         return {"rss_kib_per_connection": s.get("rss_kib_per_connection",
                                                 r.get("rss_kib_per_connection")),
                 "opened": r.get("opened"), "errors": r.get("errors")}
-    if system == "einauge":
-        per_action = s.get("cpu_s_per_1000_actions")
+    if "cpu_s_per_1000_actions" in s:  # bench/load/'s result (this service, Python)
+        per_action = s["cpu_s_per_1000_actions"]
         cpu_us = 1000 * per_action if per_action is not None else None
     else:
         cpu_us = s.get("cpu_us_per_action")
@@ -234,7 +280,7 @@ def interleaved(systems: Sequence[str], scenarios: Sequence[str], rounds: int,
                              "wall_s": round(time.time() - t0, 1),
                              "figures": figures(system, scenario, result),
                              "result": result})
-                print(f"{scenario:10} {system:8} round {n}: {runs[-1]['figures']}",
+                print(f"{scenario:10} {system:14} round {n}: {runs[-1]['figures']}",
                       flush=True)
     return runs
 
@@ -274,6 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=None, help="default 3, --quick 1")
     p.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
     p.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
+    p.add_argument("--generator", nargs="+", choices=GENERATORS, default=["node"],
+                   help="what drives this service (default node: load.cjs, as the peers; "
+                        "python: bench/load/ and bench/connections.py; both: each in turn)")
     p.add_argument("--tables", type=int)
     p.add_argument("--spectators", type=int)
     p.add_argument("--connections", type=int)
@@ -291,11 +340,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     pin_self(GENERATOR_CORE)  # the Python generator; Node generators are pinned by taskset
 
     def one(system: str, scenario: str) -> dict[str, Any]:
-        if system == "einauge":
-            return run_einauge(scenario, sizes)
+        if system.startswith("einauge/"):
+            return run_einauge(scenario, sizes, system.split("/")[1])
         return run_peer(system, scenario, sizes)
 
-    runs = interleaved(args.systems, args.scenarios, rounds, one)
+    # this service's runs are named by their generator: einauge/node, einauge/python
+    systems = [x for s in args.systems
+               for x in ([f"einauge/{g}" for g in args.generator] if s == "einauge" else [s])]
+    runs = interleaved(systems, args.scenarios, rounds, one)
     table = medians(runs)
     print(f"\n{host}\n\n" + markdown(table))
     if args.json:
