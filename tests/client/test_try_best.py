@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,13 @@ def server(redis_url: str, client_dist: Path) -> Iterator[ServerProcess]:
                                       "CARDTABLE_BRANCHES_PER_HOUR": "1000"}).start()
     yield s
     s.stop()
+
+
+def fixed1(x: float) -> str:
+    """``x`` with one decimal as JavaScript's ``toFixed(1)`` writes it: a tie (2.25: the
+    binary value is exact) rounds away from zero, where Python's format rounds to even."""
+    q = Decimal(abs(x)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return f"{'-' if x < 0 else ''}{q}"
 
 
 def finished_table(server: ServerProcess, game: str) -> str:
@@ -85,14 +93,14 @@ def test_the_analysis_in_the_replay_and_try_the_best_move_here(
         for s in analysis["summary"]:
             line = result.get_by_test_id(f"analysis-summary-{s['seat']}")
             expect(line).to_contain_text(f"{s['decisions']} decision")
-            n, name = f"{abs(s['luck']):.1f}", names[s["seat"]]
+            n, name = fixed1(abs(s["luck"])), names[s["seat"]]
             expect(line).to_contain_text(
                 f"The cards favoured {name}: about {n} points" if s["luck"] >= 1 else
                 f"The cards went against {name}: the draws cost about {n} points"
                 if s["luck"] <= -1 else f"For {name} the draws evened out.")
             row = result.get_by_test_id(f"luck-row-{s['seat']}")
             expect(row.locator(".luck .pos, .luck .neg")).to_have_attribute(
-                "data-value", f"{s['luck']:.1f}")
+                "data-value", fixed1(s["luck"]))
 
         page.goto(f"{server.url}/replay/{tid}")
         load = page.get_by_test_id("analysis-load")
@@ -110,7 +118,7 @@ def test_the_analysis_in_the_replay_and_try_the_best_move_here(
         d = lone_mover(record, analysis["decisions"])
         page.evaluate(f"() => window.__cardtable.seekSeq({d['seq']})")
         board = page.get_by_test_id("analysis-board")
-        expect(board).to_contain_text(f"−{d['loss']:.1f} pts")
+        expect(board).to_contain_text(f"−{fixed1(d['loss'])} pts")
         expect(board).to_contain_text(f"best: {d['best']['type']}")
         try_best = page.get_by_test_id("branch-best")
         expect(try_best).to_have_text("Try the best move here")
