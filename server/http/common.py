@@ -161,8 +161,10 @@ def by_seat(handler: Handler) -> Handler:
     """A table change asked for with a token of the table (``Authorization: Bearer``, a
     seat's or the host's): refused with 403 ``suspended`` (``banned``) while the account
     holding that token's seat is suspended (banned), whenever the token was handed out
-    (``Moderation.seat_refusal``); a guest's seat, an unknown token or an unknown table
-    go on to the handler, which answers them as before. Wrap it in ``guarded``."""
+    (``Moderation.seat_refusal``); so is the creator's owner token that holds no seat,
+    while the account that created the table (``TableMeta.creator``) is. A guest's seat
+    or table, a table created before the creator was kept, an unknown token or an unknown
+    table go on to the handler, which answers them as before. Wrap it in ``guarded``."""
 
     async def run(request: Request) -> Response:
         token = bearer(request)
@@ -173,6 +175,10 @@ def by_seat(handler: Handler) -> Handler:
             seat = None if meta is None else meta.seat_of(token)
             if meta is not None and seat is not None:
                 refused = await svc.moderation.seat_refusal(meta.seats[seat].account)
+                if refused is not None:
+                    raise refused
+            elif meta is not None and meta.creator and meta.is_owner(token):
+                refused = await svc.moderation.seat_refusal(meta.creator)
                 if refused is not None:
                     raise refused
         return await handler(request)

@@ -77,7 +77,9 @@ async def create_table(request: Request) -> Response:
     if session is not None:
         bot_accounts.require_bot(session.account, req.rated, token_auth.by_token(request))
     meta, owner, invite = await svc.tables.lobby.create(game.name, req.seats, options, req.name,
-                                                  req.private, time_control, rated=req.rated)
+                                                  req.private, time_control, rated=req.rated,
+                                                  creator=session.account.uid
+                                                  if session is not None else "")
     if session is not None:
         await svc.hold(session.account.uid, meta.id, {"owner": owner})
         await token_auth.placed(svc, request, meta.id, owner)

@@ -42,14 +42,15 @@ class TableLobby:
 
     async def create(self, game_name: str, seats: int, options: dict[str, Any], name: str,
                      private: bool = False, time_control: dict[str, Any] | None = None,
-                     rated: bool = False,
+                     rated: bool = False, creator: str = "",
                      ) -> tuple[TableMeta, str, str | None]:
         """A new open table with its server seed drawn and committed; returns its meta,
         the creator's token (the host's, ``server.play.roles``) and, for a ``private`` table
         (never listed), its invite secret (stored only as a hash). ``time_control``: as
         ``server.play.clock.parse`` takes it (``None``: none); a public table gets a clock
         even so (``clock.for_table``). Raises 400 ``bad_message`` for a bad one and for a
-        private rated table (a rated result shows on the ladder)."""
+        private rated table (a rated result shows on the ladder). ``creator``: the uid of
+        the creating account ('' : a guest), kept on the meta."""
         game = get_game(game_name)
         if private and rated:
             # A rated result is public (the ladder, the profile's ratings): a private
@@ -73,7 +74,7 @@ class TableLobby:
             server_seed=server_seed, created_at=time.time(), tokens=[""] * seats,
             name_salts=new_name_salts(seats),
             owner=token_hash(owner), invite=token_hash(invite) if invite else "",
-            time_control=dict(time_control or {}), rated=rated)
+            time_control=dict(time_control or {}), rated=rated, creator=creator)
         meta.head = genesis(meta.id, meta.commitment).hex()
         await confirmed(self.tables.store.create(meta.id, meta.to_fields(),
                                                  self.open_expiry(meta)))

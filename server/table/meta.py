@@ -119,6 +119,10 @@ class TableMeta:
     """Token hash per seat ('' for none)."""
     owner: str = ""
     """Hash of the creator's token (``owner_token``)."""
+    creator: str = ""
+    """The uid of the account that created the table ('' : a guest, or a table created
+    before this was kept); its owner token changes nothing while that account is
+    suspended or banned (``server.http.common.by_seat``)."""
     host: str = ""
     """Hash of the host's token ('' : the creator's, ``owner``); see ``server.play.roles``."""
     invite: str = ""
@@ -161,7 +165,7 @@ class TableMeta:
             server_seed=f["server_seed"], created_at=float(f["created_at"]),
             seq=int(f.get("seq", "0")), head=f.get("head", ""), version=f.get("version", "0"),
             tokens=[f.get(f"tok:{i}", "") for i in range(len(seats))], owner=f.get("owner", ""),
-            host=f.get("host", ""), invite=f.get("invite", ""),
+            creator=f.get("creator", ""), host=f.get("host", ""), invite=f.get("invite", ""),
             winners=json.loads(f["winners"]) if f.get("winners") else None,
             time_control=json.loads(f.get("time_control") or "{}"),
             started_at=float(f.get("started_at") or 0),
@@ -185,7 +189,8 @@ class TableMeta:
             "time_control": json.dumps(self.time_control), "rated": "1" if self.rated else "",
         }
         out.update({k: v for k, v in (("rematch", self.rematch),
-                                      ("rematch_of", self.rematch_of)) if v})
+                                      ("rematch_of", self.rematch_of),
+                                      ("creator", self.creator)) if v})
         if self.branch is not None:
             out["branch"] = json.dumps(self.branch, separators=(",", ":"))
         out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
@@ -269,7 +274,8 @@ class TableMeta:
         if self.winners is not None:
             out["winners"] = self.winners
         out.update({k: v for k, v in (("rematch", self.rematch),
-                                      ("rematch_of", self.rematch_of)) if v})
+                                      ("rematch_of", self.rematch_of),
+                                      ("creator", self.creator)) if v})
         if self.branch is not None:  # where it came from, not the source's dealt cards
             out["branch"] = {k: self.branch[k] for k in ("table", "index", "seat")}
         if self.scores is not None:

@@ -1,11 +1,13 @@
 """Every page passes axe-core (the accessibility engine, npm ``axe-core``, injected into
 the page by the test) with no serious or critical violation: the lobby, each game's table
-in play (on the seated player's turn, its controls offered), the replay, the rules pages
-and the account page."""
+in play (on the seated player's turn, its controls offered), the replay, the rules pages,
+the account page, the tournament pages, the leaderboard, "My games" and a profile with its
+statistics (the tutorial's table: tests/client/test_tutorial.py)."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.client.conftest import CLIENT, bot_table, seated_page
 from tests.client.test_replay_counter import keltis_record
 from tests.conftest import ServerProcess
+from tests.server.client import unique
 
 AXE = CLIENT / "node_modules" / "axe-core" / "axe.min.js"
 # Run on the whole document with axe's default rules; kept are the serious and critical
@@ -42,7 +45,8 @@ def violations(page: Page) -> list[dict]:
 
 @pytest.mark.parametrize(("path", "ready"), [
     ("/", "create-table"), ("/rules/einauge", "rules-page"), ("/rules/keltis", "rules-page"),
-    ("/rules/loot-island", "rules-page"), ("/account", "to-signup")])
+    ("/rules/loot-island", "rules-page"), ("/account", "to-signup"),
+    ("/tournaments", "tournaments-open"), ("/leaderboard", "leaderboard")])
 def test_pages_pass_axe(page: Page, web: ServerProcess, path: str, ready: str) -> None:
     page.goto(web.url + path)
     expect(page.get_by_test_id(ready).first).to_be_visible()
@@ -72,3 +76,34 @@ def test_the_replay_passes_axe(page: Page, web: ServerProcess, tmp_path: Path) -
     expect(page.get_by_test_id("board")).to_be_visible()
     found = violations(page)
     assert found == [], json.dumps(found, indent=1)
+
+
+def test_a_tournament_page_a_profile_and_my_games_pass_axe(browser: Browser,
+                                                          web: ServerProcess) -> None:
+    """As an account: its tournament's page (scheduled, "Join" offered), its profile (the
+    statistics) and "My games"."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
+    try:
+        name = unique("ax")
+        r = ctx.request.post(f"{web.url}/api/account/signup",
+                             data={"username": name, "password": "correct horse 1"})
+        assert r.status == 201, r.text()
+        made = ctx.request.post(f"{web.url}/api/tournaments",
+                                headers={"X-CSRF-Token": r.json()["csrf"]},
+                                data={"name": "Axe cup", "game": "keltis", "kind": "swiss",
+                                      "seats": 2, "rounds": 2,
+                                      "time_control": {"kind": "live", "preset": "fast"},
+                                      "starts_at": time.time() + 3600})
+        assert made.status == 201, made.text()
+        page = ctx.new_page()
+        page.goto(f"{web.url}/tournament/{made.json()['id']}")
+        expect(page.get_by_test_id("t-join")).to_be_visible()
+        found = violations(page)
+        assert found == [], json.dumps(found, indent=1)
+        for path, ready in ((f"/players/{name}", "profile"), ("/my-games", "finished-games")):
+            page.goto(web.url + path)
+            expect(page.get_by_test_id(ready)).to_be_attached()
+            found = violations(page)
+            assert found == [], (path, json.dumps(found, indent=1))
+    finally:
+        ctx.close()

@@ -5,6 +5,9 @@ order."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.client.conftest import api, bot_table, seated_page
@@ -120,5 +123,46 @@ def test_loot_island_terms_explain_themselves(browser: Browser, web: ServerProce
         page.get_by_test_id("lang-de").click()
         page.get_by_test_id("event").hover()
         expect(tip.get_by_test_id("term-text")).to_contain_text("In jeder Runde gilt ein Ereignis")
+    finally:
+        ctx.close()
+
+
+# Terms of the issue's list that each game's table shows from the first turn on (Einauge's
+# "final round" warning and Keltis' end cards come later; Loot Island's islets are not
+# terms: each islet's effect is written beside it).
+SHOWN_FROM_THE_START = {
+    "einauge": {"sabres", "jewels", "ducats", "pirate_table", "display", "deck"},
+    "keltis": {"stones", "hand_count", "closed_rows", "row_count"},
+    "loot-island": {"minimum", "event", "cubes"},
+}
+
+
+@pytest.mark.parametrize("game", sorted(SHOWN_FROM_THE_START))
+def test_every_term_on_the_table_explains_itself_with_its_rules_section(
+        browser: Browser, web: ServerProcess, game: str) -> None:
+    """Every ``data-term`` the table shows on the seated player's turn has its text and a
+    link into the game's rules page (a term the game module does not know would show
+    nothing), in English and German."""
+    tid, seat = bot_table(web, game, bots=1, kind="random")
+    ctx, page = seated_page(browser, web, tid, seat)
+    try:
+        expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-my-turn", "1")
+        keys = set(page.locator("[data-term]").evaluate_all(
+            "els => els.map((e) => e.dataset.term)"))
+        assert SHOWN_FROM_THE_START[game] <= keys, SHOWN_FROM_THE_START[game] - keys
+        tip = page.get_by_test_id("term-tip")
+        for lang, rules in (("en", "Rules"), ("de", "Regeln")):
+            page.get_by_test_id(f"lang-{lang}").click()
+            for key in sorted(keys):
+                el = page.locator(f"[data-term='{key}']").first
+                el.dispatch_event("focusin")  # as a keyboard focus shows it: no pointer
+                expect(tip).to_have_attribute("data-explains", key)
+                expect(tip).to_be_visible()
+                expect(tip.get_by_test_id("term-text")).not_to_be_empty()
+                link = tip.get_by_test_id("term-rules")
+                expect(link).to_have_attribute("href", re.compile(rf"^/rules/{game}#\w"))
+                expect(link).to_have_text(rules)
+                page.keyboard.press("Escape")
+                expect(tip).to_be_hidden()
     finally:
         ctx.close()

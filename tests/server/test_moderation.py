@@ -19,6 +19,7 @@ from server.admin.moderation import REPORTS_PER_WINDOW, SUSPENDED_CLOSE, flag_re
 from server.store.accounts import account_key
 from server.store.admin import AUDIT_KEY
 from server.store.moderation import OPEN_KEY, ModerationStore
+from server.table.meta import Seat, TableMeta
 from tests.conftest import ServerProcess
 from tests.server.client import ClockFile, Member, Socket, unique
 
@@ -381,3 +382,62 @@ async def test_a_suspended_accounts_old_seat_tokens_change_nothing(server: Serve
     assert r.status_code == 200, r.text
     for m in (rea, tom, mod, anon):
         await m.close()
+
+
+async def test_a_suspended_creators_owner_token_without_a_seat_changes_nothing(
+        server: ServerProcess, redis_url: str) -> None:
+    """Audit finding: the owner token of a table whose creating account holds no seat there
+    still changed the table after the account was suspended (or banned): the meta kept no
+    creator, so the seat check had no account to ask about. Now the meta keeps it, and the
+    owner token answers 403 ``suspended`` (``banned``) and changes nothing; lifted, it
+    works again. The seated player's token is unaffected."""
+    rea, _ = await member(server.url, "mcr")
+    tom, tom_name = await member(server.url, "mct")
+    mod, _ = await member(server.url, "mcm")
+    anon = Member(server.url)  # the token alone: no session of the account
+    await make_moderator(redis_url, mod, "admin")  # an admin bans too
+    made = await tom.create(3)  # Tom creates it and never sits
+    tid, owner = made["id"], made["owner_token"]
+    rea_token = (await rea.join(tid, "r"))["token"]
+    for code, impose, lift in (
+            ("suspended", ("POST", "suspend", {"minutes": 60}), ("DELETE", "suspend", None)),
+            ("banned", ("POST", "ban", {}), ("POST", "unban", None))):
+        r = await mod.http.request(impose[0], f"/api/admin/accounts/{tom_name}/{impose[1]}",
+                                   json=impose[2])
+        assert r.status_code == 200, r.text
+        before = (await anon.get(f"/api/tables/{tid}")).json()
+        for method, path, payload in [
+                ("POST", f"/api/tables/{tid}/seats/1/bot", {"kind": "random"}),
+                ("POST", f"/api/tables/{tid}/seats/0/kick", {}),
+                ("PATCH", f"/api/tables/{tid}/options", {}),
+                ("POST", f"/api/tables/{tid}/start", {})]:
+            r = await anon.http.request(method, path, json=payload,
+                                        headers={"Authorization": f"Bearer {owner}"})
+            assert error_of(r) == (403, code), (method, path, r.text)
+        assert (await anon.get(f"/api/tables/{tid}")).json() == before  # nothing changed
+        r = await anon.http.post(f"/api/tables/{tid}/seed", json={"player_seed": "rea"},
+                                 headers={"Authorization": f"Bearer {rea_token}"})
+        assert r.status_code == 200, r.text
+        r = await mod.http.request(lift[0], f"/api/admin/accounts/{tom_name}/{lift[1]}",
+                                   json=lift[2])
+        assert r.status_code == 200, r.text
+    # Lifted: the owner token is the host's again.
+    r = await anon.http.post(f"/api/tables/{tid}/seats/1/bot", json={"kind": "random"},
+                             headers={"Authorization": f"Bearer {owner}"})
+    assert r.status_code == 200, r.text
+    assert (await anon.get(f"/api/tables/{tid}")).json()["seats"][1]["kind"] == "bot"
+    for m in (rea, tom, mod, anon):
+        await m.close()
+
+
+def test_a_meta_stored_before_the_creator_was_kept_has_none() -> None:
+    """A meta hash written before ``creator`` existed parses with none (its owner token
+    then works as before), and a guest's table stores no such field."""
+    meta = TableMeta(id="t", game="einauge", status="open", name="", options={},
+                     seats=[Seat(), Seat()], contributions=["", ""], commitment="c",
+                     server_seed="s", created_at=1.0, tokens=["", ""], owner="o")
+    fields = meta.to_fields()
+    assert "creator" not in fields
+    assert TableMeta.from_fields("t", fields).creator == ""
+    meta.creator = "uid-1"
+    assert TableMeta.from_fields("t", meta.to_fields()).creator == "uid-1"
