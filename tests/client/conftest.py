@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import zlib
 from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import httpx
@@ -286,3 +287,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
                 "page autoplay seeds",
                 "\n".join(f"{n}: {s} (replay: {SEED_ENV}={s})" for n, s in used.items())))
     return report
+
+
+def fixed1(x: float) -> str:
+    """``x`` with one decimal as JavaScript's ``toFixed(1)`` writes it: a tie (2.25: the
+    binary value is exact) rounds away from zero, where Python's format rounds to even."""
+    q = Decimal(abs(x)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return f"{'-' if x < 0 else ''}{q}"

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.client.conftest import api
+from tests.client.conftest import api, fixed1
 from tests.conftest import ServerProcess
 from tests.waiting import until_sync
 
@@ -61,11 +61,12 @@ def test_replay_viewer_shows_the_analysis(browser: Browser, server: ServerProces
             # Luck against skill, on one scale: the luck and the decisions' loss as bars.
             row = page.get_by_test_id(f"luck-row-{s['seat']}")
             expect(row.locator(".luck .pos, .luck .neg")).to_have_attribute(
-                "data-value", f"{s['luck']:.1f}")
+                "data-value", fixed1(s["luck"]))
             expect(row.locator(".skill span")).to_have_attribute("data-value",
-                                                                 f"{-s['loss']:.1f}")
+                                                                 fixed1(-s["loss"]))
             expect(row.locator(".luck")).to_have_attribute(
-                "aria-label", re.compile(rf"luck of the draws {s['luck']:.1f} points"))
+                "aria-label",
+                re.compile("luck of the draws " + re.escape(fixed1(s["luck"])) + " points"))
         most = max(max(abs(s["luck"]), s["loss"]) for s in analysis["summary"])
         widths = page.locator("[data-testid=luck-chart] .luck-bar span").evaluate_all(
             "els => els.map((e) => e.getBoundingClientRect().width)")
@@ -75,7 +76,7 @@ def test_replay_viewer_shows_the_analysis(browser: Browser, server: ServerProces
         expect(page.locator(".replay-log .analysis-note")).to_have_count(len(judged))
         for d in judged[:5]:
             note = page.get_by_test_id(f"analysis-{d['index']}")
-            expect(note).to_contain_text(f"−{d['loss']:.1f} pts")
+            expect(note).to_contain_text(f"−{fixed1(d['loss'])} pts")
             expect(note).to_contain_text(f"best: {d['best']['type']}")
             if d["mark"]:
                 expect(note).to_contain_text(d["mark"])
@@ -83,7 +84,7 @@ def test_replay_viewer_shows_the_analysis(browser: Browser, server: ServerProces
         worst = max(judged, key=lambda d: d["loss"])
         page.evaluate(f"() => window.__cardtable.seekSeq({worst['seq']})")
         board = page.get_by_test_id("analysis-board")
-        expect(board).to_contain_text(f"−{worst['loss']:.1f} pts")
+        expect(board).to_contain_text(f"−{fixed1(worst['loss'])} pts")
         expect(board).to_contain_text(f"best: {worst['best']['type']}")
         expect(load).to_have_count(0)  # loaded once; the button is gone
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from engine import get_game
-from tests.client.conftest import api
+from tests.client.conftest import api, fixed1
 from tests.conftest import ServerProcess
 from tests.server.client import prompt_actions
 from tests.waiting import until_sync
@@ -37,13 +36,6 @@ def server(redis_url: str, client_dist: Path) -> Iterator[ServerProcess]:
                                       "CARDTABLE_BRANCHES_PER_HOUR": "1000"}).start()
     yield s
     s.stop()
-
-
-def fixed1(x: float) -> str:
-    """``x`` with one decimal as JavaScript's ``toFixed(1)`` writes it: a tie (2.25: the
-    binary value is exact) rounds away from zero, where Python's format rounds to even."""
-    q = Decimal(abs(x)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-    return f"{'-' if x < 0 else ''}{q}"
 
 
 def finished_table(server: ServerProcess, game: str) -> str:
