@@ -5,7 +5,9 @@
 - ``protocol.lobby``: the HTTP API over ``httpx`` (``Lobby``, ``Member``, ``Refused``);
 - ``protocol.connection``: the websocket clients over the ``websockets`` library
   (``Connection``, ``LightConnection``; ``watch_seek``, a seek's socket) and its low-level
-  door (``dial``, ``dial_sync``).
+  door (``dial``, ``dial_sync``);
+- ``protocol.reads``: ``reads``, a client that keeps each read's frames together (for
+  tests of how the server batches its writes).
 
 It imports nothing of the project (engine, server, CLI, tests, benchmarks), and no module
 of the tests or the benchmarks opens a websocket or defines a codec of its own

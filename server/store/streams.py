@@ -390,9 +390,8 @@ class Store:
         process shows an event a failover could still lose. Raises
         ``redis.RedisError`` when Redis fails and ``NotReplicated`` when too few replicas
         confirmed (either way nothing is acknowledged; a retry with the same ``act_key``
-        is safe). Bounded by ``self.timeout`` in total (``redis.TimeoutError``), on the
-        lane by its own timer.
-        """
+        is safe). Bounded by ``self.timeout`` (``redis.TimeoutError``); on the lane by its
+        timer."""
         if self.seal is not None:
             entries = self.seal.seal_entries(entries, table_id)
         body = {"table": table_id, "from": expected_seq + 1, "prev": prev, "entries": entries,
@@ -400,28 +399,23 @@ class Store:
         payload = pack(body if meta_changed else {"by": self.origin, **body})
         waiting = self.wait_replicas > 0
         args: list[Any] = [expected_seq, expected_version, act_key, head,
-                           b"" if waiting else payload, len(entries), prev]
-        args += [pack(e) for e in entries]
+                           b"" if waiting else payload, len(entries), prev, *map(pack, entries)]
         for k, v in (meta_fields or {}).items():
             args += [k, v]
         keys = [meta_key(table_id), events_key(table_id), acts_key(table_id), channel(table_id)]
         if self.lane is not None and not waiting:  # one round trip, bounded by the lane
             status, seq = await self.lane.script(self._append.sha, APPEND_LUA, keys, args,
                                                  within=self.timeout)
-            return AppendResult(status.decode() if isinstance(status, bytes) else status,
-                                int(seq))
+            return AppendResult(status.decode() if isinstance(status, bytes) else status, int(seq))
         return await self._append_pooled(table_id, keys, args, payload, waiting)
 
     @bounded
     async def _append_pooled(self, table_id: str, keys: list[str], args: list[Any],
                              payload: bytes, waiting: bool) -> AppendResult:
         """``append``'s round trips on the pooled client (a cluster, TLS, replica waits)."""
-        if waiting:
-            status, seq = await self._waited(self._append, keys, args)
-        else:
-            status, seq = await self._append(keys=keys, args=args)
-        result = AppendResult(status.decode() if isinstance(status, bytes) else status,
-                              int(seq))
+        status, seq = await (self._waited(self._append, keys, args) if waiting
+                             else self._append(keys=keys, args=args))
+        result = AppendResult(status.decode() if isinstance(status, bytes) else status, int(seq))
         if waiting and result.status == "ok":
             await self.redis.spublish(channel(table_id), payload)
         return result

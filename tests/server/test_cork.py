@@ -10,10 +10,8 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
-from websockets.client import ClientProtocol
-from websockets.frames import Frame
-from websockets.uri import parse_uri
 
+from protocol.reads import reads
 from server.fanout.cork import Cork
 from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend
 from server.fanout.room import Connection
@@ -45,28 +43,6 @@ def served(script: Any) -> RawSend:
     return RawSend(Starlette(routes=[WebSocketRoute("/ws", endpoint)]))
 
 
-async def chunks(port: int, count: int) -> list[list[Frame]]:
-    """The frames of each of the first ``count`` reads (of data that held a frame) of a
-    websocket client of ``ws://127.0.0.1:port/ws``, read as its bytes arrive."""
-    client = ClientProtocol(parse_uri(f"ws://127.0.0.1:{port}/ws"))
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    try:
-        client.send_request(client.connect())
-        for data in client.data_to_send():
-            writer.write(data)
-        got: list[list[Frame]] = []
-        while len(got) < count:
-            data = await asyncio.wait_for(reader.read(65536), 10)
-            assert data, f"the server closed after {got}"
-            client.receive_data(data)
-            frames = [e for e in client.events_received() if isinstance(e, Frame)]
-            if frames:
-                got.append(frames)
-        return got
-    finally:
-        writer.close()
-
-
 async def test_a_players_frames_of_one_turn_arrive_in_one_write_in_order():
     async def script(conn: Connection) -> None:
         conn.seat = 0
@@ -78,8 +54,8 @@ async def test_a_players_frames_of_one_turn_arrive_in_one_write_in_order():
         conn.push(b"next turn")
 
     async with in_process(served(script)) as port:
-        got = await chunks(port, 2)
-    assert [[f.data for f in chunk] for chunk in got] == [
+        got = await reads(f"ws://127.0.0.1:{port}/ws", 2)
+    assert got == [
         [b"delta", b"ack", b"prompt"], [b"next turn"]]
 
 
@@ -91,10 +67,9 @@ async def test_frames_held_before_a_close_are_sent_before_it():
         conn.push(b"after the close")  # dropped: the socket is closing
 
     async with in_process(served(script)) as port:
-        got = await chunks(port, 1)
-    frames = got[0]
-    assert frames[0].data == b"error: too slow"
-    assert all(f.data != b"after the close" for f in frames)
+        got = await reads(f"ws://127.0.0.1:{port}/ws", 1)
+    assert got[0][0] == b"error: too slow"
+    assert b"after the close" not in got[0]
 
 
 async def test_a_spectators_frames_are_written_at_once():
@@ -103,5 +78,5 @@ async def test_a_spectators_frames_are_written_at_once():
         assert conn.held is None
 
     async with in_process(served(script)) as port:
-        got = await chunks(port, 1)
-    assert [f.data for f in got[0]] == [b"delta"]
+        got = await reads(f"ws://127.0.0.1:{port}/ws", 1)
+    assert got == [[b"delta"]]
