@@ -118,25 +118,43 @@ function isletEffect(id) {
   return f ? f((CAT && CAT.islet_numbers) || {}) : "";
 }
 
+// A glossary term inside a sentence of the log (a word the page explains in place): the
+// sentence is built with a marker per term and split into text and term elements after.
+const MARK = "\u2063";
+
+/** One sentence for event `e`: a string, or a list of strings and term elements when it
+ *  names an islet or a loot card's "(gold/curse)" (glossary.js: hover, focus, a tap). */
 function describeEvent(e, names = []) {
   const seat = seatEventText(e, names); // who plays a seat: the shell's words
   if (seat) return seat;
   const f = tt("li_ev")[e.type];
   const who = typeof e.seat === "number" ? names[e.seat] || `#${e.seat + 1}` : "";
   if (!f) return `${who ? `${who}: ` : ""}${e.type.replace(/_/g, " ")}`;
-  const cards = (list, values = {}) => (list || []).map((c) => (c.startsWith("loot-") ? lootText(c) : mapText(c, values[c]))).join(", ");
-  return f({
-    who, round: e.round, n: e.cubes ?? e.count ?? (e.cards ? e.cards.length : 0), card: e.card ? (e.card.startsWith("loot-") ? lootText(e.card) : mapText(e.card)) : "",
+  const terms = [];
+  const mark = (key, text) => { terms.push([key, text]); return `${MARK}${terms.length - 1}${MARK}`; };
+  const loot = (c) => lootText(c, mark);
+  const cards = (list, values = {}) => (list || []).map((c) => (c.startsWith("loot-") ? loot(c) : mapText(c, values[c]))).join(", ");
+  const text = f({
+    who, round: e.round, n: e.cubes ?? e.count ?? (e.cards ? e.cards.length : 0), card: e.card ? (e.card.startsWith("loot-") ? loot(e.card) : mapText(e.card)) : "",
     cards: cards(e.cards, e.values || {}), landing: e.landing ? landingName(e.landing) : "", coast: coastName(e.ship || e.coast), event: e.event ? `${eventName(e.event)} (${eventEffect(e.event)})` : "",
-    islet: e.islet ? isletName(e.islet) : "", skip: e.skip, under: e.under, copy: e.copy ? tt("li_actions_short")[e.copy] : "", forced: e.forced, marker: e.start_marker,
+    islet: e.islet ? mark("islet", isletName(e.islet)) : "", skip: e.skip, under: e.under, copy: e.copy ? tt("li_actions_short")[e.copy] : "", forced: e.forced, marker: e.start_marker,
     size: e.size, healer: e.healer ? healerText(e.healer) : "", healers: (e.healers || []).map(healerText).join(", "),
   });
+  if (!terms.length) return text;
+  return text.split(MARK).map((part, i) => {
+    if (i % 2 === 0) return part;
+    const [key, words] = terms[Number(part)];
+    return h("span", { class: "term-word", ...term(key, false) }, words);
+  });
 }
-function lootText(id) {
+/** A loot card in words: "Crown ✝2 (3/1)", its gold and curse in brackets; `mark(key,
+ *  text)`, when given, makes the brackets a glossary term. */
+function lootText(id, mark = null) {
   const c = lootInfo(id);
   if (!c) return id;
   const extra = c.kind === "crown" ? ` ✝${c.crosses}` : c.kind === "book" ? ` ×${c.multiplier}` : c.kind === "skull" ? ` ${c.variant}` : "";
-  return `${tt("li_kinds")[c.kind] || c.kind}${extra} (${c.gold}/${c.curse})`;
+  const values = `(${c.gold}/${c.curse})`;
+  return `${tt("li_kinds")[c.kind] || c.kind}${extra} ${mark ? mark("loot_values", values) : values}`;
 }
 function healerText(id) {
   const c = healerInfo(id);
@@ -429,7 +447,7 @@ function renderIslets(view, acts, s, disabled, send, redraw) {
       const params = tt("li_islet_params")[id];
       const choosing = s.target && s.target.kind === "islet" && s.target.id === id;
       return h("li", { class: `islet ${state}`, testid: `islet-${id}`, dataset: { state } },
-        h("b", {}, isletName(id)), " ", h("span", { class: `badge ${state}` }, state === "open" ? t("li_open") : t("li_used")),
+        h("b", {}, isletName(id)), " ", h("span", { class: `badge ${state}`, testid: `islet-state-${id}`, ...term("islet_state", id === ids[0]) }, state === "open" ? t("li_open") : t("li_used")),
         h("div", { class: "hint" }, isletEffect(id), params ? ` (${params})` : ""),
         mineHere.length && s.cards.length ? h("button", { type: "button", class: "act", testid: `use-${id}`, disabled,
           onclick: () => choose(mineHere, { kind: "islet", id }, s, send, redraw) }, t("li_use")) : null,
@@ -527,7 +545,8 @@ function renderScore(view) {
 const MOVES = new Set(["map_cards_discarded", "map_cards_played", "islet_used", "passed", "loot_taken", "loot_discarded", "healer_chosen"]);
 
 // Each term of the board (glossary.js) and the section of the rules page that says more.
-const TERM_SECTIONS = { minimum: "loot", event: "events", count: "loot", discs: "play", cubes: "end", mark: "components" };
+const TERM_SECTIONS = { minimum: "loot", event: "events", count: "loot", discs: "play", cubes: "end", mark: "components",
+  islet: "islets", islet_state: "islets", loot_values: "scoring" };
 
 export const lootIsland = {
   name: GAME,
@@ -544,7 +563,8 @@ export const lootIsland = {
   errorTexts: lootIslandErrors,
   lesson,
   glossary: (key) => {
-    const text = lootIslandGlossary(key, currentLang(), CAT && CAT.numbers);
+    const numbers = CAT ? { ...CAT.numbers, islet_cost: CAT.islet_numbers && CAT.islet_numbers.cost } : null;
+    const text = lootIslandGlossary(key, currentLang(), numbers);
     return text ? { text, section: TERM_SECTIONS[key.startsWith("mark_") ? "mark" : key] } : null;
   },
 };
