@@ -286,30 +286,61 @@ function selection(acts) {
 
 function renderBoard(view, ctx = {}) {
   const wrap = h("div", { class: "board loot-island", testid: "board", dataset: { game: GAME, seq: view.seq } });
-  const redraw = () => {
+  // `first`: the render of a new view, not a click on this board (nothing scrolls then).
+  const redraw = (first = false) => {
     const opening = !wrap.querySelector("[data-testid=chooser]");
+    const played = !!wrap.querySelector("[data-testid^=play-]");
     mount(wrap, boardParts(view, ctx, redraw));
     wrap.classList.toggle("choosing", !!sel.target);
-    if (sel.target && opening) requestAnimationFrame(() => showChooser(wrap));
+    watchHand(wrap);
+    if (sel.target && opening) requestAnimationFrame(() => showClear(wrap, wrap.querySelector("[data-testid=chooser]")));
+    // Cards just chosen that some landing takes: its "Play here" in view, not under the hand.
+    else if (!first && !played) requestAnimationFrame(() => showPlays(wrap));
   };
-  redraw();
+  redraw(true);
   return wrap;
 }
 
-/** Scroll a chooser just opened into the part of the window nothing pinned covers (under
- *  the header and the turn banner, above the hand while it is pinned): it opens under the
- *  landing or islet tapped, which may lie at the window's bottom edge. */
-function showChooser(wrap) {
-  const c = wrap.querySelector("[data-testid=chooser]");
-  if (!c) return;
+/** Keep `--hand-h` on the board at the pinned hand's height (px): the landings' and islets'
+ *  buttons keep that much scroll margin below them (style.css), so focusing or scrolling to
+ *  one brings it above the hand, never under it. */
+function watchHand(wrap) {
+  const hand = wrap.querySelector("[data-testid=my-hand]");
+  if (!hand) { wrap.style.removeProperty("--hand-h"); return; }
+  new ResizeObserver(([e], obs) => {
+    if (!e.target.isConnected) { obs.disconnect(); return; }
+    wrap.style.setProperty("--hand-h", `${e.target.offsetHeight}px`);
+  }).observe(hand);
+}
+
+/** The window's part nothing pinned covers, as `[top, bottom]` px of the viewport: under
+ *  the header and the turn banner, above the hand while it is pinned (and `el` not in it). */
+function clearArea(wrap, el) {
   const top = Math.max(0, ...[...document.querySelectorAll(".site-header, .table-page > .turn-banner")].map((e) => e.getBoundingClientRect().bottom));
   const hand = wrap.querySelector("[data-testid=my-hand]");
-  const pinned = hand && !hand.contains(c) && getComputedStyle(hand).position === "sticky";
-  const bottom = pinned ? Math.min(window.innerHeight, hand.getBoundingClientRect().top) : window.innerHeight;
-  const r = c.getBoundingClientRect();
+  const pinned = hand && !hand.contains(el) && getComputedStyle(hand).position === "sticky";
+  return [top, pinned ? Math.min(window.innerHeight, hand.getBoundingClientRect().top) : window.innerHeight];
+}
+
+/** Scroll `el` (a chooser just opened, a "Play here" just offered) into the part of the
+ *  window nothing pinned covers: it may lie at the window's bottom edge, under the hand. */
+function showClear(wrap, el) {
+  if (!el) return;
+  const [top, bottom] = clearArea(wrap, el);
+  const r = el.getBoundingClientRect();
   const gap = 6;
   if (r.top < top + gap) window.scrollBy(0, r.top - top - gap);
   else if (r.bottom > bottom - gap) window.scrollBy(0, Math.min(r.bottom - bottom + gap, r.top - top - gap));
+}
+
+/** After a click that offered "Play here" buttons: when none is wholly in the clear part
+ *  of the window, the first one is scrolled there. */
+function showPlays(wrap) {
+  const plays = [...wrap.querySelectorAll("[data-testid^=play-]")];
+  if (!plays.length) return;
+  const [top, bottom] = clearArea(wrap, plays[0]);
+  const clear = (b) => { const r = b.getBoundingClientRect(); return r.top >= top && r.bottom <= bottom; };
+  if (!plays.some(clear)) showClear(wrap, plays[0]);
 }
 
 function boardParts(view, ctx, redraw) {
@@ -357,7 +388,8 @@ function renderIsland(view, ctx, names, acts, s, disabled, send, redraw) {
     // One space in the text ("Nord wird erkundet"): the icon's room is the badge's gap.
     h("h3", {}, coastName(c), view.ship === c ? [" ", h("span", { class: "ship-badge", testid: "ship", title: t("li_ship_at", { coast: coastName(c) }) }, h("span", { html: icons.ship(t("li_ship")) }), t("li_explored"))] : null),
     h("div", { class: "landings" }, [`${c}-1`, `${c}-2`].map(landing)));
-  const corner = (c) => h("div", { class: `ship-space ship-${c}${view.ship === c ? " here" : ""}`, testid: `ship-space-${c}`, title: t("li_ship") }, view.ship === c ? h("span", { html: icons.ship(t("li_ship")) }) : "·");
+  // A corner holds the ship while it is at that coast; else it stays empty (no mark).
+  const corner = (c) => h("div", { class: `ship-space ship-${c}${view.ship === c ? " here" : ""}`, testid: `ship-space-${c}`, title: view.ship === c ? t("li_ship") : null, "aria-hidden": view.ship === c ? null : "true" }, view.ship === c ? h("span", { html: icons.ship(t("li_ship")) }) : null);
   const ev = view.event;
   return h("section", { class: "panel island", testid: "island", "aria-label": t("li_island") },
     COASTS.map(coast), COASTS.map(corner),
