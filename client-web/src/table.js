@@ -164,7 +164,7 @@ export function tablePage(root, id) {
     const copyBtn = h("button", { type: "button", class: "ghost small", testid: "copy-link", onclick: async () => {
       try { await navigator.clipboard.writeText(link); copyBtn.textContent = t("copied"); } catch { linkInput.select(); }
     } }, t("copy"));
-    const linkInput = h("input", { class: "link", readonly: true, value: link, testid: "share-link", "aria-label": t("share_link"), onfocus: (e) => e.target.select() });
+    const linkInput = h("input", { class: "link", id: "share-link", readonly: true, value: link, testid: "share-link", onfocus: (e) => e.target.select() });
     const stateText = st.connState === "open" ? t("conn_open") : st.connState === "closed" ? t("conn_closed", { s: st.retryIn ?? 1 })
       : st.connState === "gone" ? t("conn_gone") : st.connState === "suspended" ? t("conn_suspended") : t("conn_connecting");
     mount(els.top,
@@ -181,7 +181,7 @@ export function tablePage(root, id) {
       h("a", { class: "button ghost small", href: rulesHref(game().name), target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
       h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
         Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
-      h("div", { class: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
+      h("div", { class: "share" }, h("label", { for: "share-link", testid: "share-label" }, t("share_link")), linkInput, copyBtn),
       h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
   }
 
