@@ -170,7 +170,7 @@ export function tablePage(root, id) {
     mount(els.top,
       // The game's title and the table's name (tablename.js: one made for it when it has none).
       h("div", { class: "tname" }, h("h1", {}, s ? [h("span", { testid: "table-game" }, gameTitle(game().name)), " · "] : null,
-        h("span", { testid: "table-title" }, s ? tableName(s) : id)),
+        h("span", { testid: "table-title" }, s ? tableName(s, { withGame: false }) : id)),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         isTutorial(s) ? h("span", { class: "badge", testid: "tutorial-badge" }, t("tut_badge")) : null,
