@@ -48,8 +48,7 @@ def test_islets_and_loot_values_explain_themselves(page: Page, browser: Browser,
                                 ("loot_values", "(gold/curse)", "scoring")):
         if log.locator(f"[data-term={key}]").count():
             word = log.locator(f"[data-term={key}]").first
-            word.scroll_into_view_if_needed()
-            word.hover()
+            word.hover()  # scrolled to by the action itself, again if the page redrew it
             expect(tip.get_by_test_id("term-text")).to_contain_text(words)
             expect(tip.get_by_test_id("term-rules")).to_have_attribute(
                 "href", f"/rules/loot-island#{section}")
@@ -66,9 +65,9 @@ def test_islets_and_loot_values_explain_themselves(page: Page, browser: Browser,
     try:
         phone = ctx.new_page()
         phone.goto(f"{web.url}/table/{tid}")
-        badge = phone.locator("[data-term=islet_state]").first
-        badge.scroll_into_view_if_needed()
-        badge.tap()
+        # The whole log shown (the page has taken in the game), then a tap on a badge.
+        expect(phone.get_by_test_id("log").locator("[data-term=loot_values]")).to_have_count(loot)
+        phone.locator("[data-term=islet_state]").first.tap()
         expect(phone.get_by_test_id("term-tip")).to_be_visible()
         expect(phone.get_by_test_id("term-text")).to_contain_text("the next preparation")
     finally:
