@@ -96,6 +96,7 @@ const en = {
   kick: "Remove player",
   kick_confirm: (p) => `Remove ${p.name} from the table?`,
   private_table: "Private (only with the invite link)",
+  tc_none_hint: "“No clock” needs “Private”: at a public table a stranger who never moves would stall everyone; a clock hands a stalled seat to a bot.",
   private_badge: "private",
   guest_name: "Guest", // a guest's default name (the server's), as shown
   private_hint: "Private table: only people with this link can find it.",
@@ -338,6 +339,7 @@ const de = {
   kick: "Spieler entfernen",
   kick_confirm: (p) => `${p.name} vom Tisch entfernen?`,
   private_table: "Privat (nur mit dem Einladungslink)",
+  tc_none_hint: "„Ohne Uhr“ geht nur mit „Privat“: An einem öffentlichen Tisch könnte ein Fremder, der nie zieht, alle aufhalten; mit Uhr übernimmt dann ein Bot seinen Platz.",
   private_badge: "privat",
   guest_name: "Gast",
   private_hint: "Privater Tisch: Nur wer diesen Link hat, findet ihn.",

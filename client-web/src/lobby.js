@@ -66,8 +66,10 @@ export function lobbyPage(root, go) {
       optionFields(g.options_schema, null, null, (key, spec) => ({
         id: `t-opt-${kebab(key)}`, testid: spec.type === "boolean" ? kebab(key) : spec.enum ? `${kebab(key)}-select` : `${kebab(key)}-input` }), g.name),
       h("div", { class: "field" }, h("label", { for: "t-clock" }, t("time_control")),
-        h("select", { id: "t-clock", name: "time_control", testid: "time-control-select", onchange: () => { st.clockChosen = true; } },
-          TIME_CONTROLS.map(([value, tc]) => h("option", { value, selected: value === "normal" }, timeControlText(tc))))),
+        h("select", { id: "t-clock", name: "time_control", testid: "time-control-select", "aria-describedby": "t-clock-hint", onchange: () => { st.clockChosen = true; } },
+          TIME_CONTROLS.map(([value, tc]) => h("option", { value, selected: value === "normal" }, timeControlText(tc)))),
+        // Why "No clock" is offered only with "Private" (privacyChanged), where the choice is.
+        h("small", { class: "hint", id: "t-clock-hint", testid: "clock-hint" }, t("tc_none_hint"))),
       h("div", { class: "field check" },
         h("input", { type: "checkbox", id: "t-private", name: "private", testid: "private-table", onchange: privacyChanged }),
         h("label", { for: "t-private" }, t("private_table"))),

@@ -164,13 +164,13 @@ export function tablePage(root, id) {
     const copyBtn = h("button", { type: "button", class: "ghost small", testid: "copy-link", onclick: async () => {
       try { await navigator.clipboard.writeText(link); copyBtn.textContent = t("copied"); } catch { linkInput.select(); }
     } }, t("copy"));
-    const linkInput = h("input", { class: "link", readonly: true, value: link, testid: "share-link", "aria-label": t("share_link"), onfocus: (e) => e.target.select() });
+    const linkInput = h("input", { class: "link", id: "share-link", readonly: true, value: link, testid: "share-link", onfocus: (e) => e.target.select() });
     const stateText = st.connState === "open" ? t("conn_open") : st.connState === "closed" ? t("conn_closed", { s: st.retryIn ?? 1 })
       : st.connState === "gone" ? t("conn_gone") : st.connState === "suspended" ? t("conn_suspended") : t("conn_connecting");
     mount(els.top,
       // The game's title and the table's name (tablename.js: one made for it when it has none).
       h("div", { class: "tname" }, h("h1", {}, s ? [h("span", { testid: "table-game" }, gameTitle(game().name)), " · "] : null,
-        h("span", { testid: "table-title" }, s ? tableName(s) : id)),
+        h("span", { testid: "table-title" }, s ? tableName(s, { withGame: false }) : id)),
         s ? h("span", { class: `badge st-${s.status}`, testid: "table-status" }, t(`status_${s.status}`)) : null,
         s && s.rated ? h("span", { class: "badge rated", testid: "rated-badge" }, t("rated")) : null,
         isTutorial(s) ? h("span", { class: "badge", testid: "tutorial-badge" }, t("tut_badge")) : null,
@@ -182,7 +182,7 @@ export function tablePage(root, id) {
       h("a", { class: "button ghost small", href: rulesHref(game().name), target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
       h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
         Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
-      isTutorial(s) ? null : h("div", { class: "share", testid: "share" }, h("label", {}, t("share_link")), linkInput, copyBtn),
+      isTutorial(s) ? null : h("div", { class: "share", testid: "share" }, h("label", { for: "share-link", testid: "share-label" }, t("share_link")), linkInput, copyBtn),
       h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
   }
 

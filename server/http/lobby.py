@@ -46,6 +46,23 @@ if TYPE_CHECKING:  # the service type only: server.app imports this module
 
 log = get_logger("lobby")
 
+async def count_new_table(svc: Service, request: Request) -> None:
+    """Count one new table of the request's address (``create:<addr>``, a one-hour window
+    shared by every route that makes a table: the lobby's form, tutorials). Raises
+    ``LobbyError`` 429 ``rate_limited`` past ``tables_per_hour`` tables in the window,
+    ``Unavailable`` when the counter cannot be reached."""
+    addr = request.client.host if request.client else "?"
+    try:
+        count = await svc.store.hit(f"create:{addr}", 3600)
+    except RedisError as e:
+        metrics.REDIS_ERRORS.inc()
+        log.warning("rate counter failed", error=str(e))
+        raise Unavailable("rate counter") from None
+    if count > svc.settings.tables_per_hour:
+        raise LobbyError(429, "rate_limited",
+                         f"at most {svc.settings.tables_per_hour} new tables per hour per address")
+
+
 @guarded
 async def create_table(request: Request) -> Response:
     svc = svc_of(request)
@@ -55,16 +72,7 @@ async def create_table(request: Request) -> Response:
         raise protocol.BadMessage(f"seats: {game.name} takes {game.min_players}-"
                                   f"{game.max_players} seats")
     options = checked_options(game, req.options, req.seats)
-    addr = request.client.host if request.client else "?"
-    try:
-        count = await svc.store.hit(f"create:{addr}", 3600)
-    except RedisError as e:
-        metrics.REDIS_ERRORS.inc()
-        log.warning("rate counter failed", error=str(e))
-        raise Unavailable("rate counter") from None
-    if count > svc.settings.tables_per_hour:
-        return error(429, "rate_limited",
-                     f"at most {svc.settings.tables_per_hour} new tables per hour per address")
+    await count_new_table(svc, request)
     time_control = (req.time_control.model_dump(exclude_none=True)
                     if req.time_control else {})
     try:

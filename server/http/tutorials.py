@@ -8,15 +8,13 @@ import secrets
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server import metrics
-from server.errors import LobbyError, Unavailable, confirmed
-from server.http import csrf, token_auth
-from server.http.common import body, error, game_named, guarded, svc_of
+from server.errors import LobbyError, confirmed
+from server.http import csrf, lobby, token_auth
+from server.http.common import body, game_named, guarded, svc_of
 from server.logging import get_logger
 from server.table import tutorial
 from server.table.meta import token_hash
@@ -46,16 +44,7 @@ async def create_tutorial(request: Request) -> Response:
         where = ".".join(str(p) for p in first["loc"]) or "body"
         raise LobbyError(400, "bad_message", f"{where}: {first['msg']}") from None
     game = game_named(req.game)
-    addr = request.client.host if request.client else "?"
-    try:
-        count = await svc.store.hit(f"create:{addr}", 3600)
-    except RedisError as e:
-        metrics.REDIS_ERRORS.inc()
-        log.warning("rate counter failed", error=str(e))
-        raise Unavailable("rate counter") from None
-    if count > svc.settings.tables_per_hour:
-        return error(429, "rate_limited",
-                     f"at most {svc.settings.tables_per_hour} new tables per hour per address")
+    await lobby.count_new_table(svc, request)  # a tutorial is a new table of the address
     session = csrf.session_of(request)
     account = session.account if session is not None else None
     token, starter, invite = (secrets.token_urlsafe(16) for _ in range(3))

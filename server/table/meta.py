@@ -153,6 +153,11 @@ class TableMeta:
     instead of the names (empty: a table started before, whose chain links the names)."""
     voided: str = ""
     """Once the game was voided (server/table/void.py): the reason ('' : not voided)."""
+    tournament: dict[str, Any] | None = None
+    """A tournament's board table (server/tournaments/boards.py): ``id`` and ``name`` of the
+    tournament, ``kind`` (``swiss``/``arena``) and ``round`` (int; an arena's game number),
+    so that a client words "<tournament> · round N" in its reader's language; ``None`` for
+    any other table. Its ``name`` keeps the English form for older clients."""
 
     @classmethod
     def from_fields(cls, table_id: str, f: dict[str, str]) -> TableMeta:
@@ -175,7 +180,8 @@ class TableMeta:
             scores=json.loads(f["scores"]) if f.get("scores") else None,
             name_salts=json.loads(f.get("name_salts") or "[]"),
             name_commitments=json.loads(f.get("name_commitments") or "[]"),
-            voided=f.get("voided", ""))
+            voided=f.get("voided", ""),
+            tournament=json.loads(f["tournament"]) if f.get("tournament") else None)
 
     def to_fields(self) -> dict[str, str]:
         """Every field as stored (including the secrets: only for Redis)."""
@@ -193,6 +199,8 @@ class TableMeta:
                                       ("creator", self.creator)) if v})
         if self.branch is not None:
             out["branch"] = json.dumps(self.branch, separators=(",", ":"))
+        if self.tournament is not None:
+            out["tournament"] = json.dumps(self.tournament, separators=(",", ":"))
         out.update({f"tok:{i}": t for i, t in enumerate(self.tokens)})
         if self.name_salts:
             out["name_salts"] = json.dumps(self.name_salts)
@@ -282,6 +290,8 @@ class TableMeta:
             out["scores"] = self.scores
         if self.voided:
             out["voided"] = self.voided
+        if self.tournament is not None:  # the page words "<name> · round N" itself
+            out["tournament"] = {k: self.tournament[k] for k in ("id", "name", "kind", "round")}
         if self.name_commitments:  # what the chain links for the names (fairness.md §5)
             out["name_commitments"] = list(self.name_commitments)
         return out

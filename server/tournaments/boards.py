@@ -66,7 +66,10 @@ class Boards:
         server_seed = secrets.token_bytes(32).hex()
         meta = TableMeta(
             id=tid, game=t.game, status="open",
+            # The English name for clients that do not read `tournament`; pages word the
+            # tournament and round from `tournament` in their reader's language.
             name=f"{t.name} · {'round' if t.kind == 'swiss' else 'game'} {board.round}",
+            tournament={"id": t.id, "name": t.name, "kind": t.kind, "round": board.round},
             options=game.check_options(t.options, seats),
             seats=[Seat(name=names[uid], kind="human", since=0, account=uid)
                    for uid in board.players],

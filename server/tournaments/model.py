@@ -167,6 +167,14 @@ class Tournament:
     def due(self, now: int) -> bool:
         """Would ``advance(now)`` change anything (besides results, which come from the
         tables)?"""
+        return self._ready(now, ending=True)
+
+    def _ready(self, now: int, ending: bool) -> bool:
+        """The one check behind ``due`` and ``may_plan``: a scheduled tournament at or past
+        its start; a running Swiss with no open board; a running arena before ``ends_at``
+        with a table's worth (``seats``) of active players at no open board, and with
+        ``ending`` also one at or past ``ends_at`` whose boards have all ended (it
+        finishes). False for any other status."""
         if self.status == "scheduled":
             return now >= self.starts_at
         if self.status != "running":
@@ -175,9 +183,9 @@ class Tournament:
         if self.kind == "swiss":
             return not open_boards
         if now >= self.ends_at:
-            return not open_boards
+            return ending and not open_boards
         busy = {p for b in open_boards for p in b.players}
-        return len([p for p in self.active() if p not in busy]) >= self.seats
+        return sum(p not in busy for p in self.active()) >= self.seats
 
     def start(self, now: int) -> None:
         """Start now (due, or asked by the creator): ``running``, or ``cancelled`` with
@@ -194,15 +202,7 @@ class Tournament:
         """True when ``advance(now)`` may plan boards (then its caller reads whom the
         players blocked): a due or running tournament with no open board (Swiss) or a
         table's worth of players at no table before the end (arena)."""
-        if self.status == "scheduled":
-            return now >= self.starts_at
-        if self.status != "running":
-            return False
-        open_boards = [b for b in self.boards if b.status != "done"]
-        if self.kind == "swiss":
-            return not open_boards
-        busy = {p for b in open_boards for p in b.players}
-        return now < self.ends_at and sum(p not in busy for p in self.active()) >= self.seats
+        return self._ready(now, ending=False)
 
     def advance(self, now: int, avoid: Mapping[str, Set[str]] = pairing.NOBODY
                 ) -> list[BoardState]:

@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jsonpatch
@@ -27,6 +28,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from tests import watch
 from tests.conftest import ROOT, ServerProcess
+from tests.waiting import until_sync
 
 CLIENT = ROOT / "client-web"
 DIST = CLIENT / "dist"
@@ -191,6 +193,21 @@ def bot_table(web: ServerProcess, game: str, bots: int = 2, kind: str = "random"
             headers=owner)
     api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
     return tid, {**seat, "name": name}
+
+
+def finished_table(web: ServerProcess, game: str, seats: int) -> str:
+    """A table of ``game`` with ``seats`` random bots, played to its end (waited for over
+    ``GET /api/tables/{id}``). Returns its id."""
+    table: Any = api(web, "POST", "/api/tables", json={"game": game, "seats": seats})
+    tid = table["id"]
+    owner = {"Authorization": f"Bearer {table['owner_token']}"}
+    for seat in range(seats):
+        api(web, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"},
+            headers=owner)
+    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
+    until_sync(lambda: httpx.get(f"{web.url}/api/tables/{tid}").json()["status"] == "ended",
+               120, "the bots' game to end")
+    return tid
 
 
 def seated_page(browser: Browser, web: ServerProcess, tid: str, seat: dict,

@@ -9,13 +9,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.client.conftest import api, fixed1
+from tests.client.conftest import api, finished_table, fixed1
 from tests.conftest import ServerProcess
-from tests.waiting import until_sync
 
 
 @pytest.fixture(scope="module")
@@ -28,22 +26,8 @@ def server(redis_url: str, client_dist: Path) -> Iterator[ServerProcess]:
     s.stop()
 
 
-def finished_table(server: ServerProcess) -> str:
-    """A two-seat Einauge table of random bots, played to its end."""
-    table = api(server, "POST", "/api/tables", json={"game": "einauge", "seats": 2})
-    tid = table["id"]
-    owner = {"Authorization": f"Bearer {table['owner_token']}"}
-    for seat in (0, 1):
-        api(server, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"},
-            headers=owner)
-    api(server, "POST", f"/api/tables/{tid}/start", headers=owner)
-    until_sync(lambda: httpx.get(f"{server.url}/api/tables/{tid}").json()["status"] == "ended",
-          120, "the bots' game to end")
-    return tid
-
-
 def test_replay_viewer_shows_the_analysis(browser: Browser, server: ServerProcess) -> None:
-    tid = finished_table(server)
+    tid = finished_table(server, "einauge", 2)
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     page = ctx.new_page()
     try:

@@ -107,3 +107,42 @@ def test_a_tournament_page_a_profile_and_my_games_pass_axe(browser: Browser,
             assert found == [], (path, json.dumps(found, indent=1))
     finally:
         ctx.close()
+
+
+def test_a_waiting_table_with_its_invite_fields_passes_axe_on_a_phone(
+        browser: Browser, web: ServerProcess) -> None:
+    """At 390×844: the table's host, an account, has the invite link and the "invite by
+    name" field before the game starts; each keeps its label (the invite link's shows)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US",
+                              is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    try:
+        page.goto(web.url + "/account")
+        page.get_by_test_id("to-signup").click()
+        page.get_by_test_id("username").fill(unique("axe"))
+        page.get_by_test_id("password").fill("correct horse 1")
+        page.get_by_test_id("sign-up").click()
+        page.wait_for_url("**/my-games")
+        made = page.evaluate("""async () => {
+            const me = await (await fetch("/api/me")).json();
+            const r = await fetch("/api/tables", { method: "POST", headers: {
+                "Content-Type": "application/json", "X-CSRF-Token": me.csrf },
+                body: JSON.stringify({ seats: 3 }) });
+            return await r.json(); }""")
+        page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                      [f"cardtable.owner.{made['id']}", json.dumps(made["owner_token"])])
+        page.goto(f"{web.url}/table/{made['id']}")
+        page.get_by_test_id("take-seat-0").click()
+        expect(page.get_by_test_id("invite-name")).to_be_visible()
+        expect(page.get_by_test_id("share-link")).to_be_visible()
+        # The invite link's label shows on the phone too, and names the field.
+        expect(page.get_by_test_id("share-label")).to_be_visible()
+        expect(page.get_by_label("Invite link", exact=True)).to_have_attribute(
+            "data-testid", "share-link")
+        box = page.evaluate("() => document.querySelector('[data-testid=share-link]')"
+                            ".getBoundingClientRect().toJSON()")
+        assert box["width"] >= 100 and box["right"] <= 390, box
+        found = violations(page)
+        assert found == [], json.dumps(found, indent=1)
+    finally:
+        ctx.close()

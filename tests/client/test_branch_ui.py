@@ -15,7 +15,7 @@ import redis
 from playwright.sync_api import Browser, expect
 
 from engine import get_game
-from tests.client.conftest import api
+from tests.client.conftest import api, finished_table
 from tests.conftest import ServerProcess, stored_entries
 from tests.server.client import prompt_actions
 from tests.waiting import until_sync
@@ -31,20 +31,6 @@ def server(redis_url: str, client_dist: Path) -> Iterator[ServerProcess]:
                                       "CARDTABLE_BRANCHES_PER_HOUR": "1000"}).start()
     yield s
     s.stop()
-
-
-def finished_table(server: ServerProcess, game: str) -> str:
-    """A table of random bots of ``game``, played to its end."""
-    table: Any = api(server, "POST", "/api/tables", json={"game": game, "seats": SEATS[game]})
-    tid = table["id"]
-    owner = {"Authorization": f"Bearer {table['owner_token']}"}
-    for seat in range(SEATS[game]):
-        api(server, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"},
-            headers=owner)
-    api(server, "POST", f"/api/tables/{tid}/start", headers=owner)
-    until_sync(lambda: httpx.get(f"{server.url}/api/tables/{tid}").json()["status"] == "ended",
-               120, "the bots' game to end")
-    return tid
 
 
 def position(record: dict[str, Any]) -> tuple[int, int]:
@@ -63,7 +49,7 @@ def position(record: dict[str, Any]) -> tuple[int, int]:
 def test_play_on_from_a_replay_position(browser: Browser, server: ServerProcess,
                                         redis_url: str, game_name: str) -> None:
     game = get_game(game_name)
-    tid = finished_table(server, game_name)
+    tid = finished_table(server, game_name, SEATS[game_name])
     record: Any = api(server, "GET", f"/api/tables/{tid}/record")
     index, seat = position(record)
     entries = stored_entries(redis.Redis.from_url(redis_url), tid)

@@ -314,6 +314,8 @@ def test_bot_moves_are_paced_and_the_last_move_is_highlighted(played, web: Serve
         assert text.startswith("Last move:")
         if "card" in move and move["type"] != "card_sold":  # a sold card leaves the game
             assert card == move["card"]
+        if "card" in move:  # the card by its readable name ("brown 7"), never its id
+            assert move["card"] not in text and move["card"].replace("-", " ") in text, text
 
 
 def test_german_page_shows_a_german_refusal(played):

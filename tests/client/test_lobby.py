@@ -4,6 +4,7 @@ keyboard), the table list, seats and bots, language switching, and a phone-sized
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 from playwright.sync_api import Browser, Page, expect
@@ -42,6 +43,14 @@ def test_no_clock_is_offered_for_a_private_table_only(page: Page, web: ServerPro
     expect(clock).to_have_value("normal")
     none = clock.locator('option[value="none"]')
     expect(none).to_be_disabled()
+    # Where the choice is, the form says why (the clock's description), in both languages.
+    hint = page.get_by_test_id("clock-hint")
+    expect(hint).to_be_visible()
+    expect(hint).to_contain_text("“No clock” needs “Private”")
+    expect(clock).to_have_accessible_description(re.compile("No clock.*Private"))
+    page.get_by_test_id("lang-de").click()
+    expect(hint).to_contain_text("„Ohne Uhr“ geht nur mit „Privat“")
+    page.get_by_test_id("lang-en").click()
     page.get_by_test_id("private-table").check()
     expect(none).to_be_enabled()
     expect(clock).to_have_value("none")  # a private table's default, until one is chosen

@@ -7,32 +7,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
 from playwright.sync_api import Page, expect
 
-from tests.client.conftest import api
+from tests.client.conftest import api, finished_table
 from tests.conftest import ServerProcess
 from tests.waiting import until_sync
 
 CODE = re.compile(r"Event [AB]\d\d|Ereignis [AB]\d\d|event-[ab]\d\d")
 
 
-def finished_game(web: ServerProcess) -> str:
-    """A three-seat Loot Island table of random bots (events on), played to its end."""
-    table: Any = api(web, "POST", "/api/tables", json={"game": "loot-island", "seats": 3})
-    tid = table["id"]
-    owner = {"Authorization": f"Bearer {table['owner_token']}"}
-    for seat in range(3):
-        api(web, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"},
-            headers=owner)
-    api(web, "POST", f"/api/tables/{tid}/start", headers=owner)
-    until_sync(lambda: httpx.get(f"{web.url}/api/tables/{tid}").json()["status"] == "ended",
-               120, "the bots' game to end")
-    return tid
-
-
 def test_events_are_named_by_name_and_effect(page: Page, web: ServerProcess) -> None:
-    tid = finished_game(web)
+    tid = finished_table(web, "loot-island", 3)
     page.goto(f"{web.url}/replay/{tid}")
     # The page's test hooks exist once its script ran: under load, after the navigation.
     until_sync(lambda: page.evaluate("() => (window.__cardtable?.events?.() ?? 0) > 0"), 60,

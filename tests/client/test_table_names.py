@@ -1,6 +1,7 @@
 """Unnamed tables get a readable name (client-web/src/tablename.js): in the lobby list and
 on the table page, "Anna's table" after its host (German "Tisch von Anna"), and a table
-nobody sits at its game's title and a short part of its id, never the bare id."""
+nobody sits at its game's title and its whole id (not cut: "hoq-" named two tables, and
+read as a broken word); the table page's heading names the game once."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def test_unnamed_tables_get_a_readable_name(page: Page, web: ServerProcess) -> N
     page.goto(web.url + "/")
     names = {t["id"]: page.get_by_test_id(f"table-row-{t['id']}").locator(".tinfo b").first
              for t in (hosted, empty, named)}
-    short = f"{title[empty['game']]} · table {empty['id'][:4]}"
+    short = f"{title[empty['game']]} · table {empty['id']}"
     expect(names[hosted["id"]]).to_have_text("Anna's table")
     expect(names[empty["id"]]).to_have_text(short)
     expect(names[named["id"]]).to_have_text("Friday cards")
@@ -37,3 +38,9 @@ def test_unnamed_tables_get_a_readable_name(page: Page, web: ServerProcess) -> N
     page.get_by_test_id("lang-en").click()
     page.goto(f"{web.url}/table/{hosted['id']}")
     expect(page.get_by_test_id("table-title")).to_have_text("Anna's table")
+    # A table nobody sits at: its page's heading names the game once, then the table.
+    page.goto(f"{web.url}/table/{empty['id']}")
+    expect(page.get_by_test_id("table-title")).to_have_text(f"table {empty['id']}")
+    expect(page.locator(".topbar h1")).to_have_text(short)
+    page.get_by_test_id("lang-de").click()
+    expect(page.locator(".topbar h1")).to_have_text(short.replace("table", "Tisch"))

@@ -139,6 +139,11 @@ def test_four_accounts_play_a_swiss_tournament_watched_by_a_spectator(
         watch.wait_for_url(f"**/table/{board}")
         expect(watch.get_by_test_id("board")).to_be_visible()
         assert watch.evaluate("() => window.__cardtable.conn.seat") is None  # a spectator
+        # The board is named by its tournament and round, in the page's language.
+        expect(watch.get_by_test_id("table-title")).to_have_text(f"Browser cup · round {round_no}")
+        watch.get_by_test_id("lang-de").click()
+        expect(watch.get_by_test_id("table-title")).to_have_text(f"Browser cup · Runde {round_no}")
+        watch.get_by_test_id("lang-en").click()
         # Each player's page goes from the tournament page to its board and plays there.
         seed = page_seed(request) + 10 * round_no
         tables[round_no] = {play_from_tournament_page(page, boards, seed + i)

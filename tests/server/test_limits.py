@@ -90,6 +90,9 @@ async def test_connections_per_address_and_tables_per_hour(strict):
     assert statuses == [201, 201, 429]
     r = await lobby.http.post("/api/tables", json={"seats": 2})
     assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
+    # A tutorial is a new table of the address: the same count, the same answer.
+    t = await lobby.http.post("/api/tutorials", json={"game": "einauge"})
+    assert t.status_code == 429 and t.json() == r.json()
     await lobby.close()
 
 

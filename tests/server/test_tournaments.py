@@ -181,6 +181,12 @@ async def test_swiss_of_four_played_to_the_end_with_live_standings(server) -> No
     summaries = {b["table"]: (await creator.get(f"/api/tables/{b['table']}")).json()
                  for b in got["boards"]}
     assert all(s["status"] == "ended" and s["rated"] for s in summaries.values())
+    # Each board table names its tournament and round as fields (a page words them in its
+    # language); the stored English name stays for older clients.
+    for b in got["boards"]:
+        assert summaries[b["table"]]["tournament"] == {
+            "id": tid, "name": t["name"], "kind": "swiss", "round": b["round"]}
+        assert summaries[b["table"]]["name"] == f"{t['name']} · round {b['round']}"
     points = expected_points(got, summaries)
     assert {r["player"]: r["points"] for r in got["standings"]} == points
     ranked = [r["points"] for r in got["standings"]]

@@ -73,6 +73,9 @@ const en = {
   ev_final_round_started: (p) => `The final round began; ${p.name} goes first.`,
   ev_game_ended: (p) => `The game ended. ${p.winners}`,
   colors: { blue: "blue", green: "green", red: "red", yellow: "yellow", purple: "purple", orange: "orange", brown: "brown", gray: "gray" },
+  // A card's color before its number ("brown 7").
+  card_colors: { blue: "blue", green: "green", red: "red", yellow: "yellow", purple: "purple", orange: "orange", brown: "brown", gray: "gray" },
+  ship_card: (p) => `ship ${p.n}`,
   ship: "ship",
   err_not_your_turn: "It is not your turn.",
   err_stale: "The table moved on; please choose again.",
@@ -182,6 +185,9 @@ const de = {
   ev_final_round_started: (p) => `Die Schlussrunde begann; ${p.name} beginnt.`,
   ev_game_ended: (p) => `Das Spiel ist zu Ende. ${p.winners}`,
   colors: { blue: "Blau", green: "Grün", red: "Rot", yellow: "Gelb", purple: "Lila", orange: "Orange", brown: "Braun", gray: "Grau" },
+  // A card's color before its number, as an adjective ("die braune 7").
+  card_colors: { blue: "blaue", green: "grüne", red: "rote", yellow: "gelbe", purple: "lila", orange: "orange", brown: "braune", gray: "graue" },
+  ship_card: (p) => `Schiff ${p.n}`,
   ship: "Schiff",
   err_not_your_turn: "Du bist nicht am Zug.",
   err_stale: "Der Tisch ist weiter; bitte wähle neu.",
@@ -229,11 +235,13 @@ Object.assign(LANGS.de, de);
 /** Localized color name ("blue" / "Blau"). */
 export const colorName = (c) => (LANGS[currentLang()].colors[c] || c);
 
-/** Localized card name: "blue-5" / "Blau-5", "ship-2" / "Schiff-2". */
+/** A card's readable name in the page's language, from its id ("brown-7", "ship-2"):
+ *  "brown 7" / "braune 7", "ship 2" / "Schiff 2"; an unknown color as its id's word. */
 export function cardName(id) {
   const i = id.lastIndexOf("-");
   const kind = id.slice(0, i);
   const n = id.slice(i + 1);
-  return `${kind === "ship" ? t("ship") : colorName(kind)}-${n}`;
+  if (kind === "ship") return t("ship_card", { n });
+  return `${LANGS[currentLang()].card_colors[kind] || kind} ${n}`;
 }
 

@@ -118,25 +118,43 @@ function isletEffect(id) {
   return f ? f((CAT && CAT.islet_numbers) || {}) : "";
 }
 
+// A glossary term inside a sentence of the log (a word the page explains in place): the
+// sentence is built with a marker per term and split into text and term elements after.
+const MARK = "\u2063";
+
+/** One sentence for event `e`: a string, or a list of strings and term elements when it
+ *  names an islet or a loot card's "(gold/curse)" (glossary.js: hover, focus, a tap). */
 function describeEvent(e, names = []) {
   const seat = seatEventText(e, names); // who plays a seat: the shell's words
   if (seat) return seat;
   const f = tt("li_ev")[e.type];
   const who = typeof e.seat === "number" ? names[e.seat] || `#${e.seat + 1}` : "";
   if (!f) return `${who ? `${who}: ` : ""}${e.type.replace(/_/g, " ")}`;
-  const cards = (list, values = {}) => (list || []).map((c) => (c.startsWith("loot-") ? lootText(c) : mapText(c, values[c]))).join(", ");
-  return f({
-    who, round: e.round, n: e.cubes ?? e.count ?? (e.cards ? e.cards.length : 0), card: e.card ? (e.card.startsWith("loot-") ? lootText(e.card) : mapText(e.card)) : "",
+  const terms = [];
+  const mark = (key, text) => { terms.push([key, text]); return `${MARK}${terms.length - 1}${MARK}`; };
+  const loot = (c) => lootText(c, mark);
+  const cards = (list, values = {}) => (list || []).map((c) => (c.startsWith("loot-") ? loot(c) : mapText(c, values[c]))).join(", ");
+  const text = f({
+    who, round: e.round, n: e.cubes ?? e.count ?? (e.cards ? e.cards.length : 0), card: e.card ? (e.card.startsWith("loot-") ? loot(e.card) : mapText(e.card)) : "",
     cards: cards(e.cards, e.values || {}), landing: e.landing ? landingName(e.landing) : "", coast: coastName(e.ship || e.coast), event: e.event ? `${eventName(e.event)} (${eventEffect(e.event)})` : "",
-    islet: e.islet ? isletName(e.islet) : "", skip: e.skip, under: e.under, copy: e.copy ? tt("li_actions_short")[e.copy] : "", forced: e.forced, marker: e.start_marker,
+    islet: e.islet ? mark("islet", isletName(e.islet)) : "", skip: e.skip, under: e.under, copy: e.copy ? tt("li_actions_short")[e.copy] : "", forced: e.forced, marker: e.start_marker,
     size: e.size, healer: e.healer ? healerText(e.healer) : "", healers: (e.healers || []).map(healerText).join(", "),
   });
+  if (!terms.length) return text;
+  return text.split(MARK).map((part, i) => {
+    if (i % 2 === 0) return part;
+    const [key, words] = terms[Number(part)];
+    return h("span", { class: "term-word", ...term(key, false) }, words);
+  });
 }
-function lootText(id) {
+/** A loot card in words: "Crown ✝2 (3/1)", its gold and curse in brackets; `mark(key,
+ *  text)`, when given, makes the brackets a glossary term. */
+function lootText(id, mark = null) {
   const c = lootInfo(id);
   if (!c) return id;
   const extra = c.kind === "crown" ? ` ✝${c.crosses}` : c.kind === "book" ? ` ×${c.multiplier}` : c.kind === "skull" ? ` ${c.variant}` : "";
-  return `${tt("li_kinds")[c.kind] || c.kind}${extra} (${c.gold}/${c.curse})`;
+  const values = `(${c.gold}/${c.curse})`;
+  return `${tt("li_kinds")[c.kind] || c.kind}${extra} ${mark ? mark("loot_values", values) : values}`;
 }
 function healerText(id) {
   const c = healerInfo(id);
@@ -268,30 +286,61 @@ function selection(acts) {
 
 function renderBoard(view, ctx = {}) {
   const wrap = h("div", { class: "board loot-island", testid: "board", dataset: { game: GAME, seq: view.seq } });
-  const redraw = () => {
+  // `first`: the render of a new view, not a click on this board (nothing scrolls then).
+  const redraw = (first = false) => {
     const opening = !wrap.querySelector("[data-testid=chooser]");
+    const played = !!wrap.querySelector("[data-testid^=play-]");
     mount(wrap, boardParts(view, ctx, redraw));
     wrap.classList.toggle("choosing", !!sel.target);
-    if (sel.target && opening) requestAnimationFrame(() => showChooser(wrap));
+    watchHand(wrap);
+    if (sel.target && opening) requestAnimationFrame(() => showClear(wrap, wrap.querySelector("[data-testid=chooser]")));
+    // Cards just chosen that some landing takes: its "Play here" in view, not under the hand.
+    else if (!first && !played) requestAnimationFrame(() => showPlays(wrap));
   };
-  redraw();
+  redraw(true);
   return wrap;
 }
 
-/** Scroll a chooser just opened into the part of the window nothing pinned covers (under
- *  the header and the turn banner, above the hand while it is pinned): it opens under the
- *  landing or islet tapped, which may lie at the window's bottom edge. */
-function showChooser(wrap) {
-  const c = wrap.querySelector("[data-testid=chooser]");
-  if (!c) return;
+/** Keep `--hand-h` on the board at the pinned hand's height (px): the landings' and islets'
+ *  buttons keep that much scroll margin below them (style.css), so focusing or scrolling to
+ *  one brings it above the hand, never under it. */
+function watchHand(wrap) {
+  const hand = wrap.querySelector("[data-testid=my-hand]");
+  if (!hand) { wrap.style.removeProperty("--hand-h"); return; }
+  new ResizeObserver(([e], obs) => {
+    if (!e.target.isConnected) { obs.disconnect(); return; }
+    wrap.style.setProperty("--hand-h", `${e.target.offsetHeight}px`);
+  }).observe(hand);
+}
+
+/** The window's part nothing pinned covers, as `[top, bottom]` px of the viewport: under
+ *  the header and the turn banner, above the hand while it is pinned (and `el` not in it). */
+function clearArea(wrap, el) {
   const top = Math.max(0, ...[...document.querySelectorAll(".site-header, .table-page > .turn-banner")].map((e) => e.getBoundingClientRect().bottom));
   const hand = wrap.querySelector("[data-testid=my-hand]");
-  const pinned = hand && !hand.contains(c) && getComputedStyle(hand).position === "sticky";
-  const bottom = pinned ? Math.min(window.innerHeight, hand.getBoundingClientRect().top) : window.innerHeight;
-  const r = c.getBoundingClientRect();
+  const pinned = hand && !hand.contains(el) && getComputedStyle(hand).position === "sticky";
+  return [top, pinned ? Math.min(window.innerHeight, hand.getBoundingClientRect().top) : window.innerHeight];
+}
+
+/** Scroll `el` (a chooser just opened, a "Play here" just offered) into the part of the
+ *  window nothing pinned covers: it may lie at the window's bottom edge, under the hand. */
+function showClear(wrap, el) {
+  if (!el) return;
+  const [top, bottom] = clearArea(wrap, el);
+  const r = el.getBoundingClientRect();
   const gap = 6;
   if (r.top < top + gap) window.scrollBy(0, r.top - top - gap);
   else if (r.bottom > bottom - gap) window.scrollBy(0, Math.min(r.bottom - bottom + gap, r.top - top - gap));
+}
+
+/** After a click that offered "Play here" buttons: when none is wholly in the clear part
+ *  of the window, the first one is scrolled there. */
+function showPlays(wrap) {
+  const plays = [...wrap.querySelectorAll("[data-testid^=play-]")];
+  if (!plays.length) return;
+  const [top, bottom] = clearArea(wrap, plays[0]);
+  const clear = (b) => { const r = b.getBoundingClientRect(); return r.top >= top && r.bottom <= bottom; };
+  if (!plays.some(clear)) showClear(wrap, plays[0]);
 }
 
 function boardParts(view, ctx, redraw) {
@@ -339,7 +388,8 @@ function renderIsland(view, ctx, names, acts, s, disabled, send, redraw) {
     // One space in the text ("Nord wird erkundet"): the icon's room is the badge's gap.
     h("h3", {}, coastName(c), view.ship === c ? [" ", h("span", { class: "ship-badge", testid: "ship", title: t("li_ship_at", { coast: coastName(c) }) }, h("span", { html: icons.ship(t("li_ship")) }), t("li_explored"))] : null),
     h("div", { class: "landings" }, [`${c}-1`, `${c}-2`].map(landing)));
-  const corner = (c) => h("div", { class: `ship-space ship-${c}${view.ship === c ? " here" : ""}`, testid: `ship-space-${c}`, title: t("li_ship") }, view.ship === c ? h("span", { html: icons.ship(t("li_ship")) }) : "·");
+  // A corner holds the ship while it is at that coast; else it stays empty (no mark).
+  const corner = (c) => h("div", { class: `ship-space ship-${c}${view.ship === c ? " here" : ""}`, testid: `ship-space-${c}`, title: view.ship === c ? t("li_ship") : null, "aria-hidden": view.ship === c ? null : "true" }, view.ship === c ? h("span", { html: icons.ship(t("li_ship")) }) : null);
   const ev = view.event;
   return h("section", { class: "panel island", testid: "island", "aria-label": t("li_island") },
     COASTS.map(coast), COASTS.map(corner),
@@ -429,7 +479,7 @@ function renderIslets(view, acts, s, disabled, send, redraw) {
       const params = tt("li_islet_params")[id];
       const choosing = s.target && s.target.kind === "islet" && s.target.id === id;
       return h("li", { class: `islet ${state}`, testid: `islet-${id}`, dataset: { state } },
-        h("b", {}, isletName(id)), " ", h("span", { class: `badge ${state}` }, state === "open" ? t("li_open") : t("li_used")),
+        h("b", {}, isletName(id)), " ", h("span", { class: `badge ${state}`, testid: `islet-state-${id}`, ...term("islet_state", id === ids[0]) }, state === "open" ? t("li_open") : t("li_used")),
         h("div", { class: "hint" }, isletEffect(id), params ? ` (${params})` : ""),
         mineHere.length && s.cards.length ? h("button", { type: "button", class: "act", testid: `use-${id}`, disabled,
           onclick: () => choose(mineHere, { kind: "islet", id }, s, send, redraw) }, t("li_use")) : null,
@@ -527,7 +577,8 @@ function renderScore(view) {
 const MOVES = new Set(["map_cards_discarded", "map_cards_played", "islet_used", "passed", "loot_taken", "loot_discarded", "healer_chosen"]);
 
 // Each term of the board (glossary.js) and the section of the rules page that says more.
-const TERM_SECTIONS = { minimum: "loot", event: "events", count: "loot", discs: "play", cubes: "end", mark: "components" };
+const TERM_SECTIONS = { minimum: "loot", event: "events", count: "loot", discs: "play", cubes: "end", mark: "components",
+  islet: "islets", islet_state: "islets", loot_values: "scoring" };
 
 export const lootIsland = {
   name: GAME,
@@ -544,7 +595,8 @@ export const lootIsland = {
   errorTexts: lootIslandErrors,
   lesson,
   glossary: (key) => {
-    const text = lootIslandGlossary(key, currentLang(), CAT && CAT.numbers);
+    const numbers = CAT ? { ...CAT.numbers, islet_cost: CAT.islet_numbers && CAT.islet_numbers.cost } : null;
+    const text = lootIslandGlossary(key, currentLang(), numbers);
     return text ? { text, section: TERM_SECTIONS[key.startsWith("mark_") ? "mark" : key] } : null;
   },
 };

@@ -303,6 +303,9 @@ const glossary = {
     mark_draw: () => "Draw: when laid, every disc holder at this landing draws 1 map card.",
     mark_shed: () => "Shed: when laid, every disc holder at this landing sheds 1 curse cube.",
     mark_plus1: () => "+1: counts as two cards for the landing's count.",
+    islet: (n) => `An islet: on your turn, discard ${n.islet_cost ?? "the islet's"} map cards of one colour to use its effect (or only to block it). A used islet lies face down until the next preparation: each is used at most once per round.`,
+    islet_state: () => "Face up: the islet may still be used this round. Used: someone used (or blocked) it this round; it turns face up again at the next preparation.",
+    loot_values: () => "(gold/curse): the loot card's printed gold, scored at the end, and its curse: the cubes its keeper takes.",
   },
   de: {
     minimum: () => "Eine Anlegestelle der erkundeten Küste gibt nur Beute mit einer Scheibe und mindestens so vielen Karten (Plus-eins zählen doppelt). Das gültige Ereignis kann das ändern, nie unter 1.",
@@ -315,6 +318,9 @@ const glossary = {
     mark_draw: () => "Ziehen: Beim Legen zieht jeder Scheibenhalter dieser Anlegestelle 1 Schatzkarte.",
     mark_shed: () => "−Fluch: Beim Legen wirft jeder Scheibenhalter dieser Anlegestelle 1 Fluchwürfel ab.",
     mark_plus1: () => "+1: zählt für die Anlegestelle als zwei Karten.",
+    islet: (n) => `Ein Eiland: In deinem Zug wirfst du ${n.islet_cost ?? "die nötigen"} Schatzkarten einer Farbe ab und nutzt seine Wirkung (oder blockierst es nur). Ein genutztes Eiland liegt bis zur nächsten Vorbereitung verdeckt: jedes höchstens einmal je Runde.`,
+    islet_state: () => "Offen: Das Eiland kann in dieser Runde noch genutzt werden. Genutzt: Jemand hat es in dieser Runde genutzt (oder blockiert); bei der nächsten Vorbereitung wird es wieder aufgedeckt.",
+    loot_values: () => "(Gold/Fluch): das aufgedruckte Gold der Beutekarte, das am Ende zählt, und ihr Fluchwert: die Fluchwürfel, die nimmt, wer sie behält.",
   },
 };
 
