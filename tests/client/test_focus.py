@@ -78,3 +78,17 @@ def test_keltis_a_card_to_its_action_and_back_to_the_hand_by_keyboard(page: Page
         # After the action the focus is in the hand, not at the page's start.
         page.wait_for_function(IN_HAND)
     expect(log.locator("li").last).to_be_visible()
+
+
+@pytest.mark.parametrize("game", ["einauge", "loot-island"])
+def test_the_log_is_a_polite_live_region_of_every_game(browser: Browser, web: ServerProcess,
+                                                        game: str) -> None:
+    tid, seat = bot_table(web, game)
+    ctx, p = seated_page(browser, web, tid, seat, game if game != "einauge" else None)
+    try:
+        log = p.get_by_test_id("log")
+        expect(log).to_have_attribute("aria-live", "polite")
+        expect(log).to_have_attribute("aria-relevant", "additions")
+    finally:
+        ctx.close()
+

@@ -1,9 +1,10 @@
 """``GET /api/tables/{id}/analysis`` (server/http/analysis.py) through a real server and
 Redis: refused while the game runs, started (202) and then served once it has ended,
-computed once and then served from Redis, and limited per address."""
+computed once and then served from Redis, and limited per address and per account."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 
@@ -12,7 +13,7 @@ import redis
 
 from engine.analysis import MARK_NAMES
 from tests.conftest import ServerProcess
-from tests.server.client import Lobby, Socket, ended
+from tests.server.client import Lobby, Member, Socket, ended, unique
 from tests.waiting import until
 
 LIMIT = 3
@@ -148,5 +149,51 @@ async def test_analysis_refused_running_served_ended_cached_and_limited(own_redi
             raise AssertionError(f"never refused: {counted}")
         assert (await lobby.get(f"/api/tables/{table['id']}")).status_code == 200
     finally:
+        await lobby.close()
+        srv.stop()
+
+
+async def test_analysis_requests_are_limited_per_account_across_addresses(own_redis):
+    # An account asking from a new address each time: no address reaches the limit, the
+    # account does (its requests counted together), while a guest at another address is
+    # still served.
+    srv = ServerProcess(own_redis.url, env={"CARDTABLE_ANALYSES_PER_HOUR": "2",
+                                            "CARDTABLE_ANALYSIS_BUDGET_MS": "4",
+                                            "CARDTABLE_BOT_SEARCH_TIMEOUT": "300"}).start()
+    lobby = Lobby(srv.url)
+    clients: list[Lobby] = []
+    try:
+        table = await finished(srv, lobby)
+        url = f"/api/tables/{table['id']}/analysis"
+        computer = Lobby(srv.url, "127.0.0.9")  # starts it (counted once), then polls
+        clients.append(computer)
+        assert (await computer.get(url)).status_code == 202
+
+        async def answered():
+            r = await computer.get(url)
+            assert r.status_code in (200, 202), r.text
+            return r if r.status_code == 200 else None
+
+        await until(answered, 240, "the analysis to be computed", interval=0.5)
+        if time.time() % 3600 > 3500:  # the counters are per clock hour: not across a turn
+            await asyncio.sleep(3601 - time.time() % 3600)
+        member = Member(srv.url, "127.0.0.2")
+        clients.append(member)
+        await member.sign_up(unique("an"))
+        answers = []
+        for n in range(3, 6):  # the account's 1st, 2nd, 3rd: each from its own address
+            other = Member(srv.url, f"127.0.0.{n}")
+            clients.append(other)
+            other.http.cookies = member.http.cookies
+            answers.append(await other.get(url))
+        assert [r.status_code for r in answers] == [200, 200, 429], [r.text for r in answers]
+        refused = answers[-1].json()["error"]
+        assert refused["code"] == "rate_limited" and "per account" in refused["message"]
+        guest = Lobby(srv.url, "127.0.0.6")
+        clients.append(guest)
+        assert (await guest.get(url)).status_code == 200
+    finally:
+        for c in clients:
+            await c.close()
         await lobby.close()
         srv.stop()
