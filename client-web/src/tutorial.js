@@ -118,7 +118,7 @@ export class Coach {
     const m = Coach.moves(ctx.moves);
     const mine = !!ctx.legal && !this.left;
     let step = this.step(m);
-    // The next step waits for the learner's prompt (the bot may still be playing).
+    // The next step waits for the learner's prompt, since the bot may still be playing.
     const shown = this.lesson.steps.find((s) => s.id === this.stepId);
     if (step && !mine && shown && shown !== step) step = shown;
     const id = step ? step.id : "done";
