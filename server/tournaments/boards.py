@@ -83,8 +83,10 @@ class Boards:
         if await confirmed(tables.store.create_new(tid, meta.to_fields(),
                                                    self.svc.settings.idle_expiry)):
             metrics.TOURNAMENT_TABLES.inc()
-            await tables.lobby.index(meta)
+            # Logged before the lobby index is written: a pass that fails on the index (or
+            # a process killed meanwhile) has still made the table.
             log.info("tournament table created", tournament=t.id, table=tid)
+            await tables.lobby.index(meta)
         for seat, uid in enumerate(board.players):
             await self.svc.hold(uid, tid, {"seat": seat})
         try:
