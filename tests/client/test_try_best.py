@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from engine import get_game
-from tests.client.conftest import api, fixed1
+from tests.client.conftest import api, finished_table, fixed1
 from tests.conftest import ServerProcess
 from tests.server.client import prompt_actions
 from tests.waiting import until_sync
@@ -38,19 +38,6 @@ def server(redis_url: str, client_dist: Path) -> Iterator[ServerProcess]:
     s.stop()
 
 
-def finished_table(server: ServerProcess, game: str) -> str:
-    """A table of random bots of ``game``, played to its end."""
-    table: Any = api(server, "POST", "/api/tables", json={"game": game, "seats": SEATS[game]})
-    tid = table["id"]
-    owner = {"Authorization": f"Bearer {table['owner_token']}"}
-    for seat in range(SEATS[game]):
-        api(server, "POST", f"/api/tables/{tid}/seats/{seat}/bot", json={"kind": "random"},
-            headers=owner)
-    api(server, "POST", f"/api/tables/{tid}/start", headers=owner)
-    until_sync(lambda: httpx.get(f"{server.url}/api/tables/{tid}").json()["status"] == "ended",
-               120, "the bots' game to end")
-    return tid
-
 
 def lone_mover(record: dict[str, Any], decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """The first decision judged a loss where its seat alone was to move (the bots at the
@@ -69,7 +56,7 @@ def lone_mover(record: dict[str, Any], decisions: list[dict[str, Any]]) -> dict[
 def test_the_analysis_in_the_replay_and_try_the_best_move_here(
         browser: Browser, server: ServerProcess, game_name: str) -> None:
     game = get_game(game_name)
-    tid = finished_table(server, game_name)
+    tid = finished_table(server, game_name, SEATS[game_name])
     record: Any = api(server, "GET", f"/api/tables/{tid}/record")
     ctx = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-US")
     page = ctx.new_page()
