@@ -111,8 +111,10 @@ def uvicorn_config(app: Any, settings: Any) -> Any:
     import uvicorn
 
     from server.http.header_deadline import HeaderDeadline
+    from server.ws.lean_protocol import LeanWebSocketProtocol
 
-    return uvicorn.Config(app, host=settings.host, port=settings.port, ws="websockets-sansio",
+    # uvicorn's "websockets-sansio" protocol, with less memory per socket
+    return uvicorn.Config(app, host=settings.host, port=settings.port, ws=LeanWebSocketProtocol,
                           ws_max_size=settings.max_frame, ws_per_message_deflate=False,
                           backlog=settings.backlog, log_level=settings.log_level, loop="auto",
                           lifespan="on", timeout_graceful_shutdown=5,

@@ -181,12 +181,17 @@ def speaks_the_wire_itself(path: Path) -> list[str]:
     return found
 
 
+SERVER_SIDE = {"tests.server.test_lean_socket"}
+"""Tests of the server's own websocket parser (websockets' ``ServerProtocol``, sans I/O):
+the server side of the wire, not a client."""
+
+
 @pytest.mark.parametrize("package", ["tests", "bench"])
 def test_the_wire_is_spoken_through_the_protocol_package(package: str) -> None:
     """Every websocket and HTTP client of the tests and the benchmarks is ``protocol/``'s
     (a raw TCP socket for malformed bytes below the websocket layer is not a client)."""
-    own = {module_name(p): found for p in sources(package)
-           if (found := speaks_the_wire_itself(p))}
+    own = {name: found for p in sources(package)
+           if (found := speaks_the_wire_itself(p)) and (name := module_name(p)) not in SERVER_SIDE}
     assert own == {}
 
 

@@ -195,14 +195,20 @@ def server_counters(url: str) -> dict[str, float]:
     return out
 
 
-def run_einauge(scenario: str, sizes: Sizes, generator: str = "node") -> dict[str, Any]:
+def run_einauge(scenario: str, sizes: Sizes, generator: str = "node",
+                python: str | None = None) -> dict[str, Any]:
     """One scenario against a fresh ``cardtable serve`` (and Redis), driven by load.cjs
     (``generator`` "node") or by bench/load/ or bench/connections.py ("python": the result
-    of ``run_load`` / ``run_connections``); with ``server_counters`` read at the end."""
-    with SpawnedService(server_core=SERVER_CORE, redis_core=GENERATOR_CORE) as service:
+    of ``run_load`` / ``run_connections``); with ``server_counters`` read at the end.
+    ``python``: the interpreter that runs the server (default: this one), e.g. a
+    virtualenv of an optimized build made by bench/deploy_venv.sh."""
+    command = [python, "-m", "cli"] if python else None
+    with SpawnedService(server_core=SERVER_CORE, redis_core=GENERATOR_CORE,
+                        command=command) as service:
         result = (run_node("cardtable", scenario, sizes, service.url, service.server_pid)
                   if generator == "node" else _run_python(service, scenario, sizes))
         result["generator_kind"] = generator
+        result["server_python"] = python or sys.executable
         result["server_counters"] = server_counters(service.url)
         return result
 
@@ -313,6 +319,13 @@ def markdown(table: dict[str, dict[str, dict[str, float | None]]]) -> str:
     return "\n".join(lines)
 
 
+def python_label(path: str) -> str:
+    """A short name for an interpreter path: its virtualenv's folder (``.venv-deploy``
+    for ``.venv-deploy/bin/python``), else the path."""
+    p = Path(path)
+    return p.parent.parent.name if p.parent.name == "bin" else path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the comparison; prints the medians; 1 when any run reported errors."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -323,6 +336,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--generator", nargs="+", choices=GENERATORS, default=["node"],
                    help="what drives this service (default node: load.cjs, as the peers; "
                         "python: bench/load/ and bench/connections.py; both: each in turn)")
+    p.add_argument("--server-python", nargs="+", default=[], metavar="PYTHON",
+                   help="interpreters that run this service's server, each in turn "
+                        "(default: this one; e.g. .venv-deploy/bin/python, made by "
+                        "bench/deploy_venv.sh from an optimized build)")
     p.add_argument("--tables", type=int)
     p.add_argument("--spectators", type=int)
     p.add_argument("--connections", type=int)
@@ -339,14 +356,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     host = machine()
     pin_self(GENERATOR_CORE)  # the Python generator; Node generators are pinned by taskset
 
+    pythons = {python_label(p): p for p in args.server_python}
+    if len(pythons) == 1:  # one interpreter: the runs keep their usual names
+        pythons = {"": next(iter(pythons.values()))}
+
     def one(system: str, scenario: str) -> dict[str, Any]:
         if system.startswith("einauge/"):
-            return run_einauge(scenario, sizes, system.split("/")[1])
+            _, generator, *label = system.split("/", 2)
+            return run_einauge(scenario, sizes, generator, pythons.get(label[0] if label else ""))
         return run_peer(system, scenario, sizes)
 
-    # this service's runs are named by their generator: einauge/node, einauge/python
-    systems = [x for s in args.systems
-               for x in ([f"einauge/{g}" for g in args.generator] if s == "einauge" else [s])]
+    # this service's runs are named by their generator (einauge/node, einauge/python) and,
+    # with several --server-python, by the interpreter (einauge/node/.venv-deploy)
+    variants = [f"einauge/{g}" + (f"/{label}" if label else "")
+                for g in args.generator for label in (pythons or [""])]
+    systems = [x for s in args.systems for x in (variants if s == "einauge" else [s])]
     runs = interleaved(systems, args.scenarios, rounds, one)
     table = medians(runs)
     print(f"\n{host}\n\n" + markdown(table))

@@ -28,6 +28,7 @@ from typing import Any
 
 from websockets.frames import Frame, Opcode
 from websockets.protocol import Protocol, State
+from websockets.streams import StreamReader
 
 SCOPE_KEY = "cardtable.raw_send"
 
@@ -99,6 +100,7 @@ class DirectSocket:
         p = self.proto
         if p.handshake_complete and p.initial_response is None:
             p.request = p.response = None
+            fresh_parser(p.conn)
 
     def abort(self) -> None:
         """Drop the connection at once, unsent bytes and all (a TCP reset): for a client
@@ -112,6 +114,28 @@ class DirectSocket:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         transport.abort()
+
+
+def fresh_parser(conn: Protocol) -> bool:
+    """Give an open websocket's ``conn`` a frame parser of its own, when its parser waits
+    between two frames; True if it did. websockets' ``ServerProtocol.parse`` reads the
+    opening request and then parses frames inside the same generator, whose frame keeps
+    the request (its headers: about 2.5 KB) for the socket's life. ``Protocol.parse``
+    alone is what it runs after the request; swapped only at a frame boundary (the
+    parser waits in ``StreamReader.at_eof`` with nothing buffered), so no byte or state
+    of a frame is lost. Pinned by tests/server/test_seams.py."""
+    outer = conn.parser
+    inner = getattr(outer, "gi_yieldfrom", None)
+    waiting = getattr(inner, "gi_yieldfrom", None)
+    if (conn.state is not State.OPEN or conn.reader.buffer
+            or getattr(waiting, "gi_code", None) is not _AT_EOF):
+        return False
+    conn.parser = Protocol.parse(conn)
+    next(conn.parser)
+    return True
+
+
+_AT_EOF = StreamReader.at_eof.__code__
 
 
 def keep_send(scope: dict[str, Any], send: Any) -> None:

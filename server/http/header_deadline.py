@@ -42,15 +42,24 @@ class HeaderDeadline(H11Protocol):
         super().on_response_complete()
         self._arm()
 
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        # The websocket's own protocol takes the connection over: a timer still armed
+        # would keep this protocol (its h11 state, the request's scope and headers: about
+        # 3 KB) alive for up to ``header_timeout`` s after every socket's opening.
+        self._disarm()
+        super().handle_websocket_upgrade(event)
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _disarm(self) -> None:
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
-        super().connection_lost(exc)
 
     def _arm(self) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
+        self._disarm()
         self._header_timer = self.loop.call_later(self.header_timeout, self._expired)
 
     def _expired(self) -> None:

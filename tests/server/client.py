@@ -24,16 +24,18 @@ from protocol.lobby import Lobby as Lobby
 from protocol.lobby import Member as Member
 from protocol.lobby import auth as auth
 from server.store.embedded import free_port
+from server.ws.lean_protocol import LeanWebSocketProtocol
 
 
 @contextlib.asynccontextmanager
 async def in_process(app: Any, lifespan: str = "off") -> AsyncIterator[int]:
     """Serve ``app`` on a free port of 127.0.0.1 with uvicorn in this process and event
-    loop, with the websocket protocol ``cardtable serve`` uses (websockets-sans-I/O, no
-    compression); yields the port once it accepts connections, shuts down on exit."""
+    loop, with the websocket protocol ``cardtable serve`` uses (uvicorn's websockets-sans-I/O
+    one, lean: server/ws/lean_protocol.py; no compression); yields the port once it
+    accepts connections, shuts down on exit."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(
-        app, host="127.0.0.1", port=port, ws="websockets-sansio", ws_per_message_deflate=False,
+        app, host="127.0.0.1", port=port, ws=LeanWebSocketProtocol, ws_per_message_deflate=False,
         log_level="warning", lifespan=lifespan, access_log=False))
     serving = asyncio.create_task(server.serve())
     try:

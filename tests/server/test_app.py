@@ -63,7 +63,10 @@ def test_unmatched_api_routes_and_methods_answer_the_api_json_error(redis_url, t
             assert missing.status_code == 404
             assert not missing.headers["content-type"].startswith("application/json")
         if static != "/nonexistent":
-            with TestClient(app) as client:
+            # A fresh app: each TestClient runs the lifespan on a loop of its own, and a
+            # Redis connection pooled on the first loop must not be used on the second.
+            with TestClient(create_app(Settings(redis_url=redis_url,
+                                                static_dir=static))) as client:
                 assert client.get("/table/abc").text == "<html>einauge</html>"
 
 

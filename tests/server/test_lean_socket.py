@@ -1,0 +1,203 @@
+"""Memory per idle socket (issue 27): the lean receive queue and write gate of the service's
+websocket protocol, the frame parser freed of the opening request, and the HTTP protocol
+let go at the upgrade. Each is checked against the library code it replaces or relies
+on, so an upgrade that changes what it calls fails here."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import inspect
+import re
+import weakref
+from typing import Any
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame, Opcode
+from websockets.protocol import OPEN, Protocol
+from websockets.server import ServerProtocol
+
+from protocol.connection import dial
+from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend, fresh_parser
+from server.http.header_deadline import HeaderDeadline
+from server.store.embedded import free_port
+from server.ws.lean_protocol import LEAN_SEAM, Gate, LeanWebSocketProtocol, ReceiveQueue
+from tests.server.client import in_process
+
+HANDSHAKE = (b"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+             b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+             b"Sec-WebSocket-Version: 13\r\n\r\n")
+
+
+def masked(payload: bytes) -> bytes:
+    """A client's binary frame (masked, as RFC 6455 requires of a client)."""
+    return Frame(Opcode.BINARY, payload).serialize(mask=True, extensions=[])
+
+
+def opened() -> tuple[ServerProtocol, Any]:
+    conn = ServerProtocol()
+    conn.receive_data(HANDSHAKE)
+    [request] = conn.events_received()
+    conn.send_response(conn.accept(request))
+    assert conn.state is OPEN
+    return conn, request
+
+
+def test_uvicorn_calls_only_what_the_lean_objects_have():
+    """uvicorn's protocol uses its queue and write gate only through ``LEAN_SEAM``'s
+    methods, which ``ReceiveQueue`` and ``Gate`` have."""
+    source = inspect.getsource(WebSocketsSansIOProtocol)
+    for attr, methods in LEAN_SEAM.items():
+        used = set(re.findall(rf"self\.{attr}\.(\w+)", source))
+        assert used and used <= set(methods), (
+            f"uvicorn {uvicorn.__version__} calls {sorted(used - set(methods))} on "
+            f"self.{attr}: server/ws/lean_protocol.py must provide them")
+    for cls, attr in ((ReceiveQueue, "queue"), (Gate, "writable")):
+        assert all(callable(getattr(cls, m, None)) for m in LEAN_SEAM[attr])
+    assert re.search(r"self\.queue\b.*= asyncio\.Queue\(\)", source)
+    assert re.search(r"self\.writable = asyncio\.Event\(\)", source)
+
+
+async def test_receive_queue_is_a_fifo_for_one_reader():
+    q = ReceiveQueue()
+    assert q.empty() and q.qsize() == 0
+    q.put_nowait(1)
+    q.put_nowait(2)
+    assert q.qsize() == 2 and not q.empty()
+    assert await q.get() == 1
+    assert await q.get() == 2
+    assert q.empty() and q._items is None  # an idle socket keeps no deque
+    reader = asyncio.create_task(q.get())
+    await asyncio.sleep(0)
+    with pytest.raises(RuntimeError):
+        await q.get()  # a second reader at once
+    q.put_nowait(3)
+    assert await asyncio.wait_for(reader, 5) == 3
+
+
+async def test_receive_queue_survives_a_cancelled_get():
+    q = ReceiveQueue()
+    reader = asyncio.create_task(q.get())
+    await asyncio.sleep(0)
+    reader.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reader
+    q.put_nowait("x")  # no waiter left: kept for the next get
+    assert await q.get() == "x"
+
+
+async def test_gate_wakes_every_waiter_when_set():
+    g = Gate()
+    assert not g.is_set()
+    waiters = [asyncio.create_task(g.wait()) for _ in range(3)]
+    await asyncio.sleep(0)
+    assert not any(w.done() for w in waiters)
+    g.set()
+    assert await asyncio.wait_for(asyncio.gather(*waiters), 5) == [True, True, True]
+    assert g._waiters is None and await g.wait() is True
+    g.clear()
+    late = asyncio.create_task(g.wait())
+    await asyncio.sleep(0)
+    late.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await late
+    assert g._waiters == []  # a cancelled waiter is not kept
+
+
+def test_fresh_parser_frees_the_opening_request_and_reads_the_next_frames():
+    conn, request = opened()
+    held = weakref.ref(request)
+    del request
+    assert held() is not None  # the parser's generator frame holds the request
+    assert fresh_parser(conn)
+    assert conn.parser.gi_code is Protocol.parse.__code__
+    gc.collect()
+    assert held() is None
+    conn.receive_data(masked(b"hello") + masked(b"again"))
+    assert [f.data for f in conn.events_received()] == [b"hello", b"again"]
+
+
+def test_fresh_parser_leaves_a_frame_half_read():
+    """Swapped between two frames only: half a frame read means the parser holds state."""
+    conn, _ = opened()
+    frame = masked(b"x" * 300)
+    conn.receive_data(frame[:4])  # the header read, its payload still to come
+    assert conn.events_received() == []
+    assert not fresh_parser(conn)
+    conn.receive_data(frame[4:])
+    assert [f.data for f in conn.events_received()] == [b"x" * 300]
+    assert fresh_parser(conn)  # between frames now
+
+
+async def test_the_served_socket_gets_a_fresh_parser_and_keeps_working():
+    """Through uvicorn with the service's protocol: after ``release_handshake`` the
+    parser is ``Protocol.parse`` and frames still arrive."""
+    found: dict[str, Any] = {}
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        direct = DirectSocket.of(ws.scope[SCOPE_KEY])
+        assert direct is not None
+        direct.release_handshake()
+        found["parser"] = direct.proto.conn.parser.gi_code
+        found["kind"] = type(direct.proto)
+        found["got"] = [await ws.receive_bytes(), await ws.receive_bytes()]
+        await ws.send_bytes(b"".join(found["got"])[::-1])
+        await ws.close()
+
+    app = RawSend(Starlette(routes=[WebSocketRoute("/ws/tables/x", endpoint)]))
+    async with in_process(app) as port, dial(f"ws://127.0.0.1:{port}/ws/tables/x") as ws:
+        await ws.send(b"abc")
+        await ws.send(b"def")
+        echoed = await asyncio.wait_for(ws.recv(), 10)
+    assert found["kind"] is LeanWebSocketProtocol
+    assert found["parser"] is Protocol.parse.__code__
+    assert found["got"] == [b"abc", b"def"] and echoed == b"fedcba"
+
+
+async def test_the_http_protocol_is_let_go_at_the_upgrade():
+    """The header deadline's timer is cancelled when a websocket takes the connection
+    over: an armed timer kept the HTTP protocol (h11 state, scope, headers) alive for
+    ``header_timeout`` s after each socket opened."""
+    made: list[weakref.ref[Any]] = []
+
+    class Recorded(HeaderDeadline):
+        header_timeout = 3600.0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            made.append(weakref.ref(self))
+            super().connection_made(transport)
+
+    opened_event = asyncio.Event()
+    release = asyncio.Event()
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        opened_event.set()
+        await release.wait()
+        await ws.close()
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(
+        Starlette(routes=[WebSocketRoute("/ws/tables/x", endpoint)]), host="127.0.0.1",
+        port=port, ws=LeanWebSocketProtocol, http=Recorded, log_level="warning",
+        lifespan="off"))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)  # uvicorn announces its start by no event
+        async with dial(f"ws://127.0.0.1:{port}/ws/tables/x") as ws:
+            await asyncio.wait_for(opened_event.wait(), 10)
+            gc.collect()
+            assert made and all(ref() is None for ref in made)
+            release.set()
+            await asyncio.wait_for(ws.wait_closed(), 10)
+    finally:
+        release.set()
+        server.should_exit = True
+        await serving
