@@ -553,7 +553,10 @@ export function tablePage(root, id) {
     // points at nothing until what comes next (its lesson's step may not have moved on yet,
     // and would point at the move just made again).
     const legal = actions && actions.any && p && !conn.pending ? (p.legal_actions || []) : null;
-    coach.update({ view: v, legal, form: legal && p ? p.legal_form || null : null, actions, moves, board: els.main });
+    // Still the learner's turn between two prompts of it (a lay, then the draw): the coach
+    // must not say the bot is playing.
+    const ownTurn = v.phase !== "ended" && mySeat() !== null && v.current_seat === mySeat();
+    coach.update({ view: v, legal, ownTurn, form: legal && p ? p.legal_form || null : null, actions, moves, board: els.main });
   }
 
   // ---- result and rematch --------------------------------------------------------
