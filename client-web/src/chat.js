@@ -110,7 +110,9 @@ export function chatPanel(tableId, conn, seatNames, { quiet = () => false } = {}
 
   function senderName(from) {
     if (from.role === "player") return (seatNames()[from.seat]) || from.name || t("seat_n", { n: from.seat + 1 });
-    const tag = `#${from.id.slice(0, 4)}`;
+    // The whole public id (8 hex digits, server/play/chat.py): a part of it could be two
+    // spectators' alike.
+    const tag = `#${from.id}`;
     return from.name ? `${from.name} ${tag}` : `${t("spectator")} ${tag}`;
   }
   function setMuted(key, on) {

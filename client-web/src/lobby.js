@@ -130,12 +130,18 @@ export function lobbyPage(root, go) {
     const held = s.status !== "ended" && seatFor(s.id);
     const mine = held && !(s.seats[held.seat] && s.seats[held.seat].resigned) ? held : null;
     const act = mine ? h("a", { class: "button primary", href: `/table/${s.id}`, "data-link": true, testid: `return-${s.id}` }, t("return_to_seat")) : action;
+    // With several games offered the details line names the row's game, unless the name
+    // does already (one made from the game and the id: the title read twice in one row).
+    // The name stays as every page shows it.
+    const name = tableName(s);
+    const game = st.games && st.games.length > 1 && name === tableName(s, { withGame: false })
+      ? ((st.games.find((x) => x.name === s.game) || {}).title) || s.game : "";
     return h("li", { class: `trow st-${s.status}`, testid: `table-row-${s.id}`, dataset: { id: s.id, status: s.status } },
       h("div", { class: "tinfo" },
-        h("div", {}, h("b", {}, tableName(s)), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`)),
+        h("div", {}, h("b", {}, name), " ", h("span", { class: `badge st-${s.status}` }, t(`status_${s.status}`)),
           s.rated ? [" ", h("span", { class: "badge rated" }, t("rated"))] : null),
-        h("div", { class: "meta" }, t("players_n", { taken, seats: s.seats.length }), names ? ` · ${names}` : "",
-          st.games && st.games.length > 1 ? ` · ${((st.games.find((x) => x.name === s.game) || {}).title) || s.game}` : "",
+        h("div", { class: "meta", testid: `details-${s.id}` }, t("players_n", { taken, seats: s.seats.length }), names ? ` · ${names}` : "",
+          game ? ` · ${game}` : "",
           optionsText(schemaOf(s.game), s.options, s.game) ? ` · ${optionsText(schemaOf(s.game), s.options, s.game)}` : "",
           h("span", { testid: `tc-${s.id}` }, ` · ${timeControlText(s.time_control)}`)),
         mine ? h("div", { class: "meta mine" }, t("your_seat", { n: mine.seat + 1 })) : null,

@@ -158,6 +158,7 @@ export function tablePage(root, id) {
   // ---- top bar -------------------------------------------------------------------
   function renderTop() {
     const s = st.summary;
+    const known = st.summary || conn.table;
     setRulesGame(game().name);
     const key = keyFor(id);
     const link = `${location.origin}/table/${id}${key ? `#k=${key}` : ""}`;
@@ -182,7 +183,9 @@ export function tablePage(root, id) {
       h("a", { class: "button ghost small", href: rulesHref(game().name), target: "_blank", rel: "noopener", testid: "table-rules" }, t("rules")),
       h("label", { class: "pace" }, t("pace"), " ", h("select", { testid: "pace", "aria-label": t("pace"), onchange: (e) => savePace(e.target.value) },
         Object.keys(PACES).map((k) => h("option", { value: k, selected: k === paceSetting() }, t(`pace_${k}`))))),
-      isTutorial(s) ? null : h("div", { class: "share", testid: "share" }, h("label", { for: "share-link", testid: "share-label" }, t("share_link")), linkInput, copyBtn),
+      // Only once the page knows the table is no tutorial (before its summary came, the
+      // link would flash on a tutorial table).
+      !known || isTutorial(known) ? null : h("div", { class: "share", testid: "share" }, h("label", { for: "share-link", testid: "share-label" }, t("share_link")), linkInput, copyBtn),
       h("div", { class: `conn conn-${st.connState}`, testid: "conn-status", dataset: { state: st.connState } }, h("span", { class: "dot", "aria-hidden": "true" }), stateText));
   }
 
@@ -550,7 +553,10 @@ export function tablePage(root, id) {
     // points at nothing until what comes next (its lesson's step may not have moved on yet,
     // and would point at the move just made again).
     const legal = actions && actions.any && p && !conn.pending ? (p.legal_actions || []) : null;
-    coach.update({ view: v, legal, form: legal && p ? p.legal_form || null : null, actions, moves, board: els.main });
+    // Still the learner's turn between two prompts of it (a lay, then the draw): the coach
+    // must not say the bot is playing.
+    const ownTurn = v.phase !== "ended" && mySeat() !== null && v.current_seat === mySeat();
+    coach.update({ view: v, legal, ownTurn, form: legal && p ? p.legal_form || null : null, actions, moves, board: els.main });
   }
 
   // ---- result and rematch --------------------------------------------------------

@@ -76,14 +76,17 @@ const TEXT_ID = "coach-text";
  * done(m, view), want(ctx)?, target(ctx, want)?, params(view)?, term?, free?}], remember:
  * [text keys]}` (lessonkit.js `askStep` makes the steps that ask for one move), where
  * `m` counts the learner's moves so far (`m.count(...types)`) and `ctx` is `{view, legal,
- * actions}`: the view shown, the prompt's legal actions (null when it is not the
+ * ownTurn, actions}`: the view shown, the prompt's legal actions (null when it is not the
  * learner's turn, or their move is sent and not yet answered: the coach points at nothing
- * then) and the game module's grouping of them. A step's `want` is the move the
+ * then), whether the view's seat to move is the learner's (prompted or not) and the game
+ * module's grouping of the actions. A step's `want` is the move the
  * lesson needs (matched key by key, `matches`); none, or `free`: any legal move goes.
  * `params(view)` gives a step's text the numbers it quotes, read from the view the page
  * shows (what the board's counters show). The coach moves on to the next step once the
  * learner is prompted for it: while the bot plays its turn, the step just done stays
  * (with "the bot is playing"), so a "your turn again" is never read before it is true.
+ * Between two prompts of one turn of the learner (a card laid, then a draw) the step
+ * just done stays until the next prompt, without that line: the learner is to move.
  * `game` is the game's module (its glossary and rules link); `onLeave` stops the lesson.
  */
 export class Coach {
@@ -117,6 +120,9 @@ export class Coach {
     this.ctx = ctx;
     const m = Coach.moves(ctx.moves);
     const mine = !!ctx.legal && !this.left;
+    // "The bot is playing" only while it is: not while the view's seat to move is the
+    // learner's (`ownTurn`), prompt or not (between two prompts of one turn).
+    const waiting = !mine && !ctx.ownTurn;
     let step = this.step(m);
     // The next step waits for the learner's prompt, since the bot may still be playing.
     const shown = this.lesson.steps.find((s) => s.id === this.stepId);
@@ -140,7 +146,7 @@ export class Coach {
     // The panel is redrawn only when what it says changes: a redraw under a reader's or a
     // pointer's feet would repeat its text or lose a click.
     const params = step && step.params ? step.params(ctx.view) : {};
-    const key = JSON.stringify([id, mine, this.note, currentLang(), this.closed, this.left, params]);
+    const key = JSON.stringify([id, waiting, this.note, currentLang(), this.closed, this.left, params]);
     if (key === this.key) return;
     this.key = key;
     if (this.closed) { mount(this.el); this.el.hidden = true; return; }
@@ -154,7 +160,7 @@ export class Coach {
       h("p", { id: TEXT_ID, testid: "coach-text", dataset: { step: step.id }, "aria-live": "polite" }, t(step.text, params)),
       gloss ? h("p", { class: "hint", testid: "coach-term" }, gloss.text, " ",
         h("a", { href: `${rulesHref(this.game.name)}${gloss.section ? `#${gloss.section}` : ""}`, target: "_blank", rel: "noopener", testid: "coach-term-rules" }, t("rules_hint"))) : null,
-      mine ? null : h("p", { class: "hint", testid: "coach-wait" }, t("tut_wait")),
+      waiting ? h("p", { class: "hint", testid: "coach-wait" }, t("tut_wait")) : null,
       this.note ? h("p", { class: "coach-note", role: "alert", testid: "coach-refusal" }, t(this.note.key, this.note.params)) : null,
       h("div", { class: "row" }, h("button", { type: "button", class: "ghost small", testid: "coach-close", onclick: () => this.close() }, t("tut_close"))));
   }

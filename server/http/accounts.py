@@ -21,7 +21,7 @@ from server.accounts.accounts import Account
 from server.accounts.sessions import Session
 from server.admin import moderation
 from server.errors import LobbyError, Unavailable
-from server.http import csrf, token_auth
+from server.http import csrf, rate, token_auth
 from server.http.common import body, guarded, svc_of
 from server.table.meta import TableMeta, token_hash
 
@@ -373,11 +373,8 @@ async def passkey_login_begin(request: Request) -> Response:
     ``rate_limited`` beyond ``passkey_logins_per_hour`` ceremonies per address."""
     _same_site(request)
     svc = svc_of(request)
-    addr = request.client.host if request.client else "?"
-    limit = svc.settings.passkey_logins_per_hour
-    if await from_store(svc.store.hit(f"passkey:{addr}", 3600)) > limit:
-        raise LobbyError(429, "rate_limited",
-                         f"at most {limit} passkey logins per hour per address")
+    await rate.per_hour(svc, request, "passkey", svc.settings.passkey_logins_per_hour,
+                        "passkey logins")
     return JSONResponse(await from_store(svc.passkeys.begin_login()))
 
 

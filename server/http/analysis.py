@@ -27,7 +27,7 @@ from starlette.routing import Route
 from engine.analysis import MARK_NAMES, Analysis, analyse, mark, marks, merge, spans, summary
 from server import metrics
 from server.errors import LobbyError, confirmed
-from server.http import csrf
+from server.http import rate
 from server.http.accounts import from_store
 from server.http.common import guarded, svc_of, table_or_404
 from server.logging import get_logger
@@ -77,23 +77,10 @@ _running: dict[str, asyncio.Task[None]] = {}
 """Analyses being computed in this process, by table id (``_compute``)."""
 
 
-async def per_hour(request: Request, name: str, limit: int, what: str) -> None:
-    """Count the request under ``name`` per client address and per account (an hour's
-    window); ``429 rate_limited`` past ``limit`` (``what``: the requests' name in the
-    message). Raises ``Unavailable`` when the counter cannot be read."""
-    svc = svc_of(request)
-    addr = request.client.host if request.client else "?"
-    if await from_store(svc.store.hit(f"{name}:{addr}", 3600)) > limit:
-        raise LobbyError(429, "rate_limited", f"at most {limit} {what} per hour per address")
-    session = csrf.session_of(request)
-    if session is not None and await from_store(
-            svc.store.hit(f"{name}:a:{session.account.uid}", 3600)) > limit:
-        raise LobbyError(429, "rate_limited", f"at most {limit} {what} per hour per account")
-
-
 async def _limit(request: Request) -> None:
-    await per_hour(request, "analysis", svc_of(request).settings.analyses_per_hour,
-                   "analysis requests")
+    svc = svc_of(request)
+    await rate.per_hour(svc, request, "analysis", svc.settings.analyses_per_hour,
+                        "analysis requests", per_account=True)
 
 
 async def _compute(svc: Service, table: Any) -> None:

@@ -35,8 +35,7 @@ from engine.chain import genesis
 from engine.shuffle import combine_seed, commitment
 from server.bots.kinds import bot_kinds
 from server.errors import LobbyError, confirmed
-from server.http import csrf
-from server.http.analysis import per_hour
+from server.http import csrf, rate
 from server.http.common import body, guarded, svc_of, table_or_404
 from server.logging import get_logger
 from server.table.lobby import new_name_salts
@@ -59,8 +58,9 @@ GUEST_NAME = "Guest"
 
 async def _limit(request: Request) -> None:
     """Count the request per client address and per account (429 past the setting)."""
-    await per_hour(request, "branch", svc_of(request).settings.branches_per_hour,
-                   "branch requests")
+    svc = svc_of(request)
+    await rate.per_hour(svc, request, "branch", svc.settings.branches_per_hour,
+                        "branch requests", per_account=True)
 
 
 def action_index(entries: list[dict[str, Any]], seq: int) -> int:

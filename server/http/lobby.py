@@ -19,7 +19,7 @@ from server import metrics
 from server.accounts import bot_accounts, names
 from server.bots import kinds as bots
 from server.errors import LobbyError, Unavailable
-from server.http import csrf, replays, takeover, token_auth
+from server.http import csrf, rate, replays, takeover, token_auth
 from server.http.common import (
     admitter,
     bearer,
@@ -50,17 +50,8 @@ async def count_new_table(svc: Service, request: Request) -> None:
     """Count one new table of the request's address (``create:<addr>``, a one-hour window
     shared by every route that makes a table: the lobby's form, tutorials). Raises
     ``LobbyError`` 429 ``rate_limited`` past ``tables_per_hour`` tables in the window,
-    ``Unavailable`` when the counter cannot be reached."""
-    addr = request.client.host if request.client else "?"
-    try:
-        count = await svc.store.hit(f"create:{addr}", 3600)
-    except RedisError as e:
-        metrics.REDIS_ERRORS.inc()
-        log.warning("rate counter failed", error=str(e))
-        raise Unavailable("rate counter") from None
-    if count > svc.settings.tables_per_hour:
-        raise LobbyError(429, "rate_limited",
-                         f"at most {svc.settings.tables_per_hour} new tables per hour per address")
+    ``Unavailable`` when the counter cannot be reached (``rate.per_hour``)."""
+    await rate.per_hour(svc, request, "create", svc.settings.tables_per_hour, "new tables")
 
 
 @guarded

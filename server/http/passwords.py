@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from server.accounts import audit
 from server.errors import LobbyError
+from server.http import rate
 from server.http.accounts import _logged_in, _same_site, from_store, need_session
 from server.http.common import body, guarded, svc_of
 from server.logging import get_logger
@@ -105,10 +106,8 @@ async def request_reset(request: Request) -> Response:
     if not svc.notifier.mailer.enabled:
         raise LobbyError(503, "no_mail", "this service sends no e-mail, so it cannot reset "
                                          "a password")
-    limit = svc.settings.password_resets_per_hour
-    if await from_store(svc.store.hit(f"reset:{_address(request)}", 3600)) > limit:
-        raise LobbyError(429, "rate_limited",
-                         f"at most {limit} password resets per hour per address")
+    await rate.per_hour(svc, request, "reset", svc.settings.password_resets_per_hour,
+                        "password resets")
     svc.tables.spawn(_send_reset(svc, username))
     return JSONResponse({"requested": True}, status_code=202)
 

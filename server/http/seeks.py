@@ -16,17 +16,15 @@ import contextlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from server import metrics
 from server.accounts import bot_accounts
 from server.errors import LobbyError, Unavailable
-from server.http import csrf, token_auth
-from server.http.common import bearer, body, error, game_named, guarded, svc_of
+from server.http import csrf, rate, token_auth
+from server.http.common import bearer, body, game_named, guarded, svc_of
 from server.logging import get_logger
 from server.pairing.pool import FINAL
 from server.play import clock
@@ -66,16 +64,7 @@ async def create_seek(request: Request) -> Response:
         raise LobbyError(403, "account_needed", "log in to seek a rated game")
     if session is not None:  # a rated seek by API token needs a bot account
         bot_accounts.require_bot(session.account, req.rated, token_auth.by_token(request))
-    addr = request.client.host if request.client else "?"
-    try:
-        count = await svc.store.hit(f"seek:{addr}", 3600)
-    except RedisError as e:
-        metrics.REDIS_ERRORS.inc()
-        log.warning("rate counter failed", error=str(e))
-        raise Unavailable("rate counter") from None
-    if count > svc.settings.seeks_per_hour:
-        return error(429, "rate_limited",
-                     f"at most {svc.settings.seeks_per_hour} seeks per hour per address")
+    await rate.per_hour(svc, request, "seek", svc.settings.seeks_per_hour, "seeks")
     if session is not None:
         name, uid = session.account.username, session.account.uid
     else:

@@ -86,15 +86,21 @@ class TableLobby:
         """Copy the table's summary into the lobby lists (server/store/lobby_index.py). Best
         effort: the meta is the authority, and a row that missed a change is rewritten
         at the table's next lobby change. A private table is never listed."""
+        try:
+            await self.list_row(meta)
+        except RedisError as e:
+            metrics.REDIS_ERRORS.inc()
+            log.warning("lobby list not updated", table=meta.id, error=str(e))
+
+    async def list_row(self, meta: TableMeta) -> None:
+        """``index`` for a caller that must know it was written (a tournament's board):
+        idempotent (the index keeps the newest meta version it was given), nothing for a
+        private table. Raises ``redis.RedisError``."""
         if meta.private:
             return
         expires = (self.tables.now() / 1000 + self.open_expiry(meta)
                    if meta.status == "open" else 0.0)
-        try:
-            await self.tables.store.lobby.put(meta.summary(), int(meta.version), expires)
-        except RedisError as e:
-            metrics.REDIS_ERRORS.inc()
-            log.warning("lobby list not updated", table=meta.id, error=str(e))
+        await self.tables.store.lobby.put(meta.summary(), int(meta.version), expires)
 
     def open_expiry(self, meta: TableMeta) -> int:
         """Seconds an open table lives from its latest lobby change (its meta's expiry and

@@ -18,12 +18,14 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
+from redis.exceptions import RedisError
+
 from engine import get_game
 from engine.chain import genesis
 from engine.shuffle import commitment
 from server import metrics
 from server.accounts import ratings
-from server.errors import LobbyError, confirmed
+from server.errors import LobbyError, Unavailable, confirmed
 from server.logging import get_logger
 from server.table.lobby import new_name_salts
 from server.table.meta import Seat, TableMeta, token_hash
@@ -56,8 +58,9 @@ class Boards:
         self.svc = svc
 
     async def ensure(self, t: Tournament, board: BoardState, names: dict[str, str]) -> None:
-        """The board's table exists, its seats are held for its players and its game has
-        started. Raises ``Unavailable``/``LobbyError`` (the next pass retries)."""
+        """The board's table exists, its seats are held for its players, its game has
+        started and its row is in the lobby index (``TableLobby.list_row``). Raises
+        ``Unavailable``/``LobbyError`` (the next pass retries: each step is idempotent)."""
         tables = self.svc.tables
         tid = board.table
         token = owner_token(t, tid)
@@ -94,6 +97,15 @@ class Boards:
         except LobbyError as e:
             if e.code != "started":
                 raise
+        # The lobby row, from the stored meta: the writes above are best effort, and once
+        # this returns the board is marked playing and no pass comes back to it. So a
+        # failed write (of this pass, or of the pass that made the table) fails the pass,
+        # the board stays planned, and the next pass writes the row (a versioned write: a
+        # row as new or newer is left as it is).
+        try:
+            await tables.lobby.list_row(await tables.lobby.fresh_meta(tid))
+        except RedisError as e:
+            raise Unavailable(f"lobby row of {tid}: {e}") from None
 
     async def result(self, table_id: str) -> list[int] | None:
         """The places of the board's game once its table is marked ended (``None``
