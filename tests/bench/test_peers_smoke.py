@@ -173,3 +173,30 @@ def test_run_py_reports_each_generator(tmp_path: Path) -> None:
     for r in runs:
         assert r["figures"]["opened"] == QUICK.connections
         assert r["figures"]["rss_kib_per_connection"] is not None
+
+
+def test_run_py_runs_the_server_under_each_interpreter(tmp_path: Path) -> None:
+    """``--server-python``: each interpreter in turn, named by its virtualenv's folder."""
+    import site
+    import subprocess
+    import sys
+
+    alt = tmp_path / "alt"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(alt)], check=True)
+    packages = next((alt / "lib").glob("python3*/site-packages"))
+    (packages / "locked.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    alt_python = str(alt / "bin" / "python")
+    out = tmp_path / "runs.json"
+    cores = os.sched_getaffinity(0)
+    try:
+        code = main(["--quick", "--systems", "einauge", "--scenarios", "idle",
+                     "--server-python", sys.executable, alt_python, "--json", str(out)])
+    finally:
+        os.sched_setaffinity(0, cores)
+    runs = json.loads(out.read_text())["runs"]
+    assert code == 0, [(r["system"], r["result"].get("errors_by_code")) for r in runs]
+    own = Path(sys.executable).parent.parent.name
+    assert [r["system"] for r in runs] == [f"einauge/node/{own}", "einauge/node/alt"]
+    assert [r["result"]["server_python"] for r in runs] == [sys.executable, alt_python]
+    for r in runs:
+        assert r["figures"]["opened"] == QUICK.connections
