@@ -38,7 +38,8 @@ class Attendance:
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
         self.settings = tables.settings
-        self.hashes = PresenceHashes(tables.store.redis, tables.store.timeout)
+        self.hashes = PresenceHashes(tables.store.redis, tables.store.timeout,
+                                     tables.store.origin)
         self.process = secrets.token_hex(6)
         self.pending: dict[str, list[Connection]] = {}
         """Per table with a change not written yet: the newcomers to tell."""

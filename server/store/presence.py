@@ -15,11 +15,15 @@ def presence_key(table_id: str) -> str:
 
 
 class PresenceHashes:
-    """The presence hashes of one Redis; every call within ``timeout`` seconds."""
+    """The presence hashes of one Redis; every call within ``timeout`` seconds.
+    ``origin``: the writing store's name (``Store.origin``), put first in its notices so
+    that its own process's subscriber drops them unread (that process read the hash in
+    the same round trip); ``""``: notices without it."""
 
-    def __init__(self, client: Client, timeout: float) -> None:
+    def __init__(self, client: Client, timeout: float, origin: str = "") -> None:
         self.redis = client
         self.timeout = timeout
+        self.origin = origin
 
     @bounded
     async def write(self, table_id: str, set_fields: dict[str, str], drop: list[str],
@@ -35,8 +39,9 @@ class PresenceHashes:
             pipe.hdel(key, *drop)
         pipe.expire(key, ttl)
         if notify:
-            pipe.spublish(channel(table_id), pack({"table": table_id, "from": 0,
-                                                   "entries": [], "presence": True}))
+            notice = {"table": table_id, "from": 0, "entries": [], "presence": True}
+            pipe.spublish(channel(table_id),
+                          pack({"by": self.origin, **notice} if self.origin else notice))
         pipe.hgetall(key)
         raw = (await pipe.execute())[-1]
         return {k.decode(): v.decode() for k, v in raw.items()}

@@ -208,6 +208,41 @@ async def test_presence_of_many_tables_in_one_call(store):
     assert await hashes.write("pa", {}, [], 60, False) == got[0]
 
 
+async def test_own_notices_are_marked_for_the_writers_subscriber_to_drop(store):
+    """A presence notice, and the notice of a start applied by the appender itself, carry
+    the store's origin first: its own process's subscriber drops them (it holds what they
+    announce), every other process reads them (server/fanout/subscriber.py)."""
+    meta = new_meta()
+    await store.create(meta.id, meta.to_fields(), ttl=60)
+    pubsub = store.redis.pubsub()
+    await pubsub.ssubscribe(st.channel(meta.id))
+    try:
+        await PresenceHashes(store.redis, store.timeout, store.origin).write(
+            meta.id, {"on:0:p1": "5"}, [], 60, True)
+        msg = await next_published(pubsub)
+        assert msg["data"].startswith(store.own_echo, 1)
+        assert st.unpack(msg["data"]) == {"by": store.origin, "table": meta.id, "from": 0,
+                                          "entries": [], "presence": True}
+        # Without an origin (another writer): read by every process, this one too.
+        await PresenceHashes(store.redis, store.timeout).write(meta.id, {}, [], 60, True)
+        assert not (await next_published(pubsub))["data"].startswith(store.own_echo, 1)
+
+        entries = [{"e": {"type": "x"}, "h": "f" * 64}]
+        started = await store.append(meta.id, 0, entries, "f" * 64, prev=meta.head,
+                                     meta_fields={"status": "running"}, meta_changed=True,
+                                     applied_here=True)
+        assert started.status == "ok"
+        msg = await next_published(pubsub)
+        assert msg["data"].startswith(store.own_echo, 1)
+        assert st.unpack(msg["data"])["meta"] is True  # other processes reload the meta
+        # A meta change the appender does not apply itself is read back by it too.
+        await store.append(meta.id, 1, entries, "e" * 64, prev="f" * 64,
+                           meta_fields={"status": "running"}, meta_changed=True)
+        assert not (await next_published(pubsub))["data"].startswith(store.own_echo, 1)
+    finally:
+        await pubsub.aclose()
+
+
 def test_meta_round_trip_keeps_secrets_out_of_the_summary():
     meta = new_meta(3)
     token = secrets.token_urlsafe(16)
