@@ -19,6 +19,7 @@ sockets; ``ChatService`` is the thin shell over the store and the rooms.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import secrets
 import time
@@ -252,6 +253,12 @@ def history_for(stored: dict[str, list[dict[str, Any]]], seat: int | None,
             for ch in readable(seat, ended)}
 
 
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    """Mark a finished task's exception as retrieved (its callers got it, or left)."""
+    if not task.cancelled():
+        task.exception()
+
+
 class ChatService:
     """The shell: validates, rate limits, stores and publishes (one Redis script), loads
     the history. ``store`` is ``server.store.streams.Store``."""
@@ -263,6 +270,9 @@ class ChatService:
         self.burst = burst
         self.refill = refill
         self.clock = clock
+        self._reads: dict[tuple[str, tuple[str, ...]],
+                          asyncio.Task[list[list[dict[str, Any]]]]] = {}
+        """The history reads not started yet, by table and channels (``_stored``)."""
 
     async def send(self, table_id: str, sender: Sender, seat_name: str | None,
                    text: str | None, quick: str | None, addr: str = "",
@@ -291,8 +301,31 @@ class ChatService:
         """The last ``history`` messages of each channel ``seat`` may read, but those of
         the accounts in ``hidden``."""
         channels = readable(seat, ended)
-        loaded = await self.store.load_chat(table_id, channels)
+        loaded = await self._stored(table_id, channels)
         return history_for(dict(zip(channels, loaded, strict=True)), seat, ended, hidden)
+
+    async def _stored(self, table_id: str, channels: tuple[str, ...]
+                      ) -> list[list[dict[str, Any]]]:
+        """``Store.load_chat``, one read shared by the callers of one turn of the event
+        loop (the sockets of a table that connect together: one LRANGE per channel
+        instead of one per socket). The read starts after that turn, so each caller's
+        socket already receives live chat by then and misses nothing stored before it
+        asked. Raises ``RedisError``."""
+        key = (table_id, channels)
+        read = self._reads.get(key)
+        if read is None:
+            read = asyncio.get_running_loop().create_task(self._read(key))
+            read.add_done_callback(_retrieved)  # a read all its callers left: no warning
+            self._reads[key] = read
+        return await asyncio.shield(read)
+
+    async def _read(self, key: tuple[str, tuple[str, ...]]) -> list[list[dict[str, Any]]]:
+        try:
+            await asyncio.sleep(0)  # the other callers of this turn join
+        finally:
+            self._reads.pop(key, None)  # a caller from now on gets a read of its own
+        rows: list[list[dict[str, Any]]] = await self.store.load_chat(*key)
+        return rows
 
     # ---- the websocket side (``conn``: server.fanout.Connection) ------------------------
 

@@ -4,6 +4,7 @@ messages, history on (re)connect, after the end."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -207,6 +208,34 @@ async def test_chat_before_the_start_and_on_a_gone_table(procs, redis_url: str) 
     assert [m["text"] for m in anna.chats()] == [m["text"] for m in spec.chats()] == ["anyone?"]
     await anna.close()
     await spec.close()
+    await lobby.close()
+
+
+async def test_sockets_connecting_together_each_get_the_history_and_miss_nothing(procs):
+    """The history read is shared by the sockets of a table that connect in one turn of
+    the event loop (server/play/chat.py ``ChatService._stored``): each still gets what
+    was stored before it connected, and a message sent while they connect reaches each
+    one, live or in its history."""
+    a, _ = procs
+    lobby = Lobby(a.url)
+    tid = (await lobby.create(4))["id"]
+    tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben", "Cas", "Dee")]
+    anna = await Socket(a.ws_url, tid).connect(token=tokens[0])
+    await anna.wait(lambda f: f["t"] == "chat_history")
+    await anna.send({"t": "chat", "text": "before"})
+    await said(anna, "before")
+    others = [Socket(a.ws_url, tid) for _ in tokens[1:]]
+    await asyncio.gather(*(s.connect(token=t) for s, t in zip(others, tokens[1:], strict=True)),
+                         anna.send({"t": "chat", "text": "meanwhile"}))
+    await said(anna, "meanwhile")
+    for s in others:
+        hist = (await s.wait(lambda f: f["t"] == "chat_history"))["channels"]
+        texts = [m["text"] for m in hist["players"]]
+        assert texts[0] == "before"
+        if "meanwhile" not in texts:  # stored after its history was read: it came live
+            await said(s, "meanwhile")
+    for s in (anna, *others):
+        await s.close()
     await lobby.close()
 
 
