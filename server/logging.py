@@ -39,6 +39,21 @@ def _stdlib_name(logger: Any, method: str, event: MutableMapping[str, Any]
     return event
 
 
+BARE_SOCKET_LINES = frozenset({"connection open", "connection closed"})
+"""What the websockets library logs at level info through uvicorn's logger for every socket
+opened and closed, with no address, path or table: kept at level debug only. uvicorn's own
+line per socket (``"WebSocket /ws/tables/<id>" [accepted]``, with the address) stays."""
+
+
+class _BareSocketLines(logging.Filter):
+    """Drops ``BARE_SOCKET_LINES`` before they are rendered: two rendered lines per
+    socket that tell an operator nothing uvicorn's line does not (their cost:
+    docs/benchmarks.md, "Table set-up")."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno == logging.INFO and record.msg in BARE_SOCKET_LINES)
+
+
 def configure(level: str = "info", json_lines: bool = False, process: str = "") -> None:
     """Set up structlog and the standard library logging (uvicorn's) once per process;
     ``process`` names it in every line (``serve:8001``)."""
@@ -61,6 +76,10 @@ def configure(level: str = "info", json_lines: bool = False, process: str = "") 
         # uvicorn's own handlers would print its lines in its format, past the renderer
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
+    sockets = logging.getLogger("uvicorn.error")
+    sockets.filters[:] = [f for f in sockets.filters if not isinstance(f, _BareSocketLines)]
+    if lvl > logging.DEBUG:
+        sockets.addFilter(_BareSocketLines())
     structlog.configure(
         processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),
