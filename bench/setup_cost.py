@@ -15,6 +15,10 @@ together (every table's create, then every table's joins, …), and per phase it
   its idle rate (measured before) over the phase's wall time. A rough figure that moves
   with the machine's load, printed with the load average.
 
+With ``--monitor``, Redis ``MONITOR`` records each phase too and the commands a client
+sent (not those its scripts ran: round trips, each command of a pipeline counted) are
+reported per table; MONITOR slows Redis, so the CPU figures of such a run are not kept.
+
 Each of ``--rounds`` rounds takes fresh tables; the CPU figures are reported per round and
 as their median. The service is ``bench.load.spawn.SpawnedService`` (a private
 ``redis-server`` and ``python -m cli serve`` of this checkout, or of ``--server-dir``).
@@ -22,6 +26,7 @@ as their median. The service is ``bench.load.spawn.SpawnedService`` (a private
     .venv/bin/python -m bench.setup_cost                      # 100 tables, 3 rounds
     .venv/bin/python -m bench.setup_cost --tables 50 --rounds 5 --json /tmp/setup.json
     .venv/bin/python -m bench.setup_cost --server-dir /path/to/other/checkout
+    .venv/bin/python -m bench.setup_cost --monitor --rounds 1     # + client commands
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ import uvloop
 
 from bench.load.config import LoadConfig
 from bench.load.host import machine
-from bench.load.redis_monitor import commandstats_delta, redis_commandstats
+from bench.load.redis_monitor import RedisMonitor, commandstats_delta, redis_commandstats
 from bench.load.sockets import LightSocket
 from bench.load.spawn import SpawnedService
 from bench.load.table import TableRun
@@ -57,9 +62,10 @@ PHASES = ("create", "join x4", "sockets x4", "start")
 class Probe:
     """The server's CPU time (s) and Redis's command counts, read between phases."""
 
-    def __init__(self, server_pid: int, redis_url: str) -> None:
+    def __init__(self, server_pid: int, redis_url: str, monitor: bool = False) -> None:
         self.proc = psutil.Process(server_pid)
         self.redis_url = redis_url
+        self.monitor = monitor
         self.idle_per_s = 0.0
 
     def cpu(self) -> float:
@@ -79,6 +85,9 @@ class Probe:
         """Run ``coros`` together, wait ``settle`` s for the server's follow-up work (the
         publications the phase caused); returns ``cpu_ms_per_table`` and
         ``commands_per_table``."""
+        monitor = RedisMonitor(self.redis_url) if self.monitor else None
+        if monitor is not None:
+            await asyncio.to_thread(monitor.start)
         before = await asyncio.to_thread(redis_commandstats, self.redis_url)
         c0, w0 = self.cpu(), time.perf_counter()
         await asyncio.gather(*coros)
@@ -86,11 +95,17 @@ class Probe:
         cpu = self.cpu() - c0 - self.idle_per_s * (time.perf_counter() - w0)
         after = await asyncio.to_thread(redis_commandstats, self.redis_url)
         delta = commandstats_delta(before, after)
-        return {
+        out: dict[str, Any] = {
             "cpu_ms_per_table": round(cpu / tables * 1000, 3),
             "commands_per_table": {k: round(v / tables, 2) for k, v in delta.items()},
             "total_commands_per_table": round(sum(delta.values()) / tables, 2),
         }
+        if monitor is not None:
+            seen = await asyncio.to_thread(monitor.stop, tables)
+            out["client_commands_per_table"] = {
+                k: round(v / tables, 2) for k, v in seen["client_commands"].items()}
+            out["total_client_commands_per_table"] = seen["client_commands_per_action"]
+        return out
 
 
 async def one_round(url: str, probe: Probe, http: httpx.AsyncClient, tables: int,
@@ -134,7 +149,8 @@ async def one_round(url: str, probe: Probe, http: httpx.AsyncClient, tables: int
 
 async def run_setup_cost(tables: int = 100, rounds: int = 3, warmup: int = 5,
                          settle: float = 0.5, idle: float = 1.0,
-                         server_dir: Path | None = None) -> dict[str, Any]:
+                         server_dir: Path | None = None,
+                         monitor: bool = False) -> dict[str, Any]:
     """Start a private service, warm it up with ``warmup`` tables, then measure
     ``rounds`` rounds of ``tables`` tables. Returns the figures (see ``format_report``)."""
     host = machine()
@@ -145,6 +161,7 @@ async def run_setup_cost(tables: int = 100, rounds: int = 3, warmup: int = 5,
             # Imports, caches, the script cache of Redis, the first pooled connections.
             await one_round(svc.url, probe, http, warmup, 10_000_000, settle)
             await probe.measure_idle(idle)
+            probe.monitor = monitor
             per_round = [await one_round(svc.url, probe, http, tables, 1000 * r, settle)
                          for r in range(rounds)]
     finally:
@@ -158,6 +175,9 @@ async def run_setup_cost(tables: int = 100, rounds: int = 3, warmup: int = 5,
                         "commands_per_table": per_round[-1][name]["commands_per_table"],
                         "total_commands_per_table":
                             per_round[-1][name]["total_commands_per_table"]}
+        if monitor:
+            for key in ("client_commands_per_table", "total_client_commands_per_table"):
+                phases[name][key] = per_round[-1][name][key]
     totals = [sum(r[n]["cpu_ms_per_table"] for n in PHASES) for r in per_round]
     return {
         "machine": host,
@@ -187,6 +207,10 @@ def format_report(r: dict[str, Any]) -> str:
         cmds = ", ".join(f"{k} {v:g}" for k, v in p["commands_per_table"].items())
         lines.append(f"{'':11} {p['total_commands_per_table']:g} Redis commands per "
                      f"table: {cmds}")
+        if "client_commands_per_table" in p:
+            sent = ", ".join(f"{k} {v:g}" for k, v in p["client_commands_per_table"].items())
+            lines.append(f"{'':11} {p['total_client_commands_per_table']:g} sent by clients "
+                         f"(MONITOR): {sent}")
     rounds = " / ".join(f"{x:.2f}" for x in r["total_cpu_ms_per_table"])
     lines.append(f"{'total':11} {r['total_cpu_ms_median']:6.2f} ms CPU per table ({rounds}); "
                  f"{r['total_commands_per_table']:g} Redis commands per table")
@@ -202,12 +226,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds after each phase inside its window (its follow-up work)")
     ap.add_argument("--server-dir", type=Path, default=None,
                     help="run the server of another checkout (to compare a change)")
+    ap.add_argument("--monitor", action="store_true",
+                    help="also count the commands clients sent (Redis MONITOR; slows Redis)")
     ap.add_argument("--json", type=Path, default=None, help="write every figure here")
     args = ap.parse_args(argv)
     if args.tables < 1 or args.rounds < 1:
         ap.error("--tables and --rounds must be at least 1")
     result = uvloop.run(run_setup_cost(args.tables, args.rounds, args.warmup, args.settle,
-                                       server_dir=args.server_dir))
+                                       server_dir=args.server_dir, monitor=args.monitor))
     print(format_report(result))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2))
