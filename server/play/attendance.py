@@ -226,14 +226,15 @@ class Attendance:
                 due.append((table, True))
                 continue
             need, at = schedule.plan(now, periodic, self.tick_ms, self.renew_ms)
-            if at is not None and (wake is None or at < wake):
-                wake = at
             if need is Need.REFRESH or need is Need.RENEW:
                 due.append((table, need is Need.REFRESH))
             elif need is Need.SHOW and schedule.fields is not None:
                 self._read(table, schedule.fields, now, False)  # the next turn, from here
                 self._shown(table, schedule.fields, now)
-        self.next_wake = wake
+                at = schedule.wake_at(now)
+            if at is not None and (wake is None or at < wake):
+                wake = at
+        self.next_wake = wake  # the reads below may bring it forward (``_read``)
         if not due:
             return
         claims = []

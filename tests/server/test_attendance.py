@@ -98,11 +98,13 @@ async def test_presence_spans_processes_and_a_dead_process_lapses(redis_url, clo
         b.stop()
 
 
-async def test_away_is_told_at_the_graces_end_without_a_tick(redis_url, clock):
+async def test_away_and_gone_are_told_at_their_moment_without_a_tick(redis_url, clock):
     """No tick comes (the interval is an hour): Ben's away is told by the timer set, from
-    the hash read when he left, for the end of his reload grace, with no read of Redis.
-    The servers' clock is stopped, then moved: the message comes when the clock shows
-    exactly his last sight plus the grace, not a moment before."""
+    the hash read when he left, for the end of his reload grace, with no read of Redis,
+    and his gone by the next one, set when away was told, at ``claim_after`` (20 s: the
+    timer sleeps that long in real time, which the test waits). The servers' clock is
+    stopped, then moved: each message comes when the clock shows exactly his last sight
+    plus the grace, then plus ``claim_after``, not a moment before."""
     env = {**clock.env, "CARDTABLE_PRESENCE_INTERVAL": "3600",
            "CARDTABLE_PRESENCE_TTL": "10800", "CARDTABLE_PRESENCE_GRACE": "1"}
     s = ServerProcess(redis_url, env=env).start()
@@ -131,6 +133,11 @@ async def test_away_is_told_at_the_graces_end_without_a_tick(redis_url, clock):
         assert away["seats"][1] == {"seat": 1, "state": "away", "since": left}
         assert away["now"] == left + 1000
         assert away["seats"][0] == {"seat": 0, "state": "online", "since": None}
+        clock.stop_at(left + 20_000)  # fast: claim_after 20 s
+        gone = await anna.wait(lambda f: f["t"] == "presence" and states(f)[1] == "gone",
+                               timeout=60)
+        assert gone["seats"][1] == {"seat": 1, "state": "gone", "since": left}
+        assert (gone["now"], gone["claim_after"]) == (left + 20_000, 20_000)
     finally:
         for sock in socks:
             await sock.close()
