@@ -156,11 +156,12 @@ class Settings(BaseSettings):
     """encoded deltas (one per append: an action's events) kept per table for reconnects
     (older ones are rebuilt by replay)"""
     presence_interval: float = Field(1.0, gt=0)
-    """seconds between a process's refreshes of the presence of the seats it holds
-    sockets of (and its reads of everyone else's)"""
-    presence_ttl: float = Field(3.0, gt=0)
-    """seconds a process's presence claim lasts without a refresh (a dead process's
-    sockets count as gone after at most this)"""
+    """seconds between two ticks of a process's presence timer: a changed spectator count
+    is shown at the next tick; each table's claims are renewed in one tick of every
+    ``presence_ttl`` less two ticks (server/play/presence_schedule.py)"""
+    presence_ttl: float = Field(5.0, gt=0)
+    """seconds a process's presence claim lasts without a renewal (a dead process's
+    sockets count as gone after at most this; renewed this less two ticks apart)"""
     presence_grace: float = Field(2.0, ge=0)
     """seconds without a socket before a seat shows as away (a reload is no absence)"""
     bot_lease: float = Field(5.0, gt=0)

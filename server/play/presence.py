@@ -3,8 +3,9 @@
 The table's presence hash in Redis (``t:{<id>}:presence``, server/store/streams.py) holds
 
 - ``on:<seat>:<process>``: until when (ms) ``process`` vouches for a socket of ``seat``;
-  refreshed every ``presence_interval`` s while it holds one, deleted when its last one
-  closes; a process that dies stops refreshing, so its claim lapses by itself;
+  renewed every few seconds while it holds one (server/play/presence_schedule.py),
+  deleted when its last one closes; a process that dies stops renewing, so its claim
+  lapses by itself;
 - ``seen:<seat>``: when a socket of the seat was last held (ms);
 - ``spec:<process>``: ``"<count> <until ms>"``, that process's spectator sockets.
 
@@ -12,12 +13,14 @@ A seat is ``online`` while some claim is live, or for ``grace`` ms after the las
 ended (a page reload is not an absence); then ``away`` (since it was last seen, or else
 since its latest lapsed claim); and
 ``gone`` once away longer than the time control's ``claim_after``: another player may
-then hand it to a bot. A seat never seen counts from the game's start.
+then hand it to a bot. A seat never seen counts from the game's start. ``next_changes``
+says when these states next change by time alone, so that a process recomputes them at
+that moment instead of reading the hash every second.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +40,27 @@ def seen_field(seat: int) -> str:
 def spec_field(process: str) -> str:
     """The field of ``process``'s spectator count."""
     return f"spec:{process}"
+
+
+def claims(here: frozenset[int], before: frozenset[int], spectators: int,
+           had_spectators: bool, process: str, until: int, now: int
+           ) -> tuple[dict[str, str], list[str]]:
+    """The fields ``process`` sets and drops to vouch, until ``until`` (ms), for the seats
+    it holds sockets of (``here``; ``before``: those it vouched for last time, their
+    claims dropped, their last sight ``now``) and for ``spectators`` sockets (dropped
+    when none are left and it counted some: ``had_spectators``). Field names as
+    ``on_field``, ``seen_field`` and ``spec_field`` write them (inline: this runs for
+    every table at each renewal)."""
+    u, n = str(until), str(now)
+    put = {f"on:{s}:{process}": u for s in here}
+    for s in here | before:
+        put[f"seen:{s}"] = n
+    drop = [f"on:{s}:{process}" for s in before - here] if before else []
+    if spectators:
+        put[f"spec:{process}"] = f"{spectators} {u}"
+    elif had_spectators:
+        drop.append(f"spec:{process}")
+    return put, drop
 
 
 @dataclass(frozen=True)
@@ -86,6 +110,52 @@ def seats(fields: Mapping[str, str], n: int, now: int, started: int, grace: int,
         state = ONLINE if away < grace else GONE if away >= claim_after else AWAY
         out.append(SeatPresence(seat, state, None if state == ONLINE else since))
     return out
+
+
+def next_changes(fields: Mapping[str, str], people: Iterable[int], now: int, started: int,
+                 grace: int, claim_after: int, process: str) -> tuple[int | None, int | None]:
+    """When ``seats`` and ``spectators`` of these ``fields`` next change by time alone
+    (ms, each after ``now``; ``None``: never), as ``(lapse, turn)``:
+
+    - ``lapse``: the earliest end of a claim or spectator count of another process than
+      ``process`` (its own it renews before they end). The hash must be read again then:
+      the other process may have renewed it (renewals send no notice), or died.
+    - ``turn``: the earliest moment a seat of ``people`` (the seats a person holds; a
+      bot's state never shows) without a live claim turns away (its grace ended) or gone
+      (``claim_after``): known from these fields alone, since every other change of them
+      comes with a presence notice.
+    """
+    lapse: int | None = None
+    live: set[int] = set()
+    lapsed: dict[int, int] = {}
+    own = spec_field(process)
+    for key, value in fields.items():
+        if key.startswith("on:"):
+            parts = key.split(":")
+            until = _int(value)
+            if len(parts) != 3 or not parts[1].isdigit() or until is None:
+                continue
+            seat = int(parts[1])
+            if until > now:
+                live.add(seat)
+                if parts[2] != process and (lapse is None or until < lapse):
+                    lapse = until
+            else:
+                lapsed[seat] = max(until, lapsed.get(seat, 0))
+        elif key.startswith("spec:") and key != own:
+            u = _int(value.partition(" ")[2])
+            if u is not None and u > now and (lapse is None or u < lapse):
+                lapse = u
+    turn: int | None = None
+    for seat in people:
+        if seat in live:
+            continue
+        seen = _int(fields.get(seen_field(seat)))
+        since = max(seen if seen is not None else lapsed.get(seat, 0), started)
+        at = since + grace if now < since + grace else since + claim_after
+        if at > now and (turn is None or at < turn):
+            turn = at
+    return lapse, turn
 
 
 def connected(fields: Mapping[str, str], seat: int, now: int) -> bool:

@@ -296,21 +296,23 @@ class ClockFile:
 
     def set(self, offset: float) -> None:
         self.offset = offset
-        tmp = f"{self.path}.tmp"
-        with open(tmp, "w") as f:
-            f.write(repr(offset))
-        import os
-
-        os.replace(tmp, self.path)  # readers never see a half-written file
+        self._write(repr(offset))
 
     def stop_at(self, at_ms: int) -> None:
         """Stop the servers' clock at ``at_ms`` (it shows that time until set again)."""
-        tmp = f"{self.path}.tmp"
-        with open(tmp, "w") as f:
-            f.write(f"@{at_ms}")
+        self._write(f"@{at_ms}")
+
+    def _write(self, text: str) -> None:
         import os
 
-        os.replace(tmp, self.path)
+        tmp = f"{self.path}.tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        # The servers reread the file when its mtime changes: two writes within one tick
+        # of the file system's clock (a few ms) would share one, and the second be missed.
+        self._mtime = max(getattr(self, "_mtime", 0) + 1, os.stat(tmp).st_mtime_ns)
+        os.utime(tmp, ns=(self._mtime, self._mtime))
+        os.replace(tmp, self.path)  # readers never see a half-written file
 
     def now_ms(self) -> int:
         """The servers' clock now (ms)."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.verify import verify_record
+from server.store.client import Client, connect
 from tests.conftest import ServerProcess
 from tests.server.client import ClockFile, Lobby, Socket, events_of, has_event
 from tests.waiting import until
@@ -19,6 +20,12 @@ def states(frame: dict) -> list[str]:
 
 def presence_where(sock: Socket, pred) -> object:
     return sock.wait(lambda f: f["t"] == "presence" and pred(f))
+
+
+async def gone_at(store: Client, key: str, left: int) -> bool:
+    """Seat 1's claims dropped from the presence hash ``key``, last seen at ``left``."""
+    fields = {k.decode(): v.decode() for k, v in (await store.hgetall(key)).items()}
+    return fields.get("seen:1") == str(left) and not any(k.startswith("on:1:") for k in fields)
 
 
 @pytest.fixture
@@ -89,6 +96,53 @@ async def test_presence_spans_processes_and_a_dead_process_lapses(redis_url, clo
             await s.close()
         a.kill()
         b.stop()
+
+
+async def test_away_and_gone_are_told_at_their_moment_without_a_tick(redis_url, clock):
+    """No tick comes (the interval is an hour): Ben's away is told by the timer set, from
+    the hash read when he left, for the end of his reload grace, with no read of Redis,
+    and his gone by the next one, set when away was told, at ``claim_after`` (20 s: the
+    timer sleeps that long in real time, which the test waits). The servers' clock is
+    stopped, then moved: each message comes when the clock shows exactly his last sight
+    plus the grace, then plus ``claim_after``, not a moment before."""
+    env = {**clock.env, "CARDTABLE_PRESENCE_INTERVAL": "3600",
+           "CARDTABLE_PRESENCE_TTL": "10800", "CARDTABLE_PRESENCE_GRACE": "1"}
+    s = ServerProcess(redis_url, env=env).start()
+    socks: list[Socket] = []
+    try:
+        lobby = Lobby(s.url)
+        table = await lobby.create(2, time_control={"kind": "live", "preset": "fast"})
+        tid = table["id"]
+        tokens = [(await lobby.join(tid, n))["token"] for n in ("Anna", "Ben")]
+        await lobby.start(tid)
+        anna = await Socket(s.ws_url, tid).connect(token=tokens[0])
+        ben = await Socket(s.ws_url, tid).connect(token=tokens[1])
+        socks += [anna, ben]
+        await presence_where(anna, lambda f: states(f) == ["online", "online"])
+        left = clock.now_ms()
+        clock.stop_at(left)
+        await ben.close()
+        store = connect(redis_url)  # a Redis Cluster too
+        try:  # the server has written Ben's leave (his claim dropped, last seen `left`)
+            await until(lambda: gone_at(store, f"t:{{{tid}}}:presence", left),
+                        what="Ben's leave written")
+        finally:
+            await store.aclose()
+        clock.stop_at(left + 1000)
+        away = await presence_where(anna, lambda f: states(f)[1] != "online")
+        assert away["seats"][1] == {"seat": 1, "state": "away", "since": left}
+        assert away["now"] == left + 1000
+        assert away["seats"][0] == {"seat": 0, "state": "online", "since": None}
+        clock.stop_at(left + 20_000)  # fast: claim_after 20 s
+        gone = await anna.wait(lambda f: f["t"] == "presence" and states(f)[1] == "gone",
+                               timeout=60)
+        assert gone["seats"][1] == {"seat": 1, "state": "gone", "since": left}
+        assert (gone["now"], gone["claim_after"]) == (left + 20_000, 20_000)
+    finally:
+        for sock in socks:
+            await sock.close()
+        clock.set(0)
+        s.stop()
 
 
 async def test_who_may_claim_resign_and_return(server):

@@ -199,13 +199,23 @@ async def test_rate_counter(store):
     assert [await store.hit(key, 3600) for _ in range(3)] == [1, 2, 3]
 
 
-async def test_presence_of_many_tables_in_one_call(store):
-    hashes = PresenceHashes(store.redis, store.timeout)
-    await hashes.write("pa", {"on:0:p1": "5", "spec:p1": "2 5"}, [], 60, False)
-    got = await hashes.write_many([("pa", {"on:1:p1": "7"}, ["spec:p1"]),
-                                     ("pb", {"seen:0": "3"}, []), ("pc", {}, [])], 60)
-    assert got == [{"on:0:p1": "5", "on:1:p1": "7"}, {"seen:0": "3"}, {}]
-    assert await hashes.write("pa", {}, [], 60, False) == got[0]
+@pytest.mark.parametrize("lane", [True, False], ids=["lane", "pool"])
+async def test_presence_of_many_tables_in_one_call(store, lane):
+    """Writes with the hash read back and renewals (written only), on the store's lane
+    and through redis-py's pipeline (a Redis Cluster's way), alike."""
+    if lane and store.lane is None:
+        pytest.skip("no lane on a Redis Cluster")
+    hashes = PresenceHashes(store.redis, store.timeout, store.lane if lane else None)
+    pa, pb, pc, pd = (f"p{x}-{lane}" for x in "abcd")
+    await hashes.write(pa, {"on:0:p1": "5", "spec:p1": "2 5"}, [], 60, False)
+    await hashes.write(pd, {"on:0:p1": "5", "seen:0": "1"}, [], 60, False)
+    got = await hashes.write_many([(pa, {"on:1:p1": "7"}, ["spec:p1"], True),
+                                   (pb, {"seen:0": "3"}, [], True), (pc, {}, [], True),
+                                   (pd, {"on:0:p1": "9", "seen:0": "4"}, [], False)], 60)
+    assert got == [{"on:0:p1": "5", "on:1:p1": "7"}, {"seen:0": "3"}, {}, None]
+    assert await hashes.write(pa, {}, [], 60, False) == got[0]
+    assert await hashes.write(pd, {}, [], 60, False) == {"on:0:p1": "9", "seen:0": "4"}
+    assert await hashes.write_many([(pd, {}, [], False)], 60) == [None]
 
 
 async def test_own_notices_are_marked_for_the_writers_subscriber_to_drop(store):
@@ -217,7 +227,7 @@ async def test_own_notices_are_marked_for_the_writers_subscriber_to_drop(store):
     pubsub = store.redis.pubsub()
     await pubsub.ssubscribe(st.channel(meta.id))
     try:
-        await PresenceHashes(store.redis, store.timeout, store.origin).write(
+        await PresenceHashes(store.redis, store.timeout, origin=store.origin).write(
             meta.id, {"on:0:p1": "5"}, [], 60, True)
         msg = await next_published(pubsub)
         assert msg["data"].startswith(store.own_echo, 1)
