@@ -157,11 +157,13 @@ class Settings(BaseSettings):
     (older ones are rebuilt by replay)"""
     presence_interval: float = Field(1.0, gt=0)
     """seconds between two ticks of a process's presence timer: a changed spectator count
-    is shown at the next tick; each table's claims are renewed in one tick of every
-    ``presence_ttl`` less two ticks (server/play/presence_schedule.py)"""
+    is shown at the next tick, and each table's claims are renewed in one tick of every
+    `CARDTABLE_PRESENCE_TTL` less two ticks (§5)"""
     presence_ttl: float = Field(5.0, gt=0)
     """seconds a process's presence claim lasts without a renewal (a dead process's
-    sockets count as gone after at most this; renewed this less two ticks apart)"""
+    sockets count as gone after at most this); renewed every this less two
+    `CARDTABLE_PRESENCE_INTERVAL`s (3 s by default; at least one interval). Was `3.0`,
+    renewed every second"""
     presence_grace: float = Field(2.0, ge=0)
     """seconds without a socket before a seat shows as away (a reload is no absence)"""
     bot_lease: float = Field(5.0, gt=0)
