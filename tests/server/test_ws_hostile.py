@@ -343,3 +343,33 @@ async def test_hostile_sockets_leave_no_protocol_alive_and_nothing_in_cycles(own
             gc.garbage.clear()
             gc.enable()
             await lobby.close()
+
+
+async def test_a_hello_split_across_the_accept_still_frees_the_opening_request(own_redis,
+                                                                              monkeypatch):
+    """Part of the hello written with the handshake: the parser holds half a frame when
+    the socket is accepted, where ``fresh_parser`` leaves it alone. Once the hello is in,
+    the parser is swapped all the same (``Protocol.parse``, not the generator that read
+    the opening request and keeps it)."""
+    for name, value in TEST_ENV.items():
+        monkeypatch.setenv(name, value)
+    app = create_app(config.from_env(redis_url=own_redis.url))
+    async with in_process(app, lifespan="on", http=HeaderDeadline) as port:
+        lobby, tid = await open_table(f"http://127.0.0.1:{port}")
+        hello = client_frame(HELLO)
+        try:
+            for cut in (1, 3, len(hello) - 1):
+                raw = await Raw.open(port, upgrade_request(f"/ws/tables/{tid}") + hello[:cut])
+                assert await raw.answer() == b"HTTP/1.1 101 Switching Protocols"
+                await raw.write(hello[cut:])
+                assert (await raw.welcome())["t"] == "welcome"
+                [proto] = [o for o in gc.get_objects() if type(o) is LeanWebSocketProtocol]
+                parser = proto.conn.parser.gi_code.co_qualname
+                del proto  # the wait below is for its release
+                assert parser == "Protocol.parse", cut
+                raw.close()
+                await until(lambda: not any(type(o) is LeanWebSocketProtocol
+                                            for o in gc.get_objects()),
+                            timeout=WAIT, what="the closed socket's protocol let go")
+        finally:
+            await lobby.close()
