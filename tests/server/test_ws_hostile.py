@@ -20,10 +20,14 @@ import weakref
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
 
 from protocol.connection import RawFrames, client_frame, upgrade_request
 from server import config
 from server.app import create_app
+from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend
 from server.http.header_deadline import HeaderDeadline
 from server.ws.lean_protocol import LeanWebSocketProtocol
 from tests.conftest import TEST_ENV, ServerProcess
@@ -373,3 +377,50 @@ async def test_a_hello_split_across_the_accept_still_frees_the_opening_request(o
                             timeout=WAIT, what="the closed socket's protocol let go")
         finally:
             await lobby.close()
+
+
+async def test_the_write_gate_blocks_every_writer_and_wakes_them_all_when_drained():
+    """Four tasks write 64 KB frames to one socket whose client does not read: the gate
+    closes and all four wait on it (nothing is written past the transport's high-water
+    mark); once the client reads, every writer is woken and every frame arrives, each
+    writer's in its order, and the gate keeps no waiter list."""
+    writers, frames_each, size = 4, 80, 65536  # 20 MB: more than both ends' buffers hold
+    found: dict[str, Any] = {}
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        direct = DirectSocket.of(ws.scope[SCOPE_KEY])
+        assert direct is not None
+        found["proto"] = direct.proto
+        await ws.receive_bytes()  # the client's go
+
+        async def write(k: int) -> None:
+            for n in range(frames_each):
+                await ws.send_bytes(bytes([k]) + n.to_bytes(2, "big") + b"x" * size)
+
+        # Bounded: a writer never woken must fail the test, not hang the server's stop.
+        async with asyncio.timeout(3 * WAIT):
+            await asyncio.gather(*(write(k) for k in range(writers)))
+        found["done"] = True
+        await ws.close()
+
+    app = RawSend(Starlette(routes=[WebSocketRoute("/ws/tables/x", endpoint)]))
+    async with in_process(app) as port:
+        raw = await Raw.open(port, upgrade_request("/ws/tables/x"), rcvbuf=4096)
+        assert await raw.answer() == b"HTTP/1.1 101 Switching Protocols"
+        await raw.write(client_frame(b"go"))
+        gate = await until(lambda: found.get("proto") and found["proto"].writable,
+                           timeout=WAIT, what="the socket accepted")
+        await until(lambda: not gate.is_set() and len(gate._waiters or ()) == writers,
+                    timeout=WAIT, what="every writer waiting on the closed gate")
+        assert "done" not in found
+        got: dict[int, list[int]] = {k: [] for k in range(writers)}
+        while True:
+            opcode, payload = await raw.frame()
+            if opcode == "close":
+                break
+            assert opcode == "binary" and len(payload) == size + 3
+            got[payload[0]].append(int.from_bytes(payload[1:3], "big"))
+        assert got == {k: list(range(frames_each)) for k in range(writers)}
+        assert found.get("done") and gate.is_set() and gate._waiters is None
+        raw.close()
