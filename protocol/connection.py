@@ -41,8 +41,8 @@ from protocol.frames import pack, unpack, ws_url
 
 __all__ = [
     "ClientConnection", "Connection", "ConnectionClosed", "InvalidHandshake", "InvalidStatus",
-    "LightConnection", "SyncClientConnection", "close_code", "dial", "dial_sync",
-    "server_frame", "watch_seek",
+    "LightConnection", "RawFrames", "SyncClientConnection", "client_frame", "close_code", "dial",
+    "dial_sync", "server_frame", "upgrade_request", "watch_seek",
 ]
 
 MAX_SIZE = 2**22
@@ -84,6 +84,40 @@ def server_frame(data: bytes | str) -> bytes:
     else:
         proto.send_binary(data)
     return b"".join(proto.data_to_send())
+
+
+def upgrade_request(path: str, host: str = "localhost") -> bytes:
+    """The bytes of a client's opening handshake for ``path`` (RFC 6455 §4.1, the RFC's
+    sample key), for a raw TCP socket that must split or join what a client writes."""
+    return (f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+
+
+def client_frame(data: bytes, opcode: str = "binary", fin: bool = True) -> bytes:
+    """The bytes of one masked client frame (RFC 6455 §5.2) of ``data``; ``opcode`` one
+    of ``binary``, ``text``, ``cont``, ``ping``, ``pong``, ``close``; ``fin`` False for a
+    fragment that more frames continue. Raises ``KeyError`` for another opcode."""
+    return Frame(Opcode[opcode.upper()], data, fin=fin).serialize(mask=True, extensions=[])
+
+
+class RawFrames:
+    """The frames a server sends on a raw TCP socket after its 101 answer, parsed by the
+    library's sans-I/O client: ``feed(bytes)`` returns the complete frames so far as
+    ``(opcode, payload)``, opcode as ``client_frame`` names it."""
+
+    def __init__(self) -> None:
+        self._proto = Protocol(Side.CLIENT, state=State.OPEN, max_size=MAX_SIZE)
+
+    def feed(self, data: bytes) -> list[tuple[str, bytes]]:
+        """Parse ``data``; the frames it completed. An empty ``data`` is the end of the
+        stream."""
+        if data:
+            self._proto.receive_data(data)
+        else:
+            self._proto.receive_eof()
+        return [(f.opcode.name.lower(), bytes(f.data))
+                for f in self._proto.events_received() if isinstance(f, Frame)]
 
 
 async def watch_seek(ws_base: str, seek_id: str, token: str | None, timeout: float = 30.0,

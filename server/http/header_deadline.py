@@ -48,6 +48,15 @@ class HeaderDeadline(H11Protocol):
         # 3 KB) alive for up to ``header_timeout`` s after every socket's opening.
         self._disarm()
         super().handle_websocket_upgrade(event)
+        # uvicorn hands the websocket protocol only the request it rebuilt from h11's
+        # event: bytes the client wrote after the request in the same read (its first
+        # frames, when it did not wait for the 101 answer) stay in h11's buffer and were
+        # lost otherwise, and its hello never came ("no hello in time").
+        data, _ = self.conn.trailing_data
+        websocket = self.transport.get_protocol()
+        if (data and websocket is not self and isinstance(websocket, asyncio.Protocol)
+                and not self.transport.is_closing()):
+            websocket.data_received(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()

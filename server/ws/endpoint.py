@@ -80,6 +80,11 @@ async def _serve(ws: WebSocket, svc: Service, addr: str) -> None:
         return
     if first is None:
         return
+    if (direct := DirectSocket.of(ws.scope.get(SCOPE_KEY))) is not None:
+        # A client that wrote part of its hello before the 101 answer had half a frame in
+        # the parser at the accept, where the parser is not swapped (``fresh_parser``):
+        # it is now, between frames, or the opening request stays for the socket's life.
+        direct.release_handshake()
     binary = isinstance(first, bytes)
     try:
         hello = protocol.parse_message(protocol.decode_frame(first, settings.max_frame))

@@ -28,15 +28,16 @@ from server.ws.lean_protocol import LeanWebSocketProtocol
 
 
 @contextlib.asynccontextmanager
-async def in_process(app: Any, lifespan: str = "off") -> AsyncIterator[int]:
+async def in_process(app: Any, lifespan: str = "off", http: Any = "auto") -> AsyncIterator[int]:
     """Serve ``app`` on a free port of 127.0.0.1 with uvicorn in this process and event
     loop, with the websocket protocol ``cardtable serve`` uses (uvicorn's websockets-sans-I/O
     one, lean: server/ws/lean_protocol.py; no compression); yields the port once it
-    accepts connections, shuts down on exit."""
+    accepts connections, shuts down on exit. ``http``: uvicorn's HTTP protocol (``cardtable
+    serve``'s is server/http/header_deadline.py's ``HeaderDeadline``)."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(
         app, host="127.0.0.1", port=port, ws=LeanWebSocketProtocol, ws_per_message_deflate=False,
-        log_level="warning", lifespan=lifespan, access_log=False))
+        http=http, log_level="warning", lifespan=lifespan, access_log=False))
     serving = asyncio.create_task(server.serve())
     try:
         while not server.started:
