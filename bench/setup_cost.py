@@ -24,7 +24,7 @@ as their median. The service is ``bench.load.spawn.SpawnedService`` (a private
 ``redis-server`` and ``python -m cli serve`` of this checkout, or of ``--server-dir``).
 
     .venv/bin/python -m bench.setup_cost                      # 100 tables, 3 rounds
-    .venv/bin/python -m bench.setup_cost --tables 50 --rounds 5 --json /tmp/setup.json
+    .venv/bin/python -m bench.setup_cost --tables 50 --rounds 5 --json setup.json
     .venv/bin/python -m bench.setup_cost --server-dir /path/to/other/checkout
     .venv/bin/python -m bench.setup_cost --monitor --rounds 1     # + client commands
 """

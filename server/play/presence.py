@@ -20,7 +20,7 @@ that moment instead of reading the hash every second.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,29 +83,40 @@ def _int(raw: str | None) -> int | None:
         return None
 
 
+def _claims(fields: Mapping[str, str]) -> Iterator[tuple[int, str, int]]:
+    """``(seat, process, until ms)`` of every well-formed ``on:<seat>:<process>`` field."""
+    for key, value in fields.items():
+        if key.startswith("on:"):
+            parts = key.split(":")
+            until = _int(value)
+            if len(parts) == 3 and parts[1].isdigit() and until is not None:
+                yield int(parts[1]), parts[2], until
+
+
+def _since(fields: Mapping[str, str], seat: int, lapsed: Mapping[int, int],
+           started: int) -> int:
+    """Since when (ms) ``seat`` has had no socket: last seen, or without a last-seen time
+    its latest lapsed claim, never before the game's ``started``."""
+    seen = _int(fields.get(seen_field(seat)))
+    return max(seen if seen is not None else lapsed.get(seat, 0), started)
+
+
 def seats(fields: Mapping[str, str], n: int, now: int, started: int, grace: int,
           claim_after: int) -> list[SeatPresence]:
     """Every seat's presence at ``now`` from the hash ``fields`` (ms throughout)."""
     live: set[int] = set()
     lapsed: dict[int, int] = {}
-    for key, value in fields.items():
-        if key.startswith("on:"):
-            parts = key.split(":")
-            until = _int(value)
-            if len(parts) != 3 or not parts[1].isdigit() or until is None:
-                continue
-            if until > now:
-                live.add(int(parts[1]))
-            else:
-                lapsed[int(parts[1])] = max(until, lapsed.get(int(parts[1]), 0))
+    for seat, _, until in _claims(fields):
+        if until > now:
+            live.add(seat)
+        else:
+            lapsed[seat] = max(until, lapsed.get(seat, 0))
     out = []
     for seat in range(n):
         if seat in live:
             out.append(SeatPresence(seat, ONLINE, None))
             continue
-        seen = _int(fields.get(seen_field(seat)))
-        # Without a last-seen time, a lapsed claim still tells when it was last vouched for.
-        since = max(seen if seen is not None else lapsed.get(seat, 0), started)
+        since = _since(fields, seat, lapsed, started)
         away = now - since
         state = ONLINE if away < grace else GONE if away >= claim_after else AWAY
         out.append(SeatPresence(seat, state, None if state == ONLINE else since))
@@ -129,20 +140,15 @@ def next_changes(fields: Mapping[str, str], people: Iterable[int], now: int, sta
     live: set[int] = set()
     lapsed: dict[int, int] = {}
     own = spec_field(process)
+    for seat, holder, until in _claims(fields):
+        if until > now:
+            live.add(seat)
+            if holder != process and (lapse is None or until < lapse):
+                lapse = until
+        else:
+            lapsed[seat] = max(until, lapsed.get(seat, 0))
     for key, value in fields.items():
-        if key.startswith("on:"):
-            parts = key.split(":")
-            until = _int(value)
-            if len(parts) != 3 or not parts[1].isdigit() or until is None:
-                continue
-            seat = int(parts[1])
-            if until > now:
-                live.add(seat)
-                if parts[2] != process and (lapse is None or until < lapse):
-                    lapse = until
-            else:
-                lapsed[seat] = max(until, lapsed.get(seat, 0))
-        elif key.startswith("spec:") and key != own:
+        if key.startswith("spec:") and key != own:
             u = _int(value.partition(" ")[2])
             if u is not None and u > now and (lapse is None or u < lapse):
                 lapse = u
@@ -150,8 +156,7 @@ def next_changes(fields: Mapping[str, str], people: Iterable[int], now: int, sta
     for seat in people:
         if seat in live:
             continue
-        seen = _int(fields.get(seen_field(seat)))
-        since = max(seen if seen is not None else lapsed.get(seat, 0), started)
+        since = _since(fields, seat, lapsed, started)
         at = since + grace if now < since + grace else since + claim_after
         if at > now and (turn is None or at < turn):
             turn = at
