@@ -64,6 +64,8 @@ if {c.color for c in CARDS.values() if c.color} != set(COLORS):
 PRICE: dict[str, int] = {c.id: c.price for c in CARDS.values()}
 """Price in ducats by card id."""
 COLOR: dict[str, str | None] = {c.id: c.color for c in CARDS.values()}
+CHESTS: dict[str, int] = {c.id: c.chests for c in CARDS.values()}
+"""Treasure chests per card id (a dict lookup where views and offers count them)."""
 """Color by card id (``None`` for a ship)."""
 FIGHT_COST: dict[str, int] = {c.id: c.fight_cost for c in CARDS.values()}
 """Sabres needed to win a card: 4 if it shows a sabre, else 3."""

@@ -10,15 +10,31 @@ import copy
 from typing import Any
 
 from engine.einauge import events as ev
-from engine.einauge.cards import CARDS, COLORS, FIGHT_COST, SHIPS
+from engine.einauge.cards import CARDS, CHESTS, COLORS, FIGHT_COST, SHIPS
 from engine.einauge.evolve import DISPLAY_SIZE
-from engine.einauge.scoring import chests
 from engine.einauge.state import State
 from engine.game import Message, Viewer
 
 
 def public_view(s: State) -> dict[str, Any]:
     """Exactly the fields of CONTRACT section 3, in its order; no secret in it."""
+    return _view(s, False)
+
+
+def _view(s: State, helpers: bool) -> dict[str, Any]:
+    # One pass over the players for both views: the client's is built after every action
+    # (docs/benchmarks.md, "CPU per action"), and its helpers reuse the rows just copied.
+    players = []
+    for i, p in enumerate(s.players):
+        rows = p.rows
+        shown = {c: rows[c][:] for c in COLORS if c in rows}
+        entry = {"seat": i, "name": p.name, "sabres": p.sabres, "ducats": p.ducats,
+                 "jewels": p.jewels, "rows": shown, "lone_ships": p.lone_ships[:]}
+        if helpers:
+            entry["chests"] = {c: sum([CHESTS[card] for card in cards])
+                               for c, cards in shown.items()}
+            entry["turns"] = p.turns
+        players.append(entry)
     return {
         "game": "einauge",
         "seq": s.seq,
@@ -26,17 +42,12 @@ def public_view(s: State) -> dict[str, Any]:
         "step": s.step,
         "current_seat": s.current_seat,
         "end_triggered": s.end_triggered,
-        "display": list(s.display),
-        "pirate_table": list(s.pirate_table),
+        "display": s.display[:],
+        "pirate_table": s.pirate_table[:],
         "deck_count": s.deck_count,
-        "players": [
-            {"seat": i, "name": p.name, "sabres": p.sabres, "ducats": p.ducats,
-             "jewels": p.jewels,
-             "rows": {c: list(p.rows[c]) for c in COLORS if c in p.rows},
-             "lone_ships": list(p.lone_ships)}
-            for i, p in enumerate(s.players)
-        ],
-        "result": copy.deepcopy(s.result),  # the event keeps its own
+        "players": players,
+        # The event keeps its own.
+        "result": None if s.result is None else copy.deepcopy(s.result),
     }
 
 
@@ -50,16 +61,11 @@ def client_view(s: State, viewer: Viewer) -> dict[str, Any]:
     the start), so a replay can step by turn: event k belongs to the turn the view before
     it shows (``max(1, …)`` for the start).
     """
-    v = public_view(s)
+    v = _view(s, True)
     v["options"] = dict(s.options)
     v["colors"] = list(s.colors)
-    # Lists, not generators, and the cost table: no call per card (the view is built for
-    # every viewer class after every action).
     v["islands_in_deck"] = len([c for c in s.deck[s.deck_pos:] if CARDS[c].color])
     v["fight_costs"] = {c: FIGHT_COST[c] for c in (*s.pirate_table, *s.display)}
-    for entry, p in zip(v["players"], s.players, strict=True):
-        entry["chests"] = chests(p)
-        entry["turns"] = p.turns
     v["turn"] = turns_begun(s)
     return v
 

@@ -35,6 +35,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 PREFIX = "sealed:"
 VERSION = b"\x01"
+_PACKER = msgpack.Packer(use_bin_type=True, autoreset=True)
+"""One packer for every sealed entry (``msgpack.packb`` makes one, with its buffer, per call)."""
 SEALED_FIELDS = ("e", "a")
 """The fields of a stored entry that are sealed (as one ``s``): the event and the action."""
 
@@ -194,7 +196,7 @@ class SeedSeal:
                     ) -> dict[str, Any]:
         secret = {k: entry[k] for k in SEALED_FIELDS if k in entry}
         out = {k: v for k, v in entry.items() if k not in SEALED_FIELDS}
-        out["s"] = self._seal(msgpack.packb(secret, use_bin_type=True), table_id, nonce)
+        out["s"] = self._seal(_PACKER.pack(secret), table_id, nonce)
         return out
 
     def open_entry(self, entry: dict[str, Any], table_id: str) -> dict[str, Any]:

@@ -73,15 +73,25 @@ def diff(before: Any, after: Any) -> list[dict[str, Any]]:
 
 def _diff(before: Any, after: Any, path: str, depth: int, ops: list[dict[str, Any]]) -> None:
     if (type(before) is dict and type(after) is dict) or (_is_map(before) and _is_map(after)):
-        if before.keys() != after.keys():
-            ops.extend({"op": "remove", "path": f"{path}/{escape(k)}"}
-                       for k in before if k not in after)
+        first = len(ops)
+        added = 0
         for k, value in after.items():
             if k not in before:
+                added += 1
                 ops.append({"op": "add", "path": f"{path}/{escape(k)}", "value": value})
-            elif before[k] != value:  # most keys are unchanged: no path built for them
+                continue
+            old = before[k]
+            if old != value:  # most keys are unchanged: no path built for them
                 key = k if "~" not in k and "/" not in k else escape(k)
-                _changed(before[k], value, f"{path}/{key}", depth, ops)
+                if type(old) in _SCALARS:  # a count, a name, a flag: most changes
+                    ops.append({"op": "replace", "path": f"{path}/{key}", "value": value})
+                else:
+                    _changed(old, value, f"{path}/{key}", depth, ops)
+        if len(before) + added != len(after):
+            # Keys of ``before`` are gone (it has more than ``after`` shares with it): their
+            # removals go first, as the patch applies in order.
+            ops[first:first] = [{"op": "remove", "path": f"{path}/{escape(k)}"}
+                                for k in before if k not in after]
     elif isinstance(before, list) and isinstance(after, list):
         if len(before) == len(after) and not _scalars(before, after):
             for i, (old, new) in enumerate(zip(before, after, strict=True)):

@@ -182,10 +182,14 @@ def action_id(data: bytes | str, limit: int = MAX_FRAME) -> str | None:
     return None
 
 
+_PACKER = msgpack.Packer(use_bin_type=True, autoreset=True)
+"""One packer for every frame (``msgpack.packb`` makes one, with its buffer, per call)."""
+
+
 def encode(message: dict[str, Any], binary: bool) -> bytes | str:
     """An outbound frame: msgpack bytes, or compact JSON text."""
     if binary:
-        return msgpack.packb(message, use_bin_type=True)
+        return _PACKER.pack(message)
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
