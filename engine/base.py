@@ -105,6 +105,12 @@ class GameBase:
         display helpers overrides it)."""
         return self.view(state, viewer)
 
+    def sync_view(self, view: dict[str, Any], state: Any, viewer: Viewer
+                  ) -> list[dict[str, Any]] | None:
+        """None: this game keeps no view in step; the server builds ``view`` anew after
+        each append and diffs the two (server/table/patch.py)."""
+        return None
+
     # -- records and fairness ---------------------------------------------------------------
 
     def setup_deck(self, events: Sequence[Message]) -> Any:

@@ -308,6 +308,14 @@ class Game(Protocol):
         """Exactly CONTRACT §3's view of ``viewer`` (what ``record play`` prints)."""
         ...
 
+    def sync_view(self, view: dict[str, Any], state: Any, viewer: Viewer
+                  ) -> list[dict[str, Any]] | None:
+        """Change ``view`` (an earlier ``view(…, viewer)`` the caller owns) in place into
+        ``view(state, viewer)`` and return the RFC 6902 ops that do the same to a copy of
+        it, their values fresh objects; ``None`` when the game does not (the caller then
+        builds the view and diffs)."""
+        ...
+
     def project(self, event: Message, viewer: Viewer) -> dict[str, Any] | None:
         """The wire form of ``event`` as ``viewer`` may see it (``None``: nothing at all;
         the server then sends that viewer nothing for the event).

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.base import GameBase
 from engine.bots.random_bot import RandomBot
-from engine.einauge import offers, rules, setup, view
+from engine.einauge import offers, rules, setup, view, view_sync
 from engine.einauge.actions import ACTIONS
 from engine.einauge.bots import GreedyBot, MctsBot
 from engine.einauge.cards import CARDS, COLORS, COLORS_IN_PLAY
@@ -117,6 +117,11 @@ class Einauge(GameBase):
     def public_view(self, state: State, viewer: Viewer = None) -> dict[str, Any]:
         """Exactly CONTRACT section 3's public view (the same for every viewer)."""
         return view.public_view(state)
+
+    def sync_view(self, client: dict[str, Any], state: State, viewer: Viewer
+                  ) -> list[dict[str, Any]]:
+        """``view_sync.sync_view``: the client view kept in step, and its patch."""
+        return view_sync.sync_view(client, state)
 
     def observation(self, state: State, seat: int) -> Observation:
         """``observation.observe``: the public view, the unseen cards as a multiset."""

@@ -65,6 +65,25 @@ def wire_view(game: Game, state: Any, viewer: ViewerKey, seq: int) -> View:
     return view
 
 
+def synced(game: Game, view: View, state: Any, viewer: ViewerKey, seq: int
+           ) -> list[dict[str, Any]] | None:
+    """``game.sync_view``: ``view`` (the class's kept view, at the table's seq before) changed
+    in place into ``wire_view(game, state, viewer, seq)``, and the patch that does it;
+    ``None`` (``view`` untouched) for a game that does not sync its views."""
+    old = view.get("seq")
+    ops = game.sync_view(view, state, viewer)
+    if ops is None:
+        return None
+    if old is None:
+        return ops
+    # The view's ``seq`` is the table's (seat-control events count), not the game's.
+    view["seq"] = seq
+    ops = [op for op in ops if op["path"] != "/seq"]
+    if old != seq:
+        ops.insert(0, {"op": "replace", "path": "/seq", "value": seq})
+    return ops
+
+
 def bases(game: Game, keys: list[ViewerKey], events: list[Message], state: Any
           ) -> tuple[dict[ViewerKey, View], dict[ViewerKey, int]]:
     """Per viewer class, after ``events`` (which folded to ``state``): the view it was
@@ -128,13 +147,18 @@ def build_delta(game: Game, keys: list[ViewerKey], views: dict[ViewerKey, View],
         if not shown:
             dicts[k] = None
             continue
-        view = wire_view(game, state, viewer, seq)
-        # A class's first delta patches the whole document: folding patches 1…k from any
-        # document gives the view at k (the replay viewer relies on it).
         before = last.get(k, 0)
-        msg = {"t": "deltas", "seq": seq, "prev": before, "events": shown,
-               "patch": diff(views.get(k) if before and viewer == k else None, view)}
-        views[k], last[k] = view, seq
+        base = views.get(k) if before and viewer == k else None
+        patch = None if base is None else synced(game, base, state, viewer, seq)
+        if patch is None:
+            view = wire_view(game, state, viewer, seq)
+            # A class's first delta patches the whole document: folding patches 1…k from
+            # any document gives the view at k (the replay viewer relies on it). The kept
+            # view is another object: a game that syncs it changes it in place later.
+            patch = diff(base, view)
+            views[k] = view if base is not None else wire_view(game, state, viewer, seq)
+        last[k] = seq
+        msg = {"t": "deltas", "seq": seq, "prev": before, "events": shown, "patch": patch}
         if k is not None and None in dicts and msg == dicts[None]:
             continue  # same as the spectators': share their frame
         dicts[k] = msg
@@ -418,7 +442,9 @@ class TableCore:
 
     def view(self, viewer: ViewerKey) -> View:
         """The current view for ``viewer`` (a seat of a game whose viewers all see the
-        same has no class of its own: the spectators' view). An empty view is a view."""
+        same has no class of its own: the spectators' view). An empty view is a view. The
+        table's own object, which the next append changes in place for a game that syncs
+        its views (``Game.sync_view``): encode it before the table changes."""
         return self.views[viewer] if viewer in self.views else self.views[None]
 
     def viewer(self, token: str | None) -> ViewerKey:
