@@ -38,15 +38,22 @@ def sync_view(v: dict[str, Any], s: State) -> list[Op]:
         v.update(fresh)
         return ops
     _scalars(v, ops, (("seq", s.seq), ("phase", s.phase), ("step", s.step),
-                      ("current_seat", s.current_seat), ("end_triggered", s.end_triggered),
-                      ("deck_count", s.deck_count)))
+                      ("current_seat", s.current_seat), ("end_triggered", s.end_triggered)))
+    deck_count = len(s.deck) - s.deck_pos
+    if v["deck_count"] != deck_count:  # a card revealed: the islands left may be fewer
+        _scalars(v, ops, (("deck_count", deck_count), ("islands_in_deck", len(
+            [c for c in s.deck[s.deck_pos:] if CARDS[c].color]))))
     shown = v["display"] != s.display or v["pirate_table"] != s.pirate_table
     for key, cards in (("display", s.display), ("pirate_table", s.pirate_table)):
         if v[key] != cards:
             v[key] = cards[:]
             ops.append({"op": "replace", "path": f"/{key}", "value": cards[:]})
-    for i, p in enumerate(s.players):
-        _player(v["players"][i], p, f"/players/{i}", ops)
+    for i, (e, p) in enumerate(zip(v["players"], s.players, strict=True)):
+        # Most actions change one player: the others are passed after one comparison each.
+        if (e["ducats"] != p.ducats or e["sabres"] != p.sabres or e["jewels"] != p.jewels
+                or e["turns"] != p.turns or e["rows"] != p.rows
+                or e["lone_ships"] != p.lone_ships or e["name"] != p.name):
+            _player(e, p, f"/players/{i}", ops)
     if v["result"] != s.result:
         v["result"] = copy.deepcopy(s.result)
         ops.append({"op": "replace", "path": "/result", "value": copy.deepcopy(s.result)})
@@ -56,8 +63,6 @@ def sync_view(v: dict[str, Any], s: State) -> list[Op]:
     if tuple(v["colors"]) != s.colors:
         v["colors"] = list(s.colors)
         ops.append({"op": "replace", "path": "/colors", "value": list(s.colors)})
-    _scalars(v, ops, (("islands_in_deck",
-                       len([c for c in s.deck[s.deck_pos:] if CARDS[c].color])),))
     if shown:
         old = v["fight_costs"]
         new = {c: FIGHT_COST[c] for c in (*s.pirate_table, *s.display)}
