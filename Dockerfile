@@ -24,7 +24,8 @@ RUN pip install --no-cache-dir --no-deps --no-build-isolation . && pip check
 COPY --from=client /src/client-web/dist client-web/dist
 RUN useradd --create-home cardtable && mkdir -p var/redis /keys && chown -R cardtable /app/var /keys
 USER cardtable
-ENV CARDTABLE_HOST=0.0.0.0 CARDTABLE_PORT=8000 CARDTABLE_STATIC_DIR=/app/client-web/dist
+ENV CARDTABLE_HOST=0.0.0.0 CARDTABLE_PORT=8000 CARDTABLE_STATIC_DIR=/app/client-web/dist \
+    CARDTABLE_LOG_JSON=true
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz').status != 200)"
 # Without REDIS_URL the service runs its own redis-server with data in /app/var/redis.
