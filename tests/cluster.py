@@ -14,21 +14,25 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import redis
 
 
-def cluster_port() -> int:
-    """A free port whose cluster bus port (port + 10000) is free too, both below 65536."""
-
-
+def cluster_port(taken: Iterable[int] = ()) -> int:
+    """A free port whose cluster bus port (port + 10000) is free too, both below 65536,
+    and neither of them a port or a bus port of ``taken``: the ports chosen before are
+    free again until their nodes bind them, and the system may hand one out twice (two
+    nodes on one port: the second does not start, and the first outlived the cluster).
+    Raises ``RuntimeError`` when no such port turns up."""
+    busy = {q for p in taken for q in (p, p + 10000)}
     for _ in range(200):
         with socket.socket() as a, socket.socket() as b:
             try:
                 a.bind(("127.0.0.1", 0))
                 port = a.getsockname()[1]
-                if port + 10000 > 65535:
+                if port + 10000 > 65535 or {port, port + 10000} & busy:
                     continue
                 b.bind(("127.0.0.1", port + 10000))
             except OSError:
@@ -64,7 +68,9 @@ class LocalCluster:
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed")
-        self.ports = [cluster_port() for _ in range(self.count)]
+        self.ports = []
+        for _ in range(self.count):
+            self.ports.append(cluster_port(self.ports))
         try:
             for port in self.ports:
                 self._spawn(binary, port)

@@ -18,7 +18,10 @@ channel's slot makes the cluster client refresh its slot map (it does so on conn
 errors and ``MOVED``), ``ssubscribe`` again routes the channel to its current owner (the
 client moves it off the old node), and ``on_reconnect()`` is awaited so the caller
 resyncs its tables from the event lists: whatever was published while nothing listened is
-read back from there, so no delta is lost with the subscription.
+read back from there, so no delta is lost with the subscription. A command written to a
+connection whose transport was closed under redis-py's feet (after a node failed, its
+cluster client closes the node's connections while another task may be about to write to
+one) is a lost connection as well (``lost_connection``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -51,6 +55,25 @@ READ_TIMEOUT = 1.0
 still owns a followed channel."""
 
 SINGLE = ""  # the one "node" of a single Redis
+
+
+def lost_connection(error: BaseException) -> bool:
+    """Whether ``error`` means a Redis connection was lost (the caller reconnects or
+    repairs): one of ``ERRORS``, or the ``RuntimeError`` uvloop raises for a command
+    written to a transport that was closed under redis-py's connection ("unable to perform
+    operation on <TCPTransport closed=True …>; the handler is closed"). asyncio's own loop
+    drops such a write and fails the drain with ``ConnectionResetError``, which redis-py
+    turns into a ``ConnectionError``; uvloop raises at the write, and redis-py passes that
+    on as it is. It is told from any other ``RuntimeError`` by where it was raised: inside
+    redis-py's ``send_packed_command``, which has disconnected the connection before
+    re-raising, so the next command on it connects afresh instead of writing to the
+    closed transport again (tests/server/test_seams.py holds both)."""
+    if isinstance(error, ERRORS):
+        return True
+    return isinstance(error, RuntimeError) and any(
+        frame.f_code.co_name == "send_packed_command"
+        and frame.f_globals.get("__name__") == "redis.asyncio.connection"
+        for frame, _ in traceback.walk_tb(error.__traceback__))
 
 
 class Subscriber:
@@ -125,7 +148,9 @@ class Subscriber:
             return  # the single reader subscribes it once connected
         try:
             await self.pubsub.ssubscribe(ch)
-        except ERRORS as e:
+        except Exception as e:
+            if not lost_connection(e):
+                raise
             metrics.REDIS_ERRORS.inc()
             if self.cluster:
                 self._spawn_repair(ch, e)
@@ -145,12 +170,16 @@ class Subscriber:
                 writer.write(hiredis.pack_command(("SUNSUBSCRIBE", ch)))
             return
         if self.pubsub is not None:
-            with contextlib.suppress(*ERRORS):
+            try:
                 await self.pubsub.sunsubscribe(ch)
-                # Its confirmation is ours, not a slot that moved (the table may be
-                # followed again before the confirmation arrives).
-                if self.cluster:
-                    self._asked[ch] = self._asked.get(ch, 0) + 1
+            except Exception as e:
+                if not lost_connection(e):
+                    raise
+                return  # not sent: no confirmation of ours to expect
+            # Its confirmation is ours, not a slot that moved (the table may be followed
+            # again before the confirmation arrives).
+            if self.cluster:
+                self._asked[ch] = self._asked.get(ch, 0) + 1
 
     def _deliver(self, msg: dict[str, Any]) -> None:
         self._deliver_data(msg["data"])
@@ -242,7 +271,9 @@ class Subscriber:
                         self._deliver(msg)
             except asyncio.CancelledError:
                 raise
-            except ERRORS as e:
+            except Exception as e:
+                if not lost_connection(e):
+                    raise
                 metrics.REDIS_ERRORS.inc()
                 log.warning("subscription lost", error=str(e))
                 with contextlib.suppress(Exception):
@@ -276,7 +307,9 @@ class Subscriber:
                 try:
                     msg = await self.pubsub.get_sharded_message(target_node=node,
                                                                 timeout=READ_TIMEOUT)
-                except ERRORS as e:
+                except Exception as e:
+                    if not lost_connection(e):
+                        raise
                     metrics.REDIS_ERRORS.inc()
                     mine = [c for c in self.channels if self._node_name(c) in (name, None)]
                     if not mine:
@@ -338,7 +371,9 @@ class Subscriber:
                         await self.client.exists(ch)
                         await self.pubsub.ssubscribe(ch)
                     break
-                except ERRORS as e:
+                except Exception as e:
+                    if not lost_connection(e):
+                        raise
                     metrics.REDIS_ERRORS.inc()
                     log.warning("subscription repair failed", error=str(e))
                     await asyncio.sleep(0.2)

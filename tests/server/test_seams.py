@@ -13,6 +13,7 @@ import inspect
 import weakref
 from typing import Any
 
+import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
@@ -109,6 +110,46 @@ def test_redis_cluster_client_has_what_the_store_and_subscriber_use():
     source = inspect.getsource(PipelineStrategy._execute)
     assert "target_nodes" in source and "execute_pipeline" in source, redis.__version__
     assert "acquire_connection" in inspect.getsource(ClusterNode.execute_pipeline)
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_a_command_written_to_a_closed_transport_is_a_lost_connection(redis_url, loop):
+    """server/fanout/subscriber.py ``lost_connection`` takes the ``RuntimeError`` that uvloop
+    raises for a command written to a transport closed under redis-py's connection for a
+    lost connection, by where it was raised: redis-py's ``send_packed_command``, which
+    disconnects the connection before re-raising, so that the next command connects
+    afresh (the subscriber's retry relies on it). asyncio's own loop gives a
+    ``ConnectionError`` there. The transport is reached through the connection's private
+    ``_writer``, as tests/server/test_subscriber.py does."""
+    import redis
+    import redis.asyncio as aioredis
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from server.fanout.subscriber import lost_connection
+
+    async def write_to_a_closed_transport() -> None:
+        client = aioredis.Redis.from_url(redis_url, socket_timeout=5)
+        conn = await client.connection_pool.get_connection()
+        try:
+            await conn.send_command("PING")
+            assert await conn.read_response() in (b"PONG", "PONG")
+            conn._writer.transport.close()
+            with pytest.raises(RuntimeError if loop == "uvloop" else RedisConnectionError
+                               ) as raised:
+                await conn.send_command("PING", check_health=False)
+            assert lost_connection(raised.value), (redis.__version__, raised.value)
+            assert not conn.is_connected, redis.__version__
+            await conn.send_command("PING")  # connects again
+            assert await conn.read_response() in (b"PONG", "PONG")
+        finally:
+            await client.connection_pool.release(conn)
+            await client.aclose()
+
+    if loop == "uvloop":
+        pytest.importorskip("uvloop").run(write_to_a_closed_transport())
+    else:
+        asyncio.run(write_to_a_closed_transport())
+    assert not lost_connection(RuntimeError("the handler is closed")), "raised elsewhere"
 
 
 def test_redis_py_error_parsing_and_url_parsing_that_the_lane_uses():
