@@ -30,6 +30,10 @@ def cluster_server(cluster: LocalCluster):
 
 
 @pytest.mark.timeout(360)
+# redis-py's cluster pub/sub reconciles its shard subscriptions itself after a slot-map
+# refresh, in a task of its own; while the killed master's slots move, that task may try
+# the dead node and log this (the subscriber's own repair follows the table again).
+@pytest.mark.server_errors(r"shard subscription reconciliation failed")
 async def test_acknowledged_actions_survive_a_killed_master(cluster, cluster_server) -> None:
     server = cluster_server
     lobby = Lobby(server.url)
