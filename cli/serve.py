@@ -122,7 +122,8 @@ def uvicorn_config(app: Any, settings: Any) -> Any:
                           # own lines through the service's log configuration
                           # (server/logging.py): one format, JSON with CARDTABLE_LOG_JSON
                           access_log=False, log_config=None,
-                          http=HeaderDeadline,  # a deadline for request headers
+                          # uvicorn's httptools protocol with a deadline for request headers
+                          http=HeaderDeadline,
                           # Forwarded headers name the client only when a listed proxy sent
                           # them: otherwise anyone could pick the address the per-address
                           # limits count (uvicorn trusts loopback by default).

@@ -23,21 +23,24 @@ from protocol.frames import pack, unpack
 from protocol.lobby import Lobby as Lobby
 from protocol.lobby import Member as Member
 from protocol.lobby import auth as auth
+from server.http.header_deadline import HeaderDeadline
 from server.store.embedded import free_port
 from server.ws.lean_protocol import LeanWebSocketProtocol
 
 
 @contextlib.asynccontextmanager
-async def in_process(app: Any, lifespan: str = "off", http: Any = "auto") -> AsyncIterator[int]:
+async def in_process(app: Any, lifespan: str = "off", http: Any = HeaderDeadline,
+                     **config: Any) -> AsyncIterator[int]:
     """Serve ``app`` on a free port of 127.0.0.1 with uvicorn in this process and event
-    loop, with the websocket protocol ``cardtable serve`` uses (uvicorn's websockets-sans-I/O
-    one, lean: server/ws/lean_protocol.py; no compression); yields the port once it
-    accepts connections, shuts down on exit. ``http``: uvicorn's HTTP protocol (``cardtable
-    serve``'s is server/http/header_deadline.py's ``HeaderDeadline``)."""
+    loop, with the protocols ``cardtable serve`` uses (HTTP: server/http/header_deadline.py's
+    ``HeaderDeadline`` unless ``http`` names another; websockets: uvicorn's
+    websockets-sans-I/O one, lean: server/ws/lean_protocol.py; no compression); yields the
+    port once it accepts connections, shuts down on exit. ``config``: more of
+    ``uvicorn.Config``'s arguments."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(
         app, host="127.0.0.1", port=port, ws=LeanWebSocketProtocol, ws_per_message_deflate=False,
-        http=http, log_level="warning", lifespan=lifespan, access_log=False))
+        http=http, log_level="warning", lifespan=lifespan, access_log=False, **config))
     serving = asyncio.create_task(server.serve())
     try:
         while not server.started:

@@ -18,6 +18,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN, Protocol
@@ -65,6 +66,72 @@ def test_uvicorn_calls_only_what_the_lean_objects_have():
         assert all(callable(getattr(cls, m, None)) for m in LEAN_SEAM[attr])
     assert re.search(r"self\.queue\b.*= asyncio\.Queue\(\)", source)
     assert re.search(r"self\.writable = asyncio\.Event\(\)", source)
+
+
+UVICORN_DATA_RECEIVED = """
+    def data_received(self, data: bytes) -> None:
+        self._unset_keepalive_if_required()
+
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            msg = "Invalid HTTP request received."
+            self.logger.warning(msg)
+            self.send_400_response(msg)
+            return
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+"""
+"""uvicorn 0.54's ``HttpToolsProtocol.data_received``, which ``HeaderDeadline`` repeats but
+for the bytes after an upgrade request."""
+
+
+def method_text(source: str, cls: str, name: str) -> str:
+    """The text of method ``name`` of class ``cls`` in a module's ``source`` (up to the next
+    definition at the same depth), or "" without one."""
+    parts = re.split(rf"\nclass {cls}\b", source, maxsplit=1)
+    if len(parts) < 2:
+        return ""
+    body = parts[1].split("\nclass ", 1)[0]
+    found = re.search(rf"\n    (?:async )?def {name}\(.*?(?=\n    (?:async def |def |@|# )|\Z)",
+                      body, re.S)
+    return found.group(0).strip() if found else ""
+
+
+def test_the_header_deadline_relies_on_what_uvicorn_has():
+    """server/http/header_deadline.py repeats uvicorn's ``data_received`` (to keep the
+    offset of the bytes after an upgrade request, and to bound a request's head), calls
+    its other methods, extends its parser callbacks, and reads its request cycle to know whether
+    a request is being served: an upgrade of uvicorn that changes any of them fails
+    here."""
+    source = Path(inspect.getsourcefile(HttpToolsProtocol) or "").read_text()
+    assert method_text(source, "HttpToolsProtocol", "data_received") == (
+        UVICORN_DATA_RECEIVED.strip()), (
+        f"uvicorn {uvicorn.__version__} changed HttpToolsProtocol.data_received: "
+        "HeaderDeadline.data_received repeats it")
+    for method in ("_unset_keepalive_if_required", "send_400_response", "_should_upgrade",
+                   "_unsupported_upgrade_warning", "on_response_complete", "on_message_begin",
+                   "on_headers_complete", "on_message_complete"):
+        assert method_text(source, "HttpToolsProtocol", method), method
+    # The upgrade takes no arguments and hands the transport to the websocket protocol
+    # (``_pass_on`` finds that protocol with ``transport.get_protocol()``).
+    upgrade = method_text(source, "HttpToolsProtocol", "handle_websocket_upgrade")
+    assert upgrade.startswith("def handle_websocket_upgrade(self) -> None:")
+    assert "self.transport.set_protocol(protocol)" in upgrade
+    assert "self.connections.discard(self)" in upgrade
+    # A request's cycle is made when its headers are complete, pipelined or not; its
+    # ``response_complete`` is set when the response's last byte is written.
+    assert re.search(r"self\.cycle = RequestResponseCycle\(",
+                     method_text(source, "HttpToolsProtocol", "on_headers_complete"))
+    assert "on_response=self.on_response_complete" in source
+    assert "self.response_complete = True" in method_text(source, "RequestResponseCycle",
+                                                           "send")
+    # uvicorn breaks the protocol-parser cycle here; after an upgrade this protocol
+    # never gets ``connection_lost``, so ``HeaderDeadline`` breaks it itself.
+    assert "self.parser = None" in method_text(source, "HttpToolsProtocol", "connection_lost")
 
 
 async def test_receive_queue_is_a_fifo_for_one_reader():
@@ -166,8 +233,9 @@ async def test_the_served_socket_gets_a_fresh_parser_and_keeps_working():
 
 async def test_the_http_protocol_is_let_go_at_the_upgrade():
     """The header deadline's timer is cancelled when a websocket takes the connection
-    over: an armed timer kept the HTTP protocol (h11 state, scope, headers) alive for
-    ``header_timeout`` s after each socket opened."""
+    over: an armed timer kept the HTTP protocol (its parser, scope, headers) alive for
+    ``header_timeout`` s after each socket opened. Nor is it left in a cycle with its
+    parser (freed only by the cyclic collector, which runs rarely in the service)."""
     made: list[weakref.ref[Any]] = []
 
     class Recorded(HeaderDeadline):
@@ -195,13 +263,15 @@ async def test_the_http_protocol_is_let_go_at_the_upgrade():
     try:
         while not server.started:
             await asyncio.sleep(0.01)  # uvicorn announces its start by no event
+        gc.collect()
+        gc.disable()  # freed by reference counting alone: in no cycle
         async with dial(f"ws://127.0.0.1:{port}/ws/tables/x") as ws:
             await asyncio.wait_for(opened_event.wait(), 10)
-            gc.collect()
             assert made and all(ref() is None for ref in made)
             release.set()
             await asyncio.wait_for(ws.wait_closed(), 10)
     finally:
+        gc.enable()
         release.set()
         server.should_exit = True
         await serving

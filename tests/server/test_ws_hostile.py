@@ -28,7 +28,6 @@ from protocol.connection import RawFrames, client_frame, upgrade_request
 from server import config
 from server.app import create_app
 from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend
-from server.http.header_deadline import HeaderDeadline
 from server.ws.lean_protocol import LeanWebSocketProtocol
 from tests.conftest import TEST_ENV, ServerProcess
 from tests.server.client import Lobby, Socket, ended, in_process, pack, unpack
@@ -305,7 +304,7 @@ async def test_hostile_sockets_leave_no_protocol_alive_and_nothing_in_cycles(own
         monkeypatch.setenv(name, value)
     app = create_app(config.from_env(redis_url=own_redis.url))
     svc = app.state.svc
-    async with in_process(app, lifespan="on", http=HeaderDeadline) as port:
+    async with in_process(app, lifespan="on") as port:
         lobby, tid = await open_table(f"http://127.0.0.1:{port}")
         head = upgrade_request(f"/ws/tables/{tid}")
         hello = client_frame(HELLO)
@@ -358,7 +357,7 @@ async def test_a_hello_split_across_the_accept_still_frees_the_opening_request(o
     for name, value in TEST_ENV.items():
         monkeypatch.setenv(name, value)
     app = create_app(config.from_env(redis_url=own_redis.url))
-    async with in_process(app, lifespan="on", http=HeaderDeadline) as port:
+    async with in_process(app, lifespan="on") as port:
         lobby, tid = await open_table(f"http://127.0.0.1:{port}")
         hello = client_frame(HELLO)
         try:
