@@ -100,9 +100,7 @@ def chat_key(table_id: str, chat_channel: str) -> str:
     return f"t:{{{table_id}}}:chat:{chat_channel}"
 
 
-_PACKER = msgpack.Packer(use_bin_type=True, autoreset=True)
-"""One packer for every call: ``msgpack.packb`` makes a packer (and its 256 KiB buffer) per
-call. Its ``pack`` holds the GIL throughout for plain values, so threads may share it."""
+_PACKER = msgpack.Packer(use_bin_type=True, autoreset=True)  # packb makes one per call
 
 
 def pack(obj: Any) -> bytes:
