@@ -158,3 +158,20 @@ async def test_existing_look_alike_accounts_keep_their_names(
         await b.close()
     finally:
         await client.aclose()
+
+
+def test_a_seated_name_is_not_skeletonised_again_at_each_join() -> None:
+    names.skeleton.cache_clear()
+    seated = ["Anna", "Bob", "Carla"]
+    for i in range(len(seated)):  # the joins, one after another
+        assert names.lookalike(seated[i], seated[:i]) is None
+    info = names.skeleton.cache_info()
+    assert (info.misses, info.hits) == (3, 3)  # each name computed once, at its own join
+    assert names.lookalike("АNNA", seated) == "Anna"  # Cyrillic А: still found
+    assert names.skeleton("Anna") == names.skeleton.__wrapped__("Anna")
+
+
+def test_a_refused_name_is_refused_every_time() -> None:
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            names.skeleton("An\u200bna")
