@@ -54,7 +54,7 @@ class Tables:
         """The service's clock (ms since the epoch; injectable: ``Settings.clock_file``)."""
         self.cache: dict[str, LiveTable] = {}  # the tables something local watches
         self.loading: dict[str, asyncio.Future[LiveTable | None]] = {}
-        self.peeking: dict[str, asyncio.Future[dict[str, str]]] = {}
+        self.peeking: dict[str, asyncio.Future[TableMeta | None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self.closing = False
         self.streams = StreamSync(self)
@@ -134,23 +134,28 @@ class Tables:
         checks again, as ``server/ws/endpoint.py`` does); ``None`` for an unknown table. A
         private table's
         secret is checked on it first, so a refusal costs what an unknown id costs (no
-        replay: nothing to time). Raises ``Unavailable``."""
+        replay: nothing to time). The meta is shared (the cached table's, or one parse
+        for all the peeks of one read): read it, never change it. Raises ``Unavailable``,
+        and ``KeyError``/``ValueError`` for a hash that is no meta."""
         cached = None if fresh else self.cache.get(table_id)
         if cached is not None:
             return cached.meta
-        # Sockets arriving together (a thousand spectators after a link was shared)
-        # share one HGETALL in flight instead of one each, which overran the Redis
-        # timeout (1013) on a loaded machine.
+        # Sockets arriving together (a thousand spectators after a link was shared, a
+        # table's four players) share one HGETALL in flight, and its parse, instead of
+        # one each, which overran the Redis timeout (1013) on a loaded machine.
         pending = self.peeking.get(table_id)
         if pending is None:
-            pending = asyncio.ensure_future(self.store.load_meta(table_id))
+            pending = asyncio.ensure_future(self._peek(table_id))
             self.peeking[table_id] = pending
             pending.add_done_callback(lambda _: self.peeking.pop(table_id, None))
         try:
-            fields = await asyncio.shield(pending)
+            return await asyncio.shield(pending)
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
             raise Unavailable(str(e)) from None
+
+    async def _peek(self, table_id: str) -> TableMeta | None:
+        fields = await self.store.load_meta(table_id)
         return TableMeta.from_fields(table_id, fields) if fields else None
 
     async def _load(self, table_id: str) -> LiveTable | None:

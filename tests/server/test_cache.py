@@ -161,3 +161,37 @@ async def test_a_socket_joining_while_another_leaves_gets_a_followed_table(redis
     finally:
         await tables.stop()
         await store.close()
+
+
+async def test_peeks_in_flight_share_one_parse_and_a_later_peek_reads_again(redis_url):
+    """Sockets arriving together share one read of the meta and its parse (the same
+    object, read only); a peek after a change reads Redis again: a seat taken is seen,
+    and a token no longer the seat's no longer admits to the private table."""
+    from server.config import Settings
+    from server.play import roles
+    from server.store.streams import Store
+    from server.table.meta import Seat, token_hash
+    from server.table.tables import Tables
+
+    store = Store.from_url(redis_url)
+    tables = Tables(Settings(redis_url=redis_url), store)
+    try:
+        meta, _, _ = await tables.lobby.create("einauge", 2, {}, "peeks", private=True)
+
+        def seat(token: str):
+            def change(m):
+                m.seats[0], m.tokens[0] = Seat(name=token, kind="human"), token_hash(token)
+                return {"seats": m.seats_json(), "tok:0": m.tokens[0]}
+            return change
+
+        await tables.lobby.change(meta.id, seat("first"))
+        a, b, c = await asyncio.gather(*(tables.peek(meta.id, fresh=True) for _ in range(3)))
+        assert a is b is c and a.seats[0].name == "first"
+        assert roles.may_see(a, "first", None)
+        await tables.lobby.change(meta.id, seat("second"))  # the seat changed hands
+        d = await tables.peek(meta.id, fresh=True)
+        assert d is not a and d.seats[0].name == "second"
+        assert roles.may_see(d, "second", None) and not roles.may_see(d, "first", None)
+        assert await tables.peek("no-such-table", fresh=True) is None
+    finally:
+        await store.close()
