@@ -54,6 +54,28 @@ class _BareSocketLines(logging.Filter):
         return not (record.levelno == logging.INFO and record.msg in BARE_SOCKET_LINES)
 
 
+class _SocketLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """uvicorn's logger as the websockets library's protocol of each socket holds it
+    (``socket_log``): a line of ``BARE_SOCKET_LINES`` that ``_BareSocketLines`` drops is
+    not built at all. Every line it does write is the same, from the same logger."""
+
+    def info(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        if msg in BARE_SOCKET_LINES and any(
+                isinstance(f, _BareSocketLines) for f in self.logger.filters):
+            return  # its record (a walk of the stack for the caller: ~4 us) is not made
+        # The library's frame as the line's caller, not this one.
+        super().info(msg, *args, stacklevel=kwargs.pop("stacklevel", 1) + 1, **kwargs)
+
+
+def socket_log() -> logging.LoggerAdapter:  # type: ignore[type-arg]
+    """The logger for the websockets library's protocol of a socket: uvicorn's
+    (``uvicorn.error``) without building the lines it drops (``_SocketLog``)."""
+    return _SOCKET_LOG
+
+
+_SOCKET_LOG = _SocketLog(logging.getLogger("uvicorn.error"), None)
+
+
 def configure(level: str = "info", json_lines: bool = False, process: str = "") -> None:
     """Set up structlog and the standard library logging (uvicorn's) once per process;
     ``process`` names it in every line (``serve:8001``)."""

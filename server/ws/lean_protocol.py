@@ -23,6 +23,8 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from server.logging import socket_log
+
 LEAN_SEAM = {"queue": ("put_nowait", "get", "empty"),
              "writable": ("set", "clear", "is_set", "wait")}
 """The methods uvicorn's protocol calls on the two objects replaced here."""
@@ -116,7 +118,8 @@ class Gate:
 
 
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's ``websockets-sansio`` protocol with ``ReceiveQueue`` and ``Gate``."""
+    """uvicorn's ``websockets-sansio`` protocol with ``ReceiveQueue`` and ``Gate``, its
+    websockets protocol logging through ``server.logging.socket_log``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -125,3 +128,6 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if self.writable.is_set():
             gate.set()
         self.writable = gate  # type: ignore[assignment]
+        # uvicorn's logger, minus the records of the library's "connection open" and
+        # "connection closed" lines, which the log's configuration drops anyway.
+        self.conn.logger = socket_log()

@@ -1,13 +1,17 @@
 """The log of a table socket (server/logging.py): uvicorn's line per accepted socket, with
 its address and path, stays at level info; the websockets library's bare "connection
-open" line (no address, path or table), rendered for every socket, does not."""
+open" line (no address, path or table), rendered for every socket, does not, and is not
+even built; at level debug it is written."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from server.logging import _BareSocketLines, socket_log
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket
 from tests.waiting import until
@@ -16,6 +20,13 @@ from tests.waiting import until
 @pytest.fixture
 def info_server(redis_url: str) -> Iterator[ServerProcess]:
     s = ServerProcess(redis_url, env={"CARDTABLE_LOG_LEVEL": "info"}).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def debug_server(redis_url: str) -> Iterator[ServerProcess]:
+    s = ServerProcess(redis_url, env={"CARDTABLE_LOG_LEVEL": "debug"}).start()
     yield s
     s.stop()
 
@@ -40,3 +51,52 @@ async def test_a_socket_is_logged_by_uvicorns_line_alone(info_server: ServerProc
     finally:
         await sock.close()
         await lobby.close()
+
+
+async def test_at_level_debug_the_librarys_line_is_written(debug_server: ServerProcess) -> None:
+    lobby = Lobby(debug_server.url)
+    tid = (await lobby.create(2))["id"]
+    sock = await Socket(debug_server.ws_url, tid).connect(hello={"viewer": "v" * 32})
+    try:
+        await sock.wait(lambda f: f["t"] == "welcome")
+
+        def logged() -> str | None:
+            text = debug_server.read_log()
+            return text if "connection open" in text else None
+
+        await until(logged, 10, "the library's connection open line")
+    finally:
+        await sock.close()
+        await lobby.close()
+
+
+def test_a_dropped_socket_line_is_not_built_and_the_others_are_as_before() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    built: list[logging.LogRecord] = []
+    factory = logging.getLogRecordFactory()
+
+    def counting(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = factory(*args, **kwargs)
+        built.append(record)
+        return record
+
+    filters, level = logger.filters[:], logger.level
+    logging.setLogRecordFactory(counting)
+    try:
+        logger.setLevel(logging.INFO)
+        logger.filters[:] = [f for f in filters if not isinstance(f, _BareSocketLines)]
+        socket_log().info("connection open")  # the filter is off (a debug log): built
+        logger.addFilter(_BareSocketLines())
+        socket_log().info("connection open")
+        socket_log().info("connection closed")
+        socket_log().info("HTTP response sent (%d %s)", 400, "Bad Request")
+        socket_log().error("opening handshake failed")
+    finally:
+        logging.setLogRecordFactory(factory)
+        logger.filters[:], logger.level = filters, level
+    assert [r.getMessage() for r in built] == [
+        "connection open", "HTTP response sent (400 Bad Request)", "opening handshake failed"]
+    assert {r.name for r in built} == {"uvicorn.error"}
+    # The caller named in a record is the one that logged, not the adapter.
+    assert {r.funcName for r in built} == {
+        "test_a_dropped_socket_line_is_not_built_and_the_others_are_as_before"}
