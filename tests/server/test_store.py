@@ -258,6 +258,29 @@ def test_meta_round_trip_keeps_secrets_out_of_the_summary():
     assert summary["seats"][1] == {"seat": 1, "name": "Ben", "kind": "human", "seeded": True}
 
 
+def test_a_parsed_meta_owns_its_empty_lists_and_dicts():
+    """Empty options, clock, accounts and name commitments are parsed without the JSON
+    parser: each parse still gets objects of its own, and full ones parse as before."""
+    empty = new_meta(2)
+    empty.options = {}
+    fields = empty.to_fields()
+    assert (fields["options"], fields["time_control"]) == ("{}", "{}")
+    first = TableMeta.from_fields("t", fields)
+    first.options["x"] = 1
+    first.time_control["base"] = 5
+    first.accounts.append("a")
+    first.name_commitments.append("c")
+    again = TableMeta.from_fields("t", fields)
+    assert (again.options, again.time_control, again.accounts, again.name_commitments) == (
+        {}, {}, [], [])
+    full = new_meta(2)
+    full.options, full.time_control = {"target": 50}, {"base": 60, "increment": 2}
+    full.accounts, full.name_commitments = ["u1", "u2"], ["c1", "c2"]
+    back = TableMeta.from_fields(full.id, {**full.to_fields(), "accounts": '["u1", "u2"]',
+                                           "name_commitments": '["c1", "c2"]'})
+    assert back == full
+
+
 async def test_every_call_fails_within_its_bound_when_redis_is_frozen(own_redis, redis_mode):
     """A stopped (SIGSTOP) Redis accepts connections and never answers: each call gives
     up after the store's bound, retries and pool wait included, with a RedisError."""
