@@ -54,6 +54,9 @@ class Observe:
     def __init__(self, app: Any) -> None:
         self.app = app
         self.routes: dict[int, list[Any]] | None = None
+        # The two metrics' children per (method, route, status): ``labels`` looks a child
+        # up under a lock each call (about 3 us a request); the children never change.
+        self.children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     def route_of(self, scope: dict[str, Any]) -> str:
         """The path template of the route the router chose for ``scope``."""
@@ -89,8 +92,13 @@ class Observe:
             seconds = time.perf_counter() - start
             route = self.route_of(scope)
             method = scope["method"] if scope["method"] in METHODS else "other"
-            metrics.HTTP_REQUESTS.labels(method, route, str(status)).inc()
-            metrics.HTTP_SECONDS.labels(route).observe(seconds)
+            children = self.children.get((method, route, status))
+            if children is None:
+                children = self.children[method, route, status] = (
+                    metrics.HTTP_REQUESTS.labels(method, route, str(status)),
+                    metrics.HTTP_SECONDS.labels(route))
+            children[0].inc()
+            children[1].observe(seconds)
             client = scope.get("client")
             # A passed health check (a balancer's, twice a second) at debug: no noise.
             emit = log.debug if route == "/healthz" and status == 200 else log.info

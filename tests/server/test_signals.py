@@ -130,13 +130,14 @@ async def test_each_request_has_an_access_line_and_counts_by_route(
     async with httpx.AsyncClient(base_url=observed.url, timeout=10,
                                  transport=httpx.AsyncHTTPTransport(
                                      local_address="127.0.0.21")) as http:
-        r = await http.get(f"/api/tables/{table_id}?token=not-logged")
-        assert r.status_code == 404, r.text
-        r = await http.get("/no/such/page")
-        assert r.status_code == 404
-    lines = await logged(observed, component="access", client="127.0.0.21", count=2)
+        for _ in range(2):  # the second counted as the first (the metrics' children kept)
+            r = await http.get(f"/api/tables/{table_id}?token=not-logged")
+            assert r.status_code == 404, r.text
+            r = await http.get("/no/such/page")
+            assert r.status_code == 404
+    lines = await logged(observed, component="access", client="127.0.0.21", count=4)
     assert [(r["method"], r["route"], r["status"]) for r in lines] == [
-        ("GET", "/api/tables/{id}", 404), ("GET", "unmatched", 404)]
+        ("GET", "/api/tables/{id}", 404), ("GET", "unmatched", 404)] * 2
     assert all(r["event"] == "request" and isinstance(r["duration_ms"], float)
                and r["duration_ms"] >= 0 for r in lines)
     assert table_id not in observed.read_log() and "not-logged" not in observed.read_log()
@@ -144,9 +145,9 @@ async def test_each_request_has_an_access_line_and_counts_by_route(
     for route in ("/api/tables/{id}", "unmatched"):
         labels = {"method": "GET", "route": route, "status": "404"}
         assert metric(after, "cardtable_http_requests_total", **labels) - metric(
-            before, "cardtable_http_requests_total", **labels) == 1, route
+            before, "cardtable_http_requests_total", **labels) == 2, route
     assert metric(after, "cardtable_http_request_seconds_count", route="/api/tables/{id}") \
-        - metric(before, "cardtable_http_request_seconds_count", route="/api/tables/{id}") == 1
+        - metric(before, "cardtable_http_request_seconds_count", route="/api/tables/{id}") == 2
 
 
 async def test_metrics_answer_only_the_configured_addresses(observed: ServerProcess) -> None:
