@@ -11,7 +11,8 @@ serve: setup
 
 # The suites that exercise the store, the fan-out and several processes run a second time
 # on a real Redis Cluster (3 masters, 3 replicas, started by the tests: tests/cluster.py).
-CLUSTER_SUITES = tests/server/test_store.py tests/server/test_multi_process.py \
+CLUSTER_SUITES = tests/server/test_store.py tests/server/test_store_route.py \
+	tests/server/test_multi_process.py \
 	tests/server/test_reconnect.py tests/server/test_failover.py tests/server/test_archive.py \
 	tests/server/test_lobby_migration.py tests/server/test_seeks_processes.py \
 	tests/server/test_tournaments_multi.py \

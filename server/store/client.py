@@ -142,3 +142,20 @@ def bounded(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
             raise RedisTimeoutError(f"Redis did not answer within {self.timeout:g} s") from None
 
     return run
+
+
+def bounded_off_lane(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """``bounded`` for a store method whose commands go on ``self.lane`` when it has one
+    (server/store/lane.py), each sent ``within=self.timeout``: there the lane's one timer
+    keeps the bound (``redis.TimeoutError``), without an ``asyncio.timeout`` per call
+    (a timer handle, a cancel scope and a task lookup: docs/benchmarks.md, "CPU per
+    action, part 6"); without a lane (a cluster, TLS, replica waits) as ``bounded``. A
+    method that sends several round trips on the lane is bounded per round trip."""
+    pooled = bounded(method)
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Awaitable[T]:
+        # Returns the method's own coroutine on the lane: no wrapping frame to resume.
+        return (method if self.lane is not None else pooled)(self, *args, **kwargs)
+
+    return run

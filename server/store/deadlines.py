@@ -6,8 +6,9 @@ this sorted set only says when to look (server/play/deadlines.py scans it).
 
 from __future__ import annotations
 
-from server.store.client import Client, bounded
+from server.store.client import Client, bounded, bounded_off_lane
 from server.store.lane import Lane
+from server.store.route import Route
 
 DEADLINES = "tables:deadlines"
 """Sorted set: table id → a time (ms) no later than its next move deadline (an index: the
@@ -22,21 +23,19 @@ class DeadlineIndex:
         self.redis = client
         self.timeout = timeout
         self.lane = lane  # the hot commands' held connection (server/store/lane.py), if any
+        self.route = Route(client, lane, timeout)
 
-    @bounded
+    @bounded_off_lane
     async def lower(self, table_id: str, at_ms: int) -> None:
         """Make the table's score in the deadline index at most ``at_ms`` (``ZADD LT``):
         the index only ever wakes a process early, never late."""
-        await (self.lane.call("ZADD", DEADLINES, "LT", at_ms, table_id) if self.lane  # no pool
-               else self.redis.zadd(DEADLINES, {table_id: at_ms}, lt=True))
+        await self.route.command("ZADD", DEADLINES, "LT", at_ms, table_id)
 
-    @bounded
+    @bounded_off_lane
     async def set(self, table_id: str, at_ms: int | None) -> None:
         """Set the table's score in the deadline index (``None``: drop it)."""
-        if at_ms is None:
-            await self.redis.zrem(DEADLINES, table_id)
-        else:
-            await self.redis.zadd(DEADLINES, {table_id: at_ms})
+        await self.route.command(*(("ZREM", DEADLINES, table_id) if at_ms is None
+                                   else ("ZADD", DEADLINES, at_ms, table_id)))
 
     @bounded
     async def due(self, now_ms: int, limit: int = 64) -> list[str]:

@@ -7,9 +7,10 @@ about 230 Python calls and three timeouts per command (docs/benchmarks.md, "CPU 
 action", parts 3 and 4). A ``Lane`` is one connection that every caller writes its packed
 command to at once (in the order the calls come: Redis answers in that order) and a
 reader that hands each reply to the future of its command: no pool, no lock, no task per
-command, and no timeout of its own. The caller bounds the call (``Store``'s ``bounded``);
-a caller that gave up leaves its future behind, whose reply is read and dropped, so the
-connection stays in step and is kept.
+command, and no timeout per command: a caller gives its bound (``within``; the store's
+calls give theirs, server/store/route.py) and one timer keeps all of them. A caller that
+gave up leaves its future behind, whose reply is read and dropped, so the connection
+stays in step and is kept.
 
 Losing the connection fails every command in flight with ``redis.ConnectionError``; the
 next call connects again. A command found no longer sendable is retried on a fresh

@@ -11,8 +11,9 @@ from __future__ import annotations
 from itertools import chain
 from typing import Any
 
-from server.store.client import Client, bounded
+from server.store.client import Client, bounded_off_lane
 from server.store.lane import Lane
+from server.store.route import Route
 from server.store.streams import channel, pack
 
 
@@ -60,23 +61,19 @@ class PresenceHashes:
         self.redis = client
         self.timeout = timeout
         self.lane = lane
+        self.route = Route(client, lane, timeout)
         self.origin = origin
 
-    @bounded
+    @bounded_off_lane
     async def write(self, table_id: str, set_fields: dict[str, str], drop: list[str],
                        ttl: int, notify: bool) -> dict[str, str]:
         """Write this process's presence fields (and drop others of its own), keep the
         hash for ``ttl`` s, optionally publish a presence notice on the table channel, and
         return the whole hash (one round trip)."""
         commands = _commands(table_id, set_fields, drop, ttl, notify, self.origin)
-        if self.lane is not None:
-            return _fields((await self.lane.pipeline(*commands))[-1])
-        pipe = self.redis.pipeline(transaction=False)
-        for command in commands:
-            pipe.execute_command(*command)
-        return _fields((await pipe.execute())[-1])
+        return _fields((await self.route.commands(*commands))[-1])
 
-    @bounded
+    @bounded_off_lane
     async def write_many(self, claims: list[tuple[str, dict[str, str], list[str], bool]],
                          ttl: int) -> list[dict[str, str] | None]:
         """For many tables in one pipeline, per ``(table id, fields to set, fields to
@@ -97,11 +94,5 @@ class PresenceHashes:
             ends.append(None)
         if not commands:
             return [None] * len(claims)
-        if self.lane is not None:
-            replies = await self.lane.pipeline(*commands)
-        else:
-            pipe = self.redis.pipeline(transaction=False)
-            for command in commands:
-                pipe.execute_command(*command)
-            replies = await pipe.execute()
+        replies = await self.route.commands(*commands)
         return [None if at is None else _fields(replies[at]) for at in ends]

@@ -21,10 +21,11 @@ from redis.exceptions import NoScriptError, RedisError
 
 from server import metrics
 from server.store import client as redis_client
-from server.store.client import bounded
+from server.store.client import bounded, bounded_off_lane
 from server.store.deadlines import DEADLINES, DeadlineIndex
 from server.store.lane import Lane
 from server.store.lobby_index import LobbyIndex
+from server.store.route import Route, hash_reply
 from server.store.scripts import (
     APPEND_LUA,
     ARCHIVE_LUA,
@@ -137,8 +138,11 @@ class Store:
     def __init__(self, client: redis_client.Client, timeout: float = CALL_TIMEOUT,
                  wait_replicas: int = 0, wait_ms: int = 1000, lane: Lane | None = None,
                  seal: SeedSeal | None = None) -> None:
+        if lane is not None and wait_replicas > 0:  # WAIT counts one connection's writes
+            raise ValueError("a store waiting for replicas has no lane (Lane.serving)")
         self.redis = client
         self.lane = lane  # the hot commands' held connection (server/store/lane.py), if any
+        self.route = Route(client, lane, timeout)  # the commands that go on it when it is
         self.seal = seal
         """Seals the server seed of every meta this store writes and opens it in every
         meta it reads, and the events and actions of every entry it appends or loads
@@ -196,16 +200,16 @@ class Store:
         nodes = [info] if "maxmemory_policy" in info else list(info.values())
         return {str(node["maxmemory_policy"]) for node in nodes}
 
-    @bounded
+    @bounded_off_lane
     async def create(self, table_id: str, fields: dict[str, str], ttl: int) -> None:
         """Store a new table's meta expiring after ``ttl`` s (one script: a meta never
         exists without its expiry). The caller lists it (``lobby.put``)."""
         args: list[Any] = [ttl]
         for k, v in self._sealed(table_id, fields).items():
             args += [k, v]
-        await self._create(keys=[meta_key(table_id)], args=args)
+        await self.route.script(self._create, [meta_key(table_id)], args)
 
-    @bounded
+    @bounded_off_lane
     async def create_new(self, table_id: str, fields: dict[str, str], ttl: int) -> bool:
         """``create``, but only if no table ``table_id`` exists (one script: of two
         concurrent calls exactly one creates it). Returns True when this call created it;
@@ -213,7 +217,7 @@ class Store:
         args: list[Any] = [ttl]
         for k, v in self._sealed(table_id, fields).items():
             args += [k, v]
-        return bool(int(await self._create_new(keys=[meta_key(table_id)], args=args)))
+        return bool(int(await self.route.script(self._create_new, [meta_key(table_id)], args)))
 
     @bounded
     async def append_chat(self, table_id: str, chat_channel: str, msg: dict[str, Any],
@@ -250,14 +254,12 @@ class Store:
         await self.redis.spublish(channel(table_id),
                                   pack({"table": table_id, "token_revoked": token_id}))
 
-    @bounded
+    @bounded_off_lane
     async def load_chat(self, table_id: str, chat_channels: tuple[str, ...]
                         ) -> list[list[dict[str, Any]]]:
         """The stored chat messages of each channel, oldest first, in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        for ch in chat_channels:
-            pipe.lrange(chat_key(table_id, ch), 0, -1)
-        rows = await pipe.execute()
+        rows = await self.route.commands(*(("LRANGE", chat_key(table_id, ch), 0, -1)
+                                           for ch in chat_channels))
         return [[unpack(b) for b in row] for row in rows]
 
     async def rewrite_list(self, key: str, change: Callable[[int, Any], Any | None]) -> None:
@@ -335,27 +337,28 @@ class Store:
             ids.add(name[len(prefix):-len(suffix)])
         return sorted(ids)
 
-    @bounded
+    @bounded_off_lane
     async def load_meta(self, table_id: str) -> dict[str, str]:
         """The meta hash as ``str → str`` (empty when the table does not exist; an
         archived game's expanded: ``server.table.meta.expand``)."""
-        return self._opened(table_id, expand(await self.redis.hgetall(meta_key(table_id))))
+        raw = await self.route.command("HGETALL", meta_key(table_id))
+        return self._opened(table_id, expand(hash_reply(raw)))
 
-    @bounded
+    @bounded_off_lane
     async def load_entries(self, table_id: str, after: int = 0) -> list[dict[str, Any]]:
         """Stored entries ``{"e", "h", "a"?}`` for seqs ``after+1 …`` in order (none once
         the game is archived: ``Tables.entries`` rebuilds them), opened (``opened``)."""
         return self.opened(table_id, [unpack(b) for b in await self.load_raw(table_id, after)])
 
-    @bounded
+    @bounded_off_lane
     async def load_raw(self, table_id: str, after: int = 0) -> list[bytes]:
         """The stored entries after ``after`` as stored (msgpack bytes, sealed)."""
-        return list(await self.redis.lrange(events_key(table_id), after, -1))
+        return list(await self.route.command("LRANGE", events_key(table_id), after, -1))
 
-    @bounded
+    @bounded_off_lane
     async def load_archive(self, table_id: str) -> bytes | None:
         """The archive of an archived game (``None``: not archived)."""
-        return await self.redis.get(archive_key(table_id))
+        return await self.route.command("GET", archive_key(table_id))
 
     @bounded
     async def archive(self, table_id: str, seq: int, blob: bytes,
@@ -484,7 +487,7 @@ class Store:
             info = next(iter(info.values()))
         return int(info.get("connected_slaves", 0))
 
-    @bounded
+    @bounded_off_lane
     async def update_meta(self, table_id: str, fields: dict[str, str],
                           expected_version: str = "", ttl: int = 0) -> int | None:
         """Set meta ``fields`` if the version is still ``expected_version`` ('' = any),
@@ -497,17 +500,16 @@ class Store:
         for k, v in fields.items():
             args += [k, v]
         keys = [meta_key(table_id), channel(table_id)]
-        if self.wait_replicas > 0:
+        if self.wait_replicas > 0:  # never on a lane (``__init__``)
             result = await self._waited(self._update, keys, args)
         else:
-            result = await self._update(keys=keys, args=args)
+            result = await self.route.script(self._update, keys, args)
         return None if int(result) < 0 else int(result)
 
-    @bounded
+    @bounded_off_lane
     async def act_seq(self, table_id: str, act_key: str) -> int | None:
         """The seq stored for an action id, if that action was applied."""
-        raw = (await self.lane.call("HGET", acts_key(table_id), act_key) if self.lane
-               else await self.redis.hget(acts_key(table_id), act_key))
+        raw = await self.route.command("HGET", acts_key(table_id), act_key)
         return None if raw is None else int(raw)
 
     @bounded
@@ -549,14 +551,11 @@ class Store:
         """Keep the analysis of an ended table for ``ttl`` seconds."""
         await self.redis.set(analysis_key(table_id), data, ex=ttl)
 
-    @bounded
+    @bounded_off_lane
     async def hit(self, key: str, window: int) -> int:
         """Count one event in a fixed window of ``window`` seconds; returns the count."""
         bucket = f"rl:{key}:{int(time.time()) // window}"
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.incr(bucket)
-        pipe.expire(bucket, window)
-        count, _ = await pipe.execute()
+        count, _ = await self.route.commands(("INCRBY", bucket, 1), ("EXPIRE", bucket, window))
         return int(count)
 
     @bounded
@@ -585,7 +584,7 @@ class Store:
         raw = await self.redis.srandmember(BOT_TABLES, limit)
         return [r.decode() for r in raw or ()]
 
-    @bounded
+    @bounded_off_lane
     async def settle_deadline(self, table_id: str, at_ms: int | None) -> int | None:
         """``deadlines.set``, then ``stored_seq``: one round trip on the lane, two without."""
         if self.lane is None:
@@ -593,11 +592,12 @@ class Store:
             return await self.stored_seq(table_id)
         change = (("ZREM", DEADLINES, table_id) if at_ms is None
                   else ("ZADD", DEADLINES, at_ms, table_id))
-        _, raw = await self.lane.pipeline(change, ("HGET", meta_key(table_id), "seq"))
+        _, raw = await self.lane.pipeline(change, ("HGET", meta_key(table_id), "seq"),
+                                          within=self.timeout)
         return None if raw is None else int(raw)
 
-    @bounded
+    @bounded_off_lane
     async def stored_seq(self, table_id: str) -> int | None:
         """The table's stored seq (``None``: no table)."""
-        raw = await self.redis.hget(meta_key(table_id), "seq")
+        raw = await self.route.command("HGET", meta_key(table_id), "seq")
         return None if raw is None else int(raw)
