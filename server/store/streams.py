@@ -101,12 +101,8 @@ def chat_key(table_id: str, chat_channel: str) -> str:
     return f"t:{{{table_id}}}:chat:{chat_channel}"
 
 
-_PACKER = msgpack.Packer(use_bin_type=True, autoreset=True)  # packb makes one per call
-
-
-def pack(obj: Any) -> bytes:
-    """msgpack bytes of a plain value."""
-    return _PACKER.pack(obj)
+pack: Callable[[Any], bytes] = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+"""msgpack bytes of a plain value (one packer for every call; ``packb`` makes one a call)."""
 
 
 def unpack(data: bytes) -> Any:
