@@ -2,9 +2,10 @@
 
 After every action the server sends each viewer an RFC 6902 patch from the view it holds to
 the view now. Building the whole client view (``view.client_view``) and diffing it against
-the last one was a fifth of an action's server CPU (docs/benchmarks.md, "CPU per action,
-part 8"); ``sync_view`` instead compares the state with the view field by field, changes
-the view in place where they differ and returns the ops for exactly those changes.
+the last one took 13 % of a saturated server's CPU (py-spy, 200 tables; docs/benchmarks.md,
+"CPU per action, part 8"); ``sync_view`` instead compares the state with the view field by
+field, changes the view in place where they differ and returns the ops for exactly those
+changes.
 
 The result is exactly ``client_view(state)`` (equal as JSON; the tests fold these patches
 over seeded games of every size and option and compare with a fresh view each time). Op
