@@ -33,11 +33,14 @@ def busy_over(metrics_text: str) -> dict[float, float]:
 @pytest.fixture
 async def finished(own_redis):
     """A server (replays: ``RATE`` per second, bursts of ``BURST``) with a finished
-    5-seat bot game; yields the server, a lobby client and the table id."""
+    5-seat bot game of Loot Island, whose replay costs the most (its views are built and
+    diffed per event: Einauge's are kept in step, a few ms a game, too close to the loop's
+    own samples while a request's body is parsed); yields the server, a lobby client and
+    the table id."""
     srv = ServerProcess(own_redis.url, env={"CARDTABLE_REPLAY_RATE_PER_S": str(RATE),
                                             "CARDTABLE_REPLAY_BURST": str(BURST)}).start()
     lobby = Lobby(srv.url)
-    table = await lobby.create(5)
+    table = await lobby.create(5, "loot-island")
     for seat in range(5):
         await lobby.bot(table["id"], seat)
     watcher = await Socket(srv.ws_url, table["id"]).connect()
