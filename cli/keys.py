@@ -5,7 +5,9 @@
   again when they meet a seed the keys they hold do not open.
 - ``keys rotate``: seal every table's server seed and stored entries that the first key
   did not seal (including values stored before sealing existed) under it, compare-and-set
-  per value. Afterwards the older keys may leave the file.
+  per value. It first waits until every running process seals under the first key
+  (``sealing.settled_at``: at most a second after ``keys new``). Afterwards the older keys
+  may leave the file.
 
 docs/operations.md, "Seed keys", gives the whole procedure. Exit 0 on success, 1 when a
 seed opens with no key of the file (it is left as it is and named), 2 for bad settings or
@@ -17,12 +19,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from server import config
 from server.store.scripts import HSET_IF_LUA
-from server.store.sealing import SealError, SeedSeal, create_key_file, new_key, read_keys
+from server.store.sealing import (
+    SealError,
+    SeedSeal,
+    create_key_file,
+    new_key,
+    read_keys,
+    settled_at,
+)
 from server.store.streams import SEED_FIELD, Store, events_key, meta_key
 
 
@@ -53,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     url = settings.redis_url or f"unix://{Path(settings.redis_dir).resolve() / 'redis.sock'}"
     try:
         seal = SeedSeal(path)
+        # Values a process seals meanwhile under the older key would stay behind.
+        time.sleep(max(0.0, settled_at(path) - time.time()))
     except (OSError, ValueError) as e:
         print(f"cardtable keys: cannot read the key file {path}: {e}", file=sys.stderr)
         return 2

@@ -41,8 +41,15 @@ def _stdlib_name(logger: Any, method: str, event: MutableMapping[str, Any]
 
 BARE_SOCKET_LINES = frozenset({"connection open", "connection closed"})
 """What the websockets library logs at level info through uvicorn's logger for every socket
-opened and closed, with no address, path or table: kept at level debug only. uvicorn's own
-line per socket (``"WebSocket /ws/tables/<id>" [accepted]``, with the address) stays."""
+opened and closed, with no address, path or table: kept at level debug only. The line per
+accepted socket, with its address and path, stays (``ACCEPTED_LINE``)."""
+
+ACCEPTED_LINE = '%s - "WebSocket %s" [accepted]'
+"""uvicorn's line per accepted socket (its protocols' ``send``; arguments ``host:port`` and
+the path with its query). ``_SocketLog`` writes it as the service's own line instead:
+``component=ws`` ``websocket accepted`` with ``client`` (the host, as the access log's)
+and ``path`` (no query string). Through the standard library it cost a walk of the stack
+and a record per socket (docs/benchmarks.md, "CPU per action, part 9")."""
 
 
 class _BareSocketLines(logging.Filter):
@@ -55,11 +62,21 @@ class _BareSocketLines(logging.Filter):
 
 
 class _SocketLog(logging.LoggerAdapter):  # type: ignore[type-arg]
-    """uvicorn's logger as the websockets library's protocol of each socket holds it
-    (``socket_log``): a line of ``BARE_SOCKET_LINES`` that ``_BareSocketLines`` drops is
-    not built at all. Every line it does write is the same, from the same logger."""
+    """uvicorn's logger as a socket's protocol and the websockets library's protocol in it
+    hold it (``socket_log``): a line of ``BARE_SOCKET_LINES`` that ``_BareSocketLines``
+    drops is not built at all, and ``ACCEPTED_LINE`` is the service's own line. Every
+    other line is the same, from the same logger."""
+
+    @property
+    def level(self) -> int:
+        """The logger's own level (uvicorn's protocol reads it before its trace lines)."""
+        return int(self.logger.level)
 
     def info(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        if msg == ACCEPTED_LINE and len(args) == 2:
+            _WS_LOG.info("websocket accepted", client=str(args[0]).rpartition(":")[0] or "?",
+                         path=str(args[1]).partition("?")[0])
+            return
         if msg in BARE_SOCKET_LINES and any(
                 isinstance(f, _BareSocketLines) for f in self.logger.filters):
             return  # its record (a walk of the stack for the caller: ~4 us) is not made
@@ -68,8 +85,9 @@ class _SocketLog(logging.LoggerAdapter):  # type: ignore[type-arg]
 
 
 def socket_log() -> logging.LoggerAdapter:  # type: ignore[type-arg]
-    """The logger for the websockets library's protocol of a socket: uvicorn's
-    (``uvicorn.error``) without building the lines it drops (``_SocketLog``)."""
+    """The logger for a socket's protocol and the websockets library's protocol in it:
+    uvicorn's (``uvicorn.error``) without building the lines it drops, its line per
+    accepted socket the service's own (``_SocketLog``)."""
     return _SOCKET_LOG
 
 
@@ -116,3 +134,6 @@ def get_logger(name: str, **bound: Any) -> Any:
     and ``einauge serve`` imports some modules (server/supervise.py) before ``configure``:
     bound at once, theirs kept structlog's defaults and wrote to stdout, past the log."""
     return structlog.get_logger(component=name, **bound)
+
+
+_WS_LOG = get_logger("ws")

@@ -71,9 +71,11 @@ BENCH_ENV = {
     "CARDTABLE_CONNS_PER_ADDR": "1000000",
     "CARDTABLE_RATE_PER_S": "10000",
     "CARDTABLE_RATE_BURST": "10000",
+    "CARDTABLE_LOG_JSON": "true",
 }
 """Server limits raised for a benchmark: every client here is one loopback address and the
-players act faster than a person. Everything else keeps the service's defaults."""
+players act faster than a person. The log is JSON lines, as the Docker image and the
+systemd unit write it. Everything else keeps the service's defaults."""
 
 
 class SpawnedService:

@@ -14,8 +14,10 @@ every one opens (a sealed value names its key by the first 4 bytes of the key's 
 Rotation without losing running games (docs/operations.md, "Seed keys"): ``cardtable keys
 new`` puts a new key first, ``cardtable keys rotate`` seals every table's seed and entries
 under it again, then the older keys may go. No restart: a process looks at the file's
-stamp before it seals (so it seals under the new first key from then on) and reads the
-file again when it meets a value of a key it does not hold. Values stored before sealing
+stamp before it seals, at most ``LOOK_EVERY`` seconds after its last look (so it seals
+under a new first key from ``LOOK_EVERY`` after the file changed, and ``keys rotate`` waits
+that long: ``settled_at``), and reads the file again when it meets a value of a key it
+does not hold. Values stored before sealing
 existed (a plain seed, an entry with ``e``) read as they are until ``keys rotate`` seals
 them.
 
@@ -27,6 +29,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,9 @@ PREFIX = "sealed:"
 VERSION = b"\x01"
 _PACKER = msgpack.Packer(use_bin_type=True, autoreset=True)
 """One packer for every sealed entry (``msgpack.packb`` makes one, with its buffer, per call)."""
+LOOK_EVERY = 1.0
+"""Seconds between two looks at the key file's stamp before a seal: a ``stat`` per append
+was about 2 % of a saturated server's CPU (docs/benchmarks.md, "CPU per action, part 9")."""
 SEALED_FIELDS = ("e", "a")
 """The fields of a stored entry that are sealed (as one ``s``): the event and the action."""
 
@@ -75,6 +82,14 @@ def read_keys(path: Path) -> list[bytes]:
     return keys
 
 
+def settled_at(path: Path) -> float:
+    """The wall-clock time (``time.time()`` seconds) from which every process seals under
+    the first key of ``path`` as it is now: the file's last change plus ``LOOK_EVERY``,
+    and a tenth of a second for a look that ran while the file was being replaced.
+    Raises ``OSError``."""
+    return os.stat(path).st_mtime + LOOK_EVERY + 0.1
+
+
 def create_key_file(path: Path) -> bool:
     """Write a key file with one new key (mode 0600) unless the file exists; True when
     this call wrote it. Safe against processes starting together (exclusive create)."""
@@ -91,10 +106,12 @@ def create_key_file(path: Path) -> bool:
 
 
 class SeedSeal:
-    """Seals and opens a table's secrets with the keys of one key file."""
+    """Seals and opens a table's secrets with the keys of one key file. ``clock`` gives the
+    seconds (monotonic) that space its looks at the file (``LOOK_EVERY``)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, clock: Callable[[], float] = time.monotonic) -> None:
         self.path = path
+        self._clock = clock
         self.reload()
 
     @classmethod
@@ -110,15 +127,19 @@ class SeedSeal:
         self._first = _key_id(keys[0])
         self._ciphers = {_key_id(k): AESGCM(k) for k in keys}
         self._read = stamp
+        self._next_look = self._clock() + LOOK_EVERY
 
     def _stamp(self) -> tuple[int, int, int]:
         st = os.stat(self.path)
         return st.st_ino, st.st_mtime_ns, st.st_size
 
     def _current(self) -> None:
-        # A stat per seal (about a microsecond): a new first key seals from the next
-        # value on, in every process, so ``keys rotate`` right after ``keys new`` leaves
-        # nothing under the older key.
+        # A new first key seals within LOOK_EVERY in every process; ``keys rotate`` waits
+        # until then (``settled_at``), so it leaves nothing sealed under the older key.
+        now = self._clock()
+        if now < self._next_look:
+            return
+        self._next_look = now + LOOK_EVERY
         if self._stamp() != self._read:
             self.reload()
 
@@ -185,7 +206,7 @@ class SeedSeal:
     def seal_entries(self, entries: list[dict[str, Any]], table_id: str
                      ) -> list[dict[str, Any]]:
         """``seal_entry`` of each of one append's ``entries``, the key file looked at
-        once for all of them (a ``stat`` per append, not per entry) and their nonces read
+        (``LOOK_EVERY``) once for all of them and their nonces read
         from the system's random source at once (one ``getrandom`` per append)."""
         self._current()
         nonces = os.urandom(12 * len(entries))

@@ -118,8 +118,8 @@ class Gate:
 
 
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's ``websockets-sansio`` protocol with ``ReceiveQueue`` and ``Gate``, its
-    websockets protocol logging through ``server.logging.socket_log``."""
+    """uvicorn's ``websockets-sansio`` protocol with ``ReceiveQueue`` and ``Gate``, it and
+    its websockets protocol logging through ``server.logging.socket_log``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -129,5 +129,6 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             gate.set()
         self.writable = gate  # type: ignore[assignment]
         # uvicorn's logger, minus the records of the library's "connection open" and
-        # "connection closed" lines, which the log's configuration drops anyway.
-        self.conn.logger = socket_log()
+        # "connection closed" lines, which the log's configuration drops anyway, and
+        # with the line per accepted socket written without a record.
+        self.logger = self.conn.logger = socket_log()  # type: ignore[assignment]

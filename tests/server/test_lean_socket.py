@@ -27,6 +27,7 @@ from websockets.server import ServerProtocol
 from protocol.connection import dial
 from server.fanout.frames import SCOPE_KEY, DirectSocket, RawSend, fresh_parser
 from server.http.header_deadline import HeaderDeadline
+from server.logging import ACCEPTED_LINE, socket_log
 from server.store.embedded import free_port
 from server.ws.lean_protocol import LEAN_SEAM, Gate, LeanWebSocketProtocol, ReceiveQueue
 from tests.server.client import in_process
@@ -48,6 +49,20 @@ def opened() -> tuple[ServerProtocol, Any]:
     conn.send_response(conn.accept(request))
     assert conn.state is OPEN
     return conn, request
+
+
+def test_uvicorn_logs_an_accepted_socket_as_the_log_expects():
+    """server/logging.py writes uvicorn's line per accepted socket as the service's own:
+    it knows the line by uvicorn's text and arguments, through the protocol's logger."""
+    source = Path(inspect.getsourcefile(WebSocketsSansIOProtocol) or "").read_text()
+    assert re.search(r"self\.logger\.info\(\s*'" + re.escape(ACCEPTED_LINE) + r"',\s*"
+                     r"get_client_addr\(self\.scope\),\s*"
+                     r"get_path_with_query_string\(self\.scope\),\s*\)", source), (
+        f"uvicorn {uvicorn.__version__} logs an accepted socket otherwise")
+    assert re.search(r"self\.logger = logging\.getLogger\(\"uvicorn\.error\"\)", source)
+    used = set(re.findall(r"self\.logger\.(\w+)", source))
+    assert used and all(hasattr(socket_log(), name) for name in used), (
+        f"uvicorn {uvicorn.__version__} uses {sorted(used)} of its logger")
 
 
 def test_uvicorn_calls_only_what_the_lean_objects_have():

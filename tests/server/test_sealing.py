@@ -22,7 +22,15 @@ import redis
 
 from engine.shuffle import combine_seed
 from server.store import streams as store
-from server.store.sealing import SealError, SeedSeal, create_key_file, new_key, read_keys
+from server.store.sealing import (
+    LOOK_EVERY,
+    SealError,
+    SeedSeal,
+    create_key_file,
+    new_key,
+    read_keys,
+    settled_at,
+)
 from tests.conftest import ROOT, RedisProcess, ServerProcess
 from tests.server.client import Lobby, Socket, auth
 from tests.waiting import until
@@ -47,7 +55,9 @@ def test_a_seal_opens_what_it_sealed_for_the_same_table_only(tmp_path: Path) -> 
 def test_one_appends_entries_are_sealed_under_the_first_key_at_the_append(
         tmp_path: Path) -> None:
     path = tmp_path / "keys"
-    seal = SeedSeal.at(path)
+    create_key_file(path)
+    now = [100.0]
+    seal = SeedSeal(path, clock=lambda: now[0])
     entries = [{"e": {"type": "drawn", "card": f"red-{i}"}, "h": f"{i:02x}" * 32}
                for i in range(3)]
     entries[0]["a"] = {"type": "draw"}
@@ -55,14 +65,34 @@ def test_one_appends_entries_are_sealed_under_the_first_key_at_the_append(
     assert [seal.open_entry(s, "t1") for s in first] == entries
     assert all(seal.entry_current(s) and b"red-" not in s["s"] for s in first)
     path.write_text(new_key() + "\n" + path.read_text())  # a new first key meanwhile
+    now[0] += LOOK_EVERY * 0.9  # the file's stamp not looked at again yet
+    still = seal.seal_entries(entries, "t1")
+    now[0] += LOOK_EVERY * 0.2  # a look is due: the new first key from here on
     later = seal.seal_entries(entries, "t1")
     newer = SeedSeal(path)
     assert all(newer.entry_current(s) for s in later)  # sealed under the new first key
-    assert not any(newer.entry_current(s) for s in first)
-    assert [newer.open_entry(s, "t1") for s in later] == entries
+    assert not any(newer.entry_current(s) for s in first + still)
+    assert [newer.open_entry(s, "t1") for s in still + later] == entries + entries
     # Each entry has a nonce of its own (bytes 5-17 of a sealed value), though one read
     # of the random source gave an append's.
-    assert len({s["s"][5:17] for s in first + later}) == 6
+    assert len({s["s"][5:17] for s in first + still + later}) == 9
+
+
+def test_the_first_key_seals_everywhere_by_the_time_keys_rotate_waits_for(
+        tmp_path: Path) -> None:
+    # A process looks at the file at most LOOK_EVERY after its last look: whatever it
+    # seals from ``settled_at`` on is under the first key the file had then.
+    path = tmp_path / "keys"
+    create_key_file(path)
+    now = [0.0]
+    seal = SeedSeal(path, clock=lambda: now[0])
+    now[0] += LOOK_EVERY
+    seal.seal("11" * 32, "t")  # a look at the file is due: here, just before it changes
+    changed = path.stat().st_mtime
+    path.write_text(new_key() + "\n" + path.read_text())
+    assert settled_at(path) - path.stat().st_mtime >= LOOK_EVERY
+    now[0] += settled_at(path) - changed
+    assert SeedSeal(path).seed_current(seal.seal("22" * 32, "t"))
 
 
 def test_a_key_added_meanwhile_is_read_and_a_foreign_one_refused(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""The log of a table socket (server/logging.py): uvicorn's line per accepted socket, with
-its address and path, stays at level info; the websockets library's bare "connection
-open" line (no address, path or table), rendered for every socket, does not, and is not
+"""The log of a table socket (server/logging.py): one line per accepted socket, the
+service's own ``websocket accepted`` with its address and path (written in place of
+uvicorn's), at level info; the websockets library's bare "connection open" line (no
+address, path or table), rendered for every socket, is not written at level info, and not
 even built; at level debug it is written."""
 
 from __future__ import annotations
@@ -31,21 +32,24 @@ def debug_server(redis_url: str) -> Iterator[ServerProcess]:
     s.stop()
 
 
-async def test_a_socket_is_logged_by_uvicorns_line_alone(info_server: ServerProcess) -> None:
+async def test_a_socket_is_logged_by_its_accepted_line_alone(info_server: ServerProcess
+                                                             ) -> None:
     lobby = Lobby(info_server.url)
     tid = (await lobby.create(2))["id"]
     sock = await Socket(info_server.ws_url, tid).connect(hello={"viewer": "v" * 32})
     try:
         await sock.wait(lambda f: f["t"] == "welcome")
-        # uvicorn writes its line and the library's in one call: once the first is in the
-        # log, the second would be too.
-        accepted = f'"WebSocket /ws/tables/{tid}" [accepted]'
-
+        # uvicorn writes the accepted line and the library's in one call: once the first
+        # is in the log, the second would be too.
         def logged() -> str | None:
             text = info_server.read_log()
-            return text if accepted in text else None
+            return text if f"path=/ws/tables/{tid}" in text else None
 
         text = await until(logged, 10, "the socket's accepted line")
+        line = next(x for x in text.splitlines() if f"path=/ws/tables/{tid}" in x)
+        assert "websocket accepted" in line and "component=ws" in line
+        assert "client=127.0.0.1" in line
+        assert "[accepted]" not in text  # not uvicorn's line as well
         assert "connection open" not in text
         assert "table created" in text  # the service's own info lines are kept
     finally:
