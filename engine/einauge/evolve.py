@@ -24,19 +24,23 @@ def add_to_row(player: Player, card: str, row: str) -> None:
     """Put ``card`` into ``row`` (a color or ``"alone"``), by RULES "Ship cards".
 
     An island card that starts a row takes the lone ships with it, oldest first, up to the
-    row limit; the rest stay lone for the next row.
+    row limit; the rest stay lone for the next row. The changed lists are replaced, never
+    changed in place: copies of the state share them (``state`` module docstring).
     """
     if row == "alone":
-        player.lone_ships.append(card)
+        player.lone_ships = [*player.lone_ships, card]
         return
-    cards = player.rows.get(row)
+    rows = player.rows
+    cards = rows.get(row)
     if cards is not None:
-        cards.append(card)
+        rows[row] = [*cards, card]
         return
     lone = player.lone_ships
-    joining = lone[: ROW_LIMIT - 1]
-    player.rows[row] = [card, *joining]
-    del lone[: len(joining)]
+    if lone:
+        rows[row] = [card, *lone[: ROW_LIMIT - 1]]
+        player.lone_ships = lone[ROW_LIMIT - 1:]
+    else:
+        rows[row] = [card]
 
 
 def _end_turn(s: State) -> None:
@@ -88,14 +92,17 @@ def _jewel_sold(s: State, e: ev.JewelSold) -> None:
 
 def _card_sold(s: State, e: ev.CardSold) -> None:
     p = s.players[e.seat]
-    color = COLOR[e.card]
-    row = p.rows[color]  # type: ignore[index]
-    row.remove(e.card)
+    color: str = COLOR[e.card]  # type: ignore[assignment]
+    sold = e.card
+    # A new list, not ``remove``: copies of the state share the old one.
+    row = [c for c in p.rows[color] if c != sold]
     p.ducats += e.ducats
-    if not any(c in ISLAND_SET for c in row):
+    if any(c in ISLAND_SET for c in row):
+        p.rows[color] = row
+    else:
         # The row's last island card is gone: its ships become lone (RULES "Selling").
-        del p.rows[color]  # type: ignore[arg-type]
-        p.lone_ships.extend(row)
+        del p.rows[color]
+        p.lone_ships = [*p.lone_ships, *row]
 
 
 def _card_bought(s: State, e: ev.CardBought) -> None:

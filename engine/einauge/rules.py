@@ -365,7 +365,7 @@ def _offers(p: Player, cards: Sequence[str], costs: dict[str, int], budget: int,
             color = COLOR[c]
             if color is None:
                 found += [ship[c, r] for r in _open_rows(p)]
-            elif len(rows.get(color, ())) < ROW_LIMIT:
+            elif color not in rows or len(rows[color]) < ROW_LIMIT:
                 found.append(single[c])
     return found
 
@@ -386,8 +386,8 @@ def legal_actions(s: State, seat: int) -> list[Message]:
     if step == "buy":
         out: list[Message] = [_SELL_JEWEL[seat]] if p.jewels else []
         sell = _SELL_CARD[seat]
-        for row in p.rows.values():
-            out += [sell[c] for c in row if c in ISLAND_SET]  # ships are not sold
+        # One pass over every row's cards (rows in the order started): ships are not sold.
+        out += [sell[c] for c in chain.from_iterable(p.rows.values()) if c in ISLAND_SET]
         out += _offers(p, s.display, PRICE, p.ducats, _BUY[seat], _BUY_SHIP[seat])
         return out
     if step == "fight":

@@ -3,6 +3,15 @@
 Mutable on purpose: ``evolve`` updates a state in place, which lets a bot play thousands of
 games a second; whoever needs the previous state keeps a ``copy()``. Nothing outside the
 engine reads these fields; clients see ``view.public_view``.
+
+Structural sharing: a copy shares the deck, the options, the result, and each player's row
+lists and ``lone_ships`` with its original, because no code changes those lists in place:
+every change builds a new list and assigns it (``evolve.add_to_row``, ``evolve._card_sold``,
+the bots' own lookahead). ``decide`` copies the state once per action, and copying every
+row of every player was two thirds of its cost (py-spy of a saturated server).
+Whoever changes a copy keeps to the same rule: assign a new list, never ``append``,
+``remove``, ``extend`` or ``del`` on a row or on ``lone_ships``; the rows dict, the display
+and the pirate table are the copy's own and may be changed in place.
 """
 
 from __future__ import annotations
@@ -12,7 +21,10 @@ from typing import Any
 
 class Player:
     """One seat's holdings. ``rows`` maps color → cards in joining order (ships included);
-    ``lone_ships`` are ships laid alone, in the order laid. Tokens are counts."""
+    ``lone_ships`` are ships laid alone, in the order laid. Tokens are counts.
+
+    The lists in ``rows`` and ``lone_ships`` may be shared with copies (module docstring):
+    replace them, never change them in place."""
 
     __slots__ = ("ducats", "jewels", "lone_ships", "name", "rows", "sabres", "turns")
 
@@ -26,14 +38,15 @@ class Player:
         self.turns = 0
 
     def copy(self) -> Player:
-        """An independent copy."""
+        """A copy with its own ``rows`` dict whose row lists, like ``lone_ships``, are the
+        original's (shared: they are replaced, never changed in place)."""
         p = Player.__new__(Player)
         p.name = self.name
         p.sabres = self.sabres
         p.ducats = self.ducats
         p.jewels = self.jewels
-        p.rows = {color: cards[:] for color, cards in self.rows.items()}
-        p.lone_ships = self.lone_ships[:]
+        p.rows = self.rows.copy()
+        p.lone_ships = self.lone_ships
         p.turns = self.turns
         return p
 
@@ -73,7 +86,10 @@ class State:
         self.result: dict[str, Any] | None = None
 
     def copy(self) -> State:
-        """An independent copy (the deck list is shared: it is never changed after setup)."""
+        """A copy that evolves independently of this state: its own players (``Player.copy``),
+        display and pirate table; shared with this state: the deck (never changed after
+        setup), the options and the result (never changed once set), and the players' row
+        lists and lone ships (replaced, never changed in place: module docstring)."""
         s = State.__new__(State)
         s.players = [p.copy() for p in self.players]
         s.options = self.options

@@ -78,10 +78,11 @@ def _with_card(s: State, seat: int, card: str, source: list[str] | None, ducats:
     if color is None:
         rows = [r for r in p.rows if len(p.rows[r]) < 7]
         color = max(rows, key=lambda r: row_payout(p.rows[r], 0.6)) if rows else None
+    # New lists, never ``append``: the copy shares its rows and lone ships with ``s``.
     if color is None:
-        p.lone_ships.append(card)
+        p.lone_ships = [*p.lone_ships, card]
     else:
-        p.rows.setdefault(color, []).append(card)
+        p.rows[color] = [*p.rows.get(color, ()), card]
         for c in p.rows[color]:
             y = CARDS[c]
             p.sabres += y.sabres
