@@ -172,7 +172,8 @@ class TableLobby:
                          ) -> TableMeta:
         """Start (the host only, ``server.play.roles``): every seat filled; seed =
         combine_seed(server_seed, contributions); store the game's first events in one
-        append. Returns the meta. ``key``: a private table's invite secret.
+        append. Returns the meta (once the table is cached here, the cached table's own:
+        read it only). ``key``: a private table's invite secret.
 
         ``deck``: what is dealt instead of the seed's shuffle (as the game's record
         ``deck_field`` holds it), for tests that need a chosen deal (then the deal does not
@@ -183,7 +184,8 @@ class TableLobby:
         stored with its action), appended instead of the game's start.
 
         Raises ``LobbyError``: 401/403 not the host, 404 ``no_table``, 409 ``started``,
-        ``seats_empty`` or ``stale``, 400 ``bad_options``."""
+        ``seats_empty``, ``account_needed`` or ``stale``, 400 ``bad_options``; and
+        ``Unavailable``."""
         # The first try decides on the cached table's meta when there is one (its
         # sockets keep it in step): the append stores only if the stored version is still
         # that meta's, so what it lets through is what Redis holds. What it refuses is
