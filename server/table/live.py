@@ -48,6 +48,8 @@ class LiveTable(TableCore):
         self.turn: dict[int, asyncio.Event] = {}
         self.subscribed = False
         self.joining = 0  # sockets between ``Tables.get(watch=True)`` and the room
+        self.following: asyncio.Future[None] | None = None
+        """Done when the subscription's first sync is (``Tables.follow``)."""
         self.suspect = False
         self.presence: dict[str, Any] | None = None
         """The last ``presence`` message this process sent (server/play/attendance.py)."""

@@ -6,6 +6,7 @@ lobby's read model.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import secrets
 import time
@@ -171,7 +172,8 @@ class TableLobby:
                          ) -> TableMeta:
         """Start (the host only, ``server.play.roles``): every seat filled; seed =
         combine_seed(server_seed, contributions); store the game's first events in one
-        append. Returns the meta. ``key``: a private table's invite secret.
+        append. Returns the meta (once the table is cached here, the cached table's own:
+        read it only). ``key``: a private table's invite secret.
 
         ``deck``: what is dealt instead of the seed's shuffle (as the game's record
         ``deck_field`` holds it), for tests that need a chosen deal (then the deal does not
@@ -182,47 +184,25 @@ class TableLobby:
         stored with its action), appended instead of the game's start.
 
         Raises ``LobbyError``: 401/403 not the host, 404 ``no_table``, 409 ``started``,
-        ``seats_empty`` or ``stale``, 400 ``bad_options``."""
+        ``seats_empty``, ``account_needed`` or ``stale``, 400 ``bad_options``; and
+        ``Unavailable``."""
+        # The first try decides on the cached table's meta when there is one (its
+        # sockets keep it in step): the append stores only if the stored version is still
+        # that meta's, so what it lets through is what Redis holds. What it refuses is
+        # asked again of Redis (a join or a host change may be on its way here).
+        meta = self.cached_meta(table_id)
         for _ in range(4):
-            meta = await self.fresh_meta(table_id)
-            roles.admit(meta, token, key)
-            if meta.status != "open":
-                raise LobbyError(409, "started", "the game has already started")
-            roles.require_starter(meta, token)
-            empty = [i for i, s in enumerate(meta.seats) if s.kind is None or meta.waiting(i)]
-            if empty:
-                raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
-            started = {"status": "running", "started_at": repr(self.tables.now() / 1000)}
-            # Names are chained as salted commitments, so a deleted account's name can
-            # leave the record while the chain still verifies (fairness.md §5, "Names").
-            if len(meta.name_salts) != len(meta.seats):  # a table created before salts
-                meta.name_salts = new_name_salts(len(meta.seats))
-            meta.name_commitments = [name_commitment(salt, name) for salt, name
-                                     in zip(meta.name_salts, meta.players(), strict=True)]
-            started["name_salts"] = json.dumps(meta.name_salts)
-            started["name_commitments"] = json.dumps(meta.name_commitments)
-            if meta.rated:
-                started["accounts"] = json.dumps(rated_accounts(meta))
-            game = get_game(meta.game)
-            seed = combine_seed(meta.server_seed, meta.contributions)
-            if steps is None:
+            if meta is not None:
                 try:
-                    steps = [(None, list(game.start(meta.players(), meta.options, seed,
-                                                    deck)))]
-                except ValueError as e:
-                    raise LobbyError(400, "bad_options", str(e)) from None
-            shadow = TableCore(meta, 1)
-            prev = shadow.head.hex()
-            entries = []
-            for action, events in steps:  # each action's events chained with it
-                part, head = shadow.chain(events, action)
-                entries += part
-                shadow.head, shadow.seq = bytes.fromhex(head), shadow.seq + len(part)
-            if shadow.tc.clocked:
-                now = self.tables.now()
-                entries[-1]["c"] = clocks.start(shadow.tc, len(meta.seats), now).to_dict()
-                await confirmed(self.tables.store.deadlines.lower(
-                    table_id, now + shadow.tc.per_move))
+                    ready = self._prepared_start(meta, token, key, deck, steps)
+                except LobbyError:
+                    meta = None
+            if meta is None:
+                meta = await self.fresh_meta(table_id)
+                ready = self._prepared_start(meta, token, key, deck, steps)
+            started, entries, head, prev, clocked = ready
+            if clocked is not None:
+                await confirmed(self.tables.store.deadlines.lower(table_id, clocked))
             result = await confirmed(self.tables.store.append(
                 table_id, 0, entries, head, expected_version=meta.version,
                 meta_fields=started, meta_changed=True, prev=prev))
@@ -235,10 +215,13 @@ class TableLobby:
                 table = self.tables.cache.get(table_id)
                 if table is not None:
                     table.apply(entries, 1)
-                    with contextlib.suppress(Unavailable, RedisError):
-                        await self.tables.streams.sync(table)
+                    # ``meta`` is what the script left stored: no read needed. A meta the
+                    # table holds already at that version or later came from a read
+                    # after the start (its sync), and stays.
+                    if int(table.meta.version) < int(meta.version):
+                        self.tables.streams.set_meta(table, meta)
                     self.tables.actions.clock_moved(table)
-                elif any(s.kind == "bot" for s in meta.seats) or shadow.tc.clocked:
+                elif any(s.kind == "bot" for s in meta.seats) or clocked is not None:
                     with contextlib.suppress(Unavailable):
                         # Load it here: its bots play, its clock runs.
                         await self.tables.get(table_id)
@@ -248,7 +231,62 @@ class TableLobby:
                 return meta
             if result.status == "missing":
                 raise LobbyError(404, "no_table", f"no table {table_id!r}")
+            meta = None  # changed meanwhile: decide again on a read
         raise LobbyError(409, "stale", "the table changed meanwhile; try again")
+
+    def cached_meta(self, table_id: str) -> TableMeta | None:
+        """A copy of the cached table's meta (``None``: not cached) that a start may
+        change: its fields are replaced, never changed in place, so a shallow copy."""
+        table = self.tables.cache.get(table_id)
+        return None if table is None else copy.copy(table.meta)
+
+    def _prepared_start(self, meta: TableMeta, token: str | None, key: str | None,
+                        deck: Any, steps: Sequence[Step] | None
+                        ) -> tuple[dict[str, str], list[dict[str, Any]], str, str, int | None]:
+        """The start of ``meta`` as ``start_game`` stores it: the meta fields, the
+        entries, the new head and the head they follow (hex), and the first move's
+        deadline (ms since the epoch; ``None``: no clock). Sets the started fields on
+        ``meta``. Raises ``LobbyError`` as ``start_game`` does."""
+        roles.admit(meta, token, key)
+        if meta.status != "open":
+            raise LobbyError(409, "started", "the game has already started")
+        roles.require_starter(meta, token)
+        empty = [i for i, s in enumerate(meta.seats) if s.kind is None or meta.waiting(i)]
+        if empty:
+            raise LobbyError(409, "seats_empty", f"seat(s) {empty} hold nobody yet")
+        meta.started_at = self.tables.now() / 1000
+        started = {"status": "running", "started_at": repr(meta.started_at)}
+        # Names are chained as salted commitments, so a deleted account's name can
+        # leave the record while the chain still verifies (fairness.md §5, "Names").
+        if len(meta.name_salts) != len(meta.seats):  # a table created before salts
+            meta.name_salts = new_name_salts(len(meta.seats))
+        meta.name_commitments = [name_commitment(salt, name) for salt, name
+                                 in zip(meta.name_salts, meta.players(), strict=True)]
+        started["name_salts"] = json.dumps(meta.name_salts)
+        started["name_commitments"] = json.dumps(meta.name_commitments)
+        if meta.rated:
+            meta.accounts = rated_accounts(meta)
+            started["accounts"] = json.dumps(meta.accounts)
+        game = get_game(meta.game)
+        seed = combine_seed(meta.server_seed, meta.contributions)
+        if steps is None:  # dealt from this meta's seed and players, at every try
+            try:
+                steps = [(None, list(game.start(meta.players(), meta.options, seed, deck)))]
+            except ValueError as e:
+                raise LobbyError(400, "bad_options", str(e)) from None
+        shadow = TableCore(meta, 1)
+        prev = shadow.head.hex()
+        entries = []
+        for action, events in steps:  # each action's events chained with it
+            part, head = shadow.chain(events, action)
+            entries += part
+            shadow.head, shadow.seq = bytes.fromhex(head), shadow.seq + len(part)
+        clocked = None
+        if shadow.tc.clocked:
+            now = self.tables.now()
+            entries[-1]["c"] = clocks.start(shadow.tc, len(meta.seats), now).to_dict()
+            clocked = now + shadow.tc.per_move
+        return started, entries, head, prev, clocked
 
     async def first_turn(self, table_id: str) -> None:
         table = await self.tables.get(table_id)

@@ -18,6 +18,7 @@ tasks) it is told through the ``TableListener`` it passes in (server/table/liste
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -99,13 +100,19 @@ class Tables:
         if not task.cancelled() and task.exception() is not None and not self.closing:
             log.warning("background task failed", error=repr(task.exception()))
 
-    async def get(self, table_id: str, watch: bool = False) -> LiveTable | None:
+    async def get(self, table_id: str, watch: bool = False, seen: TableMeta | None = None
+                  ) -> LiveTable | None:
         """The table, loaded (by replay) if needed and synced with Redis; ``watch``: keep it
-        subscribed. ``None`` for an unknown table. Raises ``Unavailable``."""
+        subscribed. ``None`` for an unknown table. Raises ``Unavailable``.
+
+        ``seen``: the table's meta as the caller just peeked it (``peek``; not changed
+        here), for a ``watch``: a load starts from it instead of reading it again, since
+        the subscription's sync (``follow``) reads the meta after subscribing, before
+        this returns. Ignored without ``watch``."""
         try:
             table = self.cache.get(table_id)
             if table is None:
-                table = await self._load(table_id)
+                table = await self._load(table_id, seen if watch else None)
                 if table is None:
                     return None
             elif not table.subscribed and not await self.streams.sync(table):
@@ -122,6 +129,8 @@ class Tables:
                     await self.follow(table)
                 finally:
                     table.joining -= 1
+                if self.cache.get(table_id) is not table:
+                    return None  # the follow's sync found it gone from Redis (``vanished``)
             return table
         except RedisError as e:
             metrics.REDIS_ERRORS.inc()
@@ -158,18 +167,25 @@ class Tables:
         fields = await self.store.load_meta(table_id)
         return TableMeta.from_fields(table_id, fields) if fields else None
 
-    async def _load(self, table_id: str) -> LiveTable | None:
+    async def _load(self, table_id: str, seen: TableMeta | None = None) -> LiveTable | None:
+        """``seen``: see ``get`` (its caller follows the table before it returns)."""
         pending = self.loading.get(table_id)
         if pending is not None:
             return await asyncio.shield(pending)
         fut: asyncio.Future[LiveTable | None] = asyncio.get_running_loop().create_future()
         self.loading[table_id] = fut
         try:
-            fields = await self.store.load_meta(table_id)
-            if not fields:
-                fut.set_result(None)
-                return None
-            meta = TableMeta.from_fields(table_id, fields)
+            if seen is None:
+                fields = await self.store.load_meta(table_id)
+                if not fields:
+                    fut.set_result(None)
+                    return None
+                meta = TableMeta.from_fields(table_id, fields)
+            else:
+                # The peek's meta is shared with its other callers, and the table changes
+                # its own (seq, head): a copy (every change replaces a field, none edits
+                # one in place).
+                meta = copy.copy(seen)
             table = self._live(meta)
             if meta.seq:
                 entries = await self.entries(table_id, meta)
@@ -197,11 +213,26 @@ class Tables:
         return LiveTable(meta, ring or self.settings.recent_deltas, events=self, now=self.now)
 
     async def follow(self, table: LiveTable) -> None:
+        """Subscribe to the table's channel, then sync it; a caller that finds it being
+        followed waits for that sync (its outcome too: raises ``redis.RedisError``), so
+        no socket is served the meta its load started from before that is checked."""
         if table.subscribed:
+            if table.following is not None:
+                await asyncio.shield(table.following)
             return
         table.subscribed = True
-        await self.subscriber.follow(table.id)
-        await self.streams.sync(table)  # events stored between the load and the subscription
+        done = table.following = asyncio.get_running_loop().create_future()
+        try:
+            await self.subscriber.follow(table.id)
+            await self.streams.sync(table)  # stored between the load and the subscription
+        except Exception as e:
+            done.set_exception(e)
+            done.exception()  # marked retrieved: the waiters re-raise it
+            raise
+        finally:
+            table.following = None
+            if not done.done():  # synced (or this caller cancelled: the others go on)
+                done.set_result(None)
 
     async def unwatch(self, table: LiveTable) -> None:
         """Drop the subscription, and the table from the cache, when no local socket or bot

@@ -120,10 +120,13 @@ async def _serve(ws: WebSocket, svc: Service, addr: str, direct: DirectSocket | 
             return
         (seat_hash, api_token), hello = found, hello.model_copy(update={"token": None})
     try:
-        if seat_hash is None and not await _may_see(svc, table_id, hello):
+        seen = None if seat_hash is not None else await _may_see(svc, table_id, hello)
+        if seat_hash is None and seen is None:
             await ws.close(4004, "no such table")
             return
-        table = await svc.tables.get(table_id, watch=True)
+        # The meta just read starts the table's load, if it is not cached (its follow
+        # reads it again after subscribing); not kept for the socket's life.
+        table, seen = await svc.tables.get(table_id, watch=True, seen=seen), None
     except Unavailable:
         await ws.close(1013, "store unavailable, try again")
         return
@@ -189,17 +192,17 @@ def _hash_seat(meta: TableMeta, hashed: str) -> int | None:
     return None
 
 
-async def _may_see(svc: Service, table_id: str, hello: protocol.Hello) -> bool:
+async def _may_see(svc: Service, table_id: str, hello: protocol.Hello) -> TableMeta | None:
     """The private table's secret on its fresh meta (one HGETALL) before any replay: a
-    refusal takes as long as an unknown id's. (A function of its own, so the socket's
-    coroutine does not keep that meta for its whole life.)"""
+    refusal takes as long as an unknown id's. Returns the meta it was seen on (shared
+    with other peeks: read it only), ``None`` when refused."""
     meta = await svc.tables.peek(table_id, fresh=True)
     if meta is not None and roles.may_see(meta, hello.token, hello.key):
-        return True  # ``_attend`` checks the token again on the table's own meta
+        return meta  # ``_attend`` checks the token again on the table's own meta
     # The read may have been one in flight before a token was issued: refuse only on
     # a read of our own.
     meta = await svc.tables.peek(table_id, fresh=True)
-    return meta is not None and roles.may_see(meta, hello.token, hello.key)
+    return meta if meta is not None and roles.may_see(meta, hello.token, hello.key) else None
 
 
 async def _attend(ws: WebSocket, svc: Service, addr: str, table: LiveTable, hello: protocol.Hello,
