@@ -6,8 +6,8 @@
 - ``keys rotate``: seal every table's server seed and stored entries that the first key
   did not seal (including values stored before sealing existed) under it, compare-and-set
   per value. It first waits until every running process seals under the first key
-  (``sealing.settled_at``: at most a second after ``keys new``). Afterwards the older keys
-  may leave the file.
+  (``sealing.SETTLE``: a little over a second, whatever the file's stamps say).
+  Afterwards the older keys may leave the file.
 
 docs/operations.md, "Seed keys", gives the whole procedure. Exit 0 on success, 1 when a
 seed opens with no key of the file (it is left as it is and named), 2 for bad settings or
@@ -20,18 +20,19 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from server import config
 from server.store.scripts import HSET_IF_LUA
 from server.store.sealing import (
+    SETTLE,
     SealError,
     SeedSeal,
     create_key_file,
     new_key,
     read_keys,
-    settled_at,
 )
 from server.store.streams import SEED_FIELD, Store, events_key, meta_key
 
@@ -62,13 +63,23 @@ def run(args: argparse.Namespace) -> int:
         return add_key(path)
     url = settings.redis_url or f"unix://{Path(settings.redis_dir).resolve() / 'redis.sock'}"
     try:
-        seal = SeedSeal(path)
-        # Values a process seals meanwhile under the older key would stay behind.
-        time.sleep(max(0.0, settled_at(path) - time.time()))
+        seal = settle(path)
     except (OSError, ValueError) as e:
         print(f"cardtable keys: cannot read the key file {path}: {e}", file=sys.stderr)
         return 2
     return asyncio.run(rotate(url, seal))
+
+
+def settle(path: Path, sleep: Callable[[float], object] = time.sleep) -> SeedSeal:
+    """The seal of the key file ``path`` (its first key seals), returned once every running
+    process seals under that key too: ``SETTLE`` seconds from now, by ``sleep``. Raises
+    ``OSError`` or ``ValueError`` for a key file it cannot read."""
+    seal = SeedSeal(path)
+    # Values a process seals meanwhile under the older key would stay behind. Counted from
+    # now, not from the file's modification time: a file copied in keeps its source's, and
+    # the wall clock may have been stepped since.
+    sleep(SETTLE)
+    return seal
 
 
 def add_key(path: Path) -> int:

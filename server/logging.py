@@ -51,6 +51,23 @@ the path with its query). ``_SocketLog`` writes it as the service's own line ins
 and ``path`` (no query string). Through the standard library it cost a walk of the stack
 and a record per socket (docs/benchmarks.md, "CPU per action, part 9")."""
 
+REFUSED_LINE = '%s - "WebSocket %s" 403'
+"""uvicorn's line per refused socket (arguments ``host:port`` and the path with its query):
+kept, its path written without the query (``_SocketLog``)."""
+
+REQUEST_LINES = ("< %s %s %s", "< %s: %s")
+"""The websockets library's lines at level debug for a socket's request: its request line
+(method, path with its query, protocol) and each of its headers (name, value). Written
+without the query and without the value of a ``HIDDEN_HEADERS`` header (``_SocketLog``)."""
+
+HIDDEN_HEADERS = frozenset({"cookie", "authorization", "proxy-authorization"})
+"""Request headers whose values (a session, a token) no log line holds."""
+
+
+def _no_query(path: object) -> str:
+    # A query string may carry a token a client put there: no log line holds one.
+    return str(path).partition("?")[0]
+
 
 class _BareSocketLines(logging.Filter):
     """Drops ``BARE_SOCKET_LINES`` before they are rendered: two rendered lines per
@@ -64,8 +81,9 @@ class _BareSocketLines(logging.Filter):
 class _SocketLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     """uvicorn's logger as a socket's protocol and the websockets library's protocol in it
     hold it (``socket_log``): a line of ``BARE_SOCKET_LINES`` that ``_BareSocketLines``
-    drops is not built at all, and ``ACCEPTED_LINE`` is the service's own line. Every
-    other line is the same, from the same logger."""
+    drops is not built at all, and ``ACCEPTED_LINE`` is the service's own line. Lines that
+    would hold a query string or a secret header (``REFUSED_LINE``, ``REQUEST_LINES``) are
+    written without it. Every other line is the same, from the same logger."""
 
     @property
     def level(self) -> int:
@@ -80,8 +98,18 @@ class _SocketLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         if msg in BARE_SOCKET_LINES and any(
                 isinstance(f, _BareSocketLines) for f in self.logger.filters):
             return  # its record (a walk of the stack for the caller: ~4 us) is not made
+        if msg == REFUSED_LINE and len(args) == 2:
+            args = (args[0], _no_query(args[1]))
         # The library's frame as the line's caller, not this one.
         super().info(msg, *args, stacklevel=kwargs.pop("stacklevel", 1) + 1, **kwargs)
+
+    def debug(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        if msg == REQUEST_LINES[0] and len(args) == 3:
+            args = (args[0], _no_query(args[1]), args[2])
+        elif (msg == REQUEST_LINES[1] and len(args) == 2
+              and str(args[0]).lower() in HIDDEN_HEADERS):
+            args = (args[0], "(not logged)")
+        super().debug(msg, *args, stacklevel=kwargs.pop("stacklevel", 1) + 1, **kwargs)
 
 
 def socket_log() -> logging.LoggerAdapter:  # type: ignore[type-arg]

@@ -16,7 +16,7 @@ new`` puts a new key first, ``cardtable keys rotate`` seals every table's seed a
 under it again, then the older keys may go. No restart: a process looks at the file's
 stamp before it seals, at most ``LOOK_EVERY`` seconds after its last look (so it seals
 under a new first key from ``LOOK_EVERY`` after the file changed, and ``keys rotate`` waits
-that long: ``settled_at``), and reads the file again when it meets a value of a key it
+that long: ``SETTLE``), and reads the file again when it meets a value of a key it
 does not hold. Values stored before sealing
 existed (a plain seed, an entry with ``e``) read as they are until ``keys rotate`` seals
 them.
@@ -82,12 +82,14 @@ def read_keys(path: Path) -> list[bytes]:
     return keys
 
 
-def settled_at(path: Path) -> float:
-    """The wall-clock time (``time.time()`` seconds) from which every process seals under
-    the first key of ``path`` as it is now: the file's last change plus ``LOOK_EVERY``,
-    and a tenth of a second for a look that ran while the file was being replaced.
-    Raises ``OSError``."""
-    return os.stat(path).st_mtime + LOOK_EVERY + 0.1
+SETTLE = LOOK_EVERY + 0.1
+"""Seconds after a change of the key file by which every process seals under its new first
+key: ``LOOK_EVERY``, and a tenth for a look that ran while the file was being replaced.
+``keys rotate`` waits this long from its own start (the monotonic clock), not until the
+file's modification time plus this: a key file copied in with its source's older time
+(``cp -p``, ``rsync -t``, an unpacked archive, a secrets store) or a wall clock stepped
+forward would end that wait before a process that looked just before the change looked
+again."""
 
 
 def create_key_file(path: Path) -> bool:
@@ -135,7 +137,7 @@ class SeedSeal:
 
     def _current(self) -> None:
         # A new first key seals within LOOK_EVERY in every process; ``keys rotate`` waits
-        # until then (``settled_at``), so it leaves nothing sealed under the older key.
+        # that long (``SETTLE``), so it leaves nothing sealed under the older key.
         now = self._clock()
         if now < self._next_look:
             return

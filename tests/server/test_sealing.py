@@ -11,8 +11,10 @@ values bound to their table, a value of a key nobody holds refused.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +22,17 @@ import msgpack
 import pytest
 import redis
 
+from cli import keys as keys_cli
 from engine.shuffle import combine_seed
 from server.store import streams as store
 from server.store.sealing import (
     LOOK_EVERY,
+    SETTLE,
     SealError,
     SeedSeal,
     create_key_file,
     new_key,
     read_keys,
-    settled_at,
 )
 from tests.conftest import ROOT, RedisProcess, ServerProcess
 from tests.server.client import Lobby, Socket, auth
@@ -81,18 +84,42 @@ def test_one_appends_entries_are_sealed_under_the_first_key_at_the_append(
 def test_the_first_key_seals_everywhere_by_the_time_keys_rotate_waits_for(
         tmp_path: Path) -> None:
     # A process looks at the file at most LOOK_EVERY after its last look: whatever it
-    # seals from ``settled_at`` on is under the first key the file had then.
+    # seals from SETTLE after the change on is under the first key the file had then.
     path = tmp_path / "keys"
     create_key_file(path)
     now = [0.0]
     seal = SeedSeal(path, clock=lambda: now[0])
     now[0] += LOOK_EVERY
     seal.seal("11" * 32, "t")  # a look at the file is due: here, just before it changes
-    changed = path.stat().st_mtime
     path.write_text(new_key() + "\n" + path.read_text())
-    assert settled_at(path) - path.stat().st_mtime >= LOOK_EVERY
-    now[0] += settled_at(path) - changed
+    assert SETTLE > LOOK_EVERY
+    now[0] += SETTLE
     assert SeedSeal(path).seed_current(seal.seal("22" * 32, "t"))
+
+
+@pytest.mark.parametrize("stamp", ["an hour old", "an hour ahead"])
+def test_keys_rotate_waits_whatever_the_key_files_time(tmp_path: Path, stamp: str) -> None:
+    # The new file was made elsewhere and copied in with its own modification time (cp -p,
+    # rsync -t, an unpacked archive keep it), or the wall clock stepped since: a wait
+    # until that time plus LOOK_EVERY would end at once, while a process that looked just
+    # before the change still seals under the older key until its next look.
+    path = tmp_path / "keys"
+    create_key_file(path)
+    now = [0.0]
+    seal = SeedSeal(path, clock=lambda: now[0])
+    now[0] += LOOK_EVERY
+    seal.seal("11" * 32, "t")  # a look, just before the file is replaced
+    staged = tmp_path / "keys.staged"
+    staged.write_text(new_key() + "\n" + path.read_text())
+    at = time.time() + (-3600 if stamp == "an hour old" else 3600)
+    os.utime(staged, (at, at))
+    staged.replace(path)
+    sleeps: list[float] = []
+    # keys rotate up to its reseal, its sleep recorded instead of slept
+    rotating = keys_cli.settle(path, sleep=sleeps.append)
+    assert sum(sleeps) <= SETTLE  # (an hour ahead: not an hour)
+    now[0] += sum(sleeps)
+    assert rotating.seed_current(seal.seal("22" * 32, "t"))
 
 
 def test_a_key_added_meanwhile_is_read_and_a_foreign_one_refused(tmp_path: Path) -> None:

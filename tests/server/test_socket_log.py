@@ -6,12 +6,14 @@ even built; at level debug it is written."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from protocol.connection import InvalidStatus, dial
 from server.logging import _BareSocketLines, socket_log
 from tests.conftest import ServerProcess
 from tests.server.client import Lobby, Socket
@@ -72,6 +74,45 @@ async def test_at_level_debug_the_librarys_line_is_written(debug_server: ServerP
     finally:
         await sock.close()
         await lobby.close()
+
+
+async def test_no_query_string_or_secret_header_reaches_the_log(redis_url: str) -> None:
+    # A client may put a token in a socket's query string or send a session cookie: at
+    # level debug (every request line and header of the library) and on a refused socket
+    # (uvicorn's 403 line, at level info) neither is written. The JSON log stays JSON.
+    srv = ServerProcess(redis_url, env={"CARDTABLE_LOG_LEVEL": "debug",
+                                        "CARDTABLE_LOG_JSON": "true"}).start()
+    lobby = Lobby(srv.url)
+    try:
+        tid = (await lobby.create(2))["id"]
+        secret = {"Cookie": "session=SECRET-COOKIE", "Authorization": "Bearer SECRET-AUTH"}
+        ws = await dial(f"{srv.ws_url}/ws/tables/{tid}?token=SECRET-Q1",
+                        additional_headers=secret)
+        await ws.close()
+        with pytest.raises(InvalidStatus):
+            await dial(f"{srv.ws_url}/ws/nothing?token=SECRET-Q2", additional_headers=secret)
+
+        def refused() -> str | None:  # the last line of the second socket
+            text = srv.read_log()
+            return text if '"WebSocket /ws/nothing' in text else None
+
+        text = await until(refused, 10, "the refused socket's line")
+        # (the command's start-up note is plain text: docs/operations.md, "Logs and metrics")
+        lines = [json.loads(x) for x in text.splitlines()
+                 if x.strip() and not x.startswith("cardtable serve: ")]
+        assert "SECRET" not in text
+        events = [x["event"] for x in lines]
+        assert any(e.endswith('"WebSocket /ws/nothing" 403') for e in events)
+        # Control: the lines the secrets were cut from are there.
+        assert f"< GET /ws/tables/{tid} HTTP/1.1" in events
+        assert "< GET /ws/nothing HTTP/1.1" in events
+        assert events.count("< cookie: (not logged)") == 2  # (uvicorn gives the names
+        assert events.count("< authorization: (not logged)") == 2  # in lower case)
+        assert any(x.get("path") == f"/ws/tables/{tid}" and x["event"] == "websocket accepted"
+                   for x in lines)
+    finally:
+        await lobby.close()
+        srv.stop()
 
 
 def test_a_dropped_socket_line_is_not_built_and_the_others_are_as_before() -> None:
