@@ -93,7 +93,7 @@ class _SocketLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     def info(self, msg: object, *args: Any, **kwargs: Any) -> None:
         if msg == ACCEPTED_LINE and len(args) == 2:
             _WS_LOG.info("websocket accepted", client=str(args[0]).rpartition(":")[0] or "?",
-                         path=str(args[1]).partition("?")[0])
+                         path=_no_query(args[1]))
             return
         if msg in BARE_SOCKET_LINES and any(
                 isinstance(f, _BareSocketLines) for f in self.logger.filters):

@@ -2,15 +2,14 @@
 or fight, what it costs, what a sale brings.
 
 A client shows these numbers next to its buttons (the ship dialog lists every row with its
-payout) without knowing a rule: they come from the very tables ``decide`` uses (the
-yields ``rules.payout`` sums, the card prices and fight costs, the selling prices), so a
-shown payout is exactly what the action's event will carry (the tests compare the two for
-every legal action of seeded games).
+payout) without knowing a rule: they come from the very functions and tables ``decide``
+uses (``rules.payout``, the card prices and fight costs, the selling prices), so a shown
+payout is exactly what the action's event will carry (the tests compare the two for every
+legal action of seeded games).
 
 Speed: the server details every legal action of the seat to move after each action (a
-prompt lists about eight; py-spy of a saturated server: 2 % of its CPU). A row's payout
-and chests are summed in one pass over one table (``_ADDS``), and each detail is built as
-one dict literal.
+prompt lists about eight; py-spy of a saturated server: 2 % of its CPU), so each detail
+is built as one dict literal.
 """
 
 from __future__ import annotations
@@ -19,30 +18,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.einauge import actions as ac
-from engine.einauge.cards import CHESTS, COLOR, FIGHT_COST, PRICE, YIELDS
-from engine.einauge.rules import CARD_PRICE, JEWEL_PRICE, legal_actions
+from engine.einauge.cards import CHESTS, COLOR, FIGHT_COST, PRICE
+from engine.einauge.rules import CARD_PRICE, JEWEL_PRICE, legal_actions, payout
 from engine.einauge.state import Player, State
 from engine.game import Message
-
-_ADDS = {c: (*YIELDS[c], CHESTS[c]) for c in CHESTS}
-"""Per card: the ``(sabres, ducats, jewels)`` it adds to its row's payout (``YIELDS``, as
-``rules.payout`` sums them), then its treasure chests."""
 
 
 def _row(player: Player, row: str, card: str, cost: dict[str, int]) -> dict[str, Any]:
     # The detail of a buy or fight of ``card`` into ``row`` (a color or "alone") for
-    # ``cost``: the row's payout once ``card`` is in it, as ``rules.payout``, and its chests.
-    if row == "alone":
-        return {"cost": cost, "payout": {"sabres": 0, "ducats": 0, "jewels": 0}, "chests": 0}
-    sabres, ducats, jewels, chests = _ADDS[card]
-    cards = player.rows.get(row)
-    if cards:
-        for c in cards:
-            y = _ADDS[c]
-            sabres += y[0]
-            ducats += y[1]
-            jewels += y[2]
-            chests += y[3]
+    # ``cost``: the row's payout once ``card`` is in it (``rules.payout``, the rule itself)
+    # and its treasure chests then (a ship laid alone has none).
+    sabres, ducats, jewels = payout(player, row, card)
+    chests = 0 if row == "alone" else CHESTS[card] + sum(
+        map(CHESTS.__getitem__, player.rows.get(row, ())))
     return {"cost": cost, "payout": {"sabres": sabres, "ducats": ducats, "jewels": jewels},
             "chests": chests}
 

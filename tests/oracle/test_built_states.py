@@ -14,6 +14,7 @@ import copy
 import json
 import random
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from engine.einauge import EINAUGE
@@ -143,6 +144,16 @@ def build(rng: random.Random) -> OracleGame | None:
     return None if game.phase == "ended" else game
 
 
+def built(rng: random.Random, count: int) -> Iterator[OracleGame]:
+    """``count`` games of ``build`` (its attempts that ended the game skipped)."""
+    made = 0
+    while made < count:
+        game = build(rng)
+        if game is not None:
+            made += 1
+            yield game
+
+
 def to_engine(game: OracleGame) -> Any:
     """The engine state of ``game``, through the engine's determinization API."""
     assert game.seat is not None
@@ -236,12 +247,7 @@ def test_built_states_agree() -> None:
     rng = random.Random(2026)
     seen: Counter[str] = Counter()
     problems: list[str] = []
-    states = 0
-    while states < 400:
-        game = build(rng)
-        if game is None:
-            continue
-        states += 1
+    for game in built(rng, 400):
         p = game.players[game.seat]
         if not game.display:
             seen["display_empty"] += 1

@@ -34,7 +34,7 @@ from engine.einauge.bots import GreedyBot, MctsBot
 from engine.einauge.bots.greedy import best_action
 from engine.einauge.state import Player, State
 from engine.game import Message
-from tests.oracle.test_built_states import build, to_engine
+from tests.oracle.test_built_states import built, to_engine
 
 OPTION_SETS = ({}, {"end_rule": "one_more_turn", "color_bonus": True})
 SEEDS = 3
@@ -184,12 +184,7 @@ def test_built_states_with_lone_ships_and_dissolving_sales() -> None:
     rng = random.Random(27)
     seen: Counter[str] = Counter()
     greedy, mcts = GreedyBot("built"), MctsBot("built", Budget(iterations=MCTS_ITERATIONS))
-    states = 0
-    while states < 1000:
-        game = build(rng)
-        if game is None:
-            continue
-        states += 1
+    for states, game in enumerate(built(rng, 1000), 1):
         s = to_engine(game)
         seat = EINAUGE.to_move(s)[0]
         lone = len(s.players[seat].lone_ships)
