@@ -29,6 +29,12 @@ def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120)
 
 
+async def cli_aside(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``cli`` in a thread: the test's open sockets keep answering the server's pings (a
+    loop blocked past uvicorn's 20 s ping timeout is closed with 1011 on a busy machine)."""
+    return await asyncio.to_thread(cli, *args, env=env)
+
+
 async def until(check: Callable[[], Awaitable[Any]], what: str, timeout: float = 60.0) -> Any:
     """Poll ``check`` until it returns something true (the pause is the polling's own)."""
     deadline = asyncio.get_running_loop().time() + timeout
@@ -133,7 +139,7 @@ async def test_a_restore_from_an_older_backup_voids_the_games_it_rewound(
         at_backup, _ = await play([sock, other], 1)
 
         backup = tmp_path / "backup"
-        made = cli("backup", "--out", str(backup), "--redis-url", url, env=env)
+        made = await cli_aside("backup", "--out", str(backup), "--redis-url", url, env=env)
         assert made.returncode == 0, made.stderr
         manifest = json.loads((backup / "manifest.json").read_text())
         assert manifest["running"] == {tid: at_backup}
@@ -162,11 +168,12 @@ async def test_a_restore_from_an_older_backup_voids_the_games_it_rewound(
         mover, prompt = await until(lambda: next_prompt_of([sock, other], at_backup),
                                     "the restored prompt")
 
-        dry = cli("void-rewound", "--manifest", str(backup / "manifest.json"), "--dry-run",
-                  "--redis-url", restored.url, env=env)
+        manifest_path = str(backup / "manifest.json")
+        dry = await cli_aside("void-rewound", "--manifest", manifest_path, "--dry-run",
+                              "--redis-url", restored.url, env=env)
         assert dry.returncode == 0 and f"would void {tid}" in dry.stdout, dry.stderr
-        voided = cli("void-rewound", "--manifest", str(backup / "manifest.json"),
-                     "--redis-url", restored.url, env=env)
+        voided = await cli_aside("void-rewound", "--manifest", manifest_path,
+                                 "--redis-url", restored.url, env=env)
         assert voided.returncode == 0, voided.stderr
         assert f"voided {tid} at seq {at_backup + 1}" in voided.stdout
 
@@ -191,20 +198,20 @@ async def test_a_restore_from_an_older_backup_voids_the_games_it_rewound(
         assert rec.status_code == 200, rec.text
         assert rec.json()["seat_changes"][-1]["type"] == "game_voided"
         (tmp_path / "voided.json").write_text(rec.text)
-        checked = cli("verify", str(tmp_path / "voided.json"), env=env)
+        checked = await cli_aside("verify", str(tmp_path / "voided.json"), env=env)
         assert checked.returncode == 0, checked.stdout
         assert "the game was voided" in checked.stdout
 
         # A second run finds nothing left to void.
-        again = cli("void-rewound", "--manifest", str(backup / "manifest.json"),
-                    "--redis-url", restored.url, env=env)
+        again = await cli_aside("void-rewound", "--manifest", manifest_path,
+                                "--redis-url", restored.url, env=env)
         assert again.returncode == 0 and "0 voided" in again.stdout, again.stdout
 
         # Finished games and accounts came through the restore untouched.
         old = await lobby.http.get(f"/api/tables/{done['id']}/record")
         assert old.status_code == 200
         (tmp_path / "done.json").write_text(old.text)
-        assert cli("verify", str(tmp_path / "done.json"), env=env).returncode == 0
+        assert (await cli_aside("verify", str(tmp_path / "done.json"), env=env)).returncode == 0
         assert "voided" not in (await lobby.get(f"/api/tables/{done['id']}")).json()
         member2 = Member(srv2.url)
         try:

@@ -476,9 +476,13 @@ def test_phone_keeps_the_turn_banner_in_view(played, web: ServerProcess):
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{web.url}/table/{played.table_id}")
     expect(page.get_by_test_id("board")).to_be_visible()
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    page.wait_for_function("() => window.scrollY > 0 && window.scrollY + window.innerHeight"
-                           " >= document.documentElement.scrollHeight - 1")  # at the bottom
+    # Scrolled again on every check: the page may still grow (the score table, the log)
+    # after the board shows, and a single scroll would then stop short of the bottom.
+    page.wait_for_function("""() => {
+        const el = document.documentElement;
+        window.scrollTo(0, el.scrollHeight);
+        return window.scrollY > 0 && window.scrollY + window.innerHeight >= el.scrollHeight - 1;
+    }""")  # at the bottom
     box = page.get_by_test_id("turn-banner").bounding_box()
     assert box is not None and 0 <= box["y"] < 120, box
     assert page.evaluate("document.documentElement.scrollWidth") <= 390

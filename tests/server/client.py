@@ -242,7 +242,7 @@ class Seats:
         """Make ``count`` random legal actions (whoever is prompted); returns the last seq."""
         seq = 0
         for _ in range(count):
-            found = await self._prompted()
+            found = await self.prompted()
             if found is None:
                 return seq  # the game has ended
             prompt, sock = found
@@ -254,7 +254,11 @@ class Seats:
             seq = ack["seq"]
         return seq
 
-    async def _prompted(self) -> tuple[dict[str, Any], Socket] | None:
+    async def prompted(self) -> tuple[dict[str, Any], Socket] | None:
+        """The next prompt not yet answered at the table's latest seq and its socket (at
+        most 30 s; AssertionError after that), or None once the game has ended. With every
+        other seat a bot, its return is the barrier after which nothing moves until the
+        test does."""
         async def find() -> tuple[dict[str, Any], Socket] | None:
             while True:
                 if any(ended(f) for s in self.sockets for f in s.frames):

@@ -336,12 +336,15 @@ async def test_a_connected_player_is_not_mailed_on_every_turn(b2_mailing, b2_smt
     for _ in range(8):  # bounded: 8 of its own actions, the bot moving in between
         await seats.step()
         turns += 1
+    # The bot has answered the last action: the seat is prompted again (or the game is
+    # over), so no turn begins until it moves and the count below is final.
+    await seats.prompted()
     # The barrier: the service decided on the mail of every turn the seat began (one
     # decision each, none sent later), counted from the views the socket was sent.
     begun = turns_begun(sock, 0)
     assert begun >= 2
     await until(lambda: _log_count(b2_mailing, "no turn mail: at the table", tid) == begun,
-                what=f"the decisions on {begun} turn mails")
+                timeout=30.0, what=f"the decisions on {begun} turn mails")
     got = len(inbox.to(address))
     await sock.close()
     await busy.close()
