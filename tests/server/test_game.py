@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import itertools
 import json
@@ -61,8 +62,11 @@ async def test_bot_game_watched_by_spectators_replays_from_its_record(server, tm
     assert record["commitment"] == table["commitment"]
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
-    out = subprocess.run([sys.executable, "-m", "cli", "record", "play", str(path)],
-                         cwd=ROOT, capture_output=True, text=True, check=True)
+    # In a thread: the spectators' sockets stay open and must keep answering the server's
+    # pings (a loop blocked past uvicorn's 20 s ping timeout is closed with 1011).
+    out = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "cli", "record", "play", str(path)],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=120)
     played = json.loads(out.stdout)
     public = copy.deepcopy({k: final_view[k] for k in played})
     for p in public["players"]:

@@ -107,12 +107,16 @@ async def test_keltis_game_per_viewer(server, tmp_path) -> None:
     assert record["game"] == "keltis" and record["options"] == {}
     path = tmp_path / "keltis.json"
     path.write_text(json.dumps(record))
+    # The CLI in a thread: the open sockets must keep answering the server's pings (a
+    # loop blocked past uvicorn's 20 s ping timeout is closed with 1011).
     for extra in ([], ["--seat", "2"]):
-        out = subprocess.run([sys.executable, "-m", "cli", "record", "play", str(path), *extra],
-                             cwd=ROOT, capture_output=True, text=True, check=True)
+        out = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "cli", "record", "play", str(path), *extra],
+            cwd=ROOT, capture_output=True, text=True, check=True, timeout=120)
         assert json.loads(out.stdout)["result"] == public["result"]
-    run = subprocess.run([sys.executable, "-m", "cli", "verify", str(path)], cwd=ROOT,
-                         capture_output=True, text=True)
+    run = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "cli", "verify", str(path)], cwd=ROOT,
+        capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout
     replayed = (await lobby.http.post("/api/replay", json=record)).json()
     assert_same_history(replayed["deltas"], [unheaded(d) for d in spectators[0].deltas()])

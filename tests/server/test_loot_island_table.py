@@ -7,6 +7,7 @@ changed no longer verifies."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import subprocess
@@ -69,11 +70,15 @@ async def test_loot_island_game_and_its_record_verify(server, tmp_path) -> None:
 
     path = tmp_path / "loot.json"
     path.write_text(json.dumps(record))
-    run_verify = subprocess.run([sys.executable, "-m", "cli", "verify", str(path)], cwd=ROOT,
-                                capture_output=True, text=True)
+    # The CLI in a thread: the spectators' sockets must keep answering the server's pings
+    # (a loop blocked past uvicorn's 20 s ping timeout is closed with 1011).
+    run_verify = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "cli", "verify", str(path)], cwd=ROOT,
+        capture_output=True, text=True, timeout=120)
     assert run_verify.returncode == 0, run_verify.stdout
-    out = subprocess.run([sys.executable, "-m", "cli", "record", "play", str(path),
-                          "--seat", "1"], cwd=ROOT, capture_output=True, text=True, check=True)
+    out = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "cli", "record", "play", str(path), "--seat", "1"],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=120)
     assert json.loads(out.stdout)["result"] == public["result"]
 
     # One shuffled list changed (the last two cards of loot deck IV, never drawn when the
