@@ -150,7 +150,7 @@ async def test_a_holder_stalled_past_its_lease_stores_no_stale_move(own_redis) -
         stopped = holder
         at_stop = _stored(r, tid)[1]
         # The other takes over after the lease (1 s) and its next resume scan.
-        assert await _until(lambda: _stored(r, tid)[1] >= at_stop + 6, 15), _stored(r, tid)
+        assert await _until(lambda: _stored(r, tid)[1] >= at_stop + 6, 60), _stored(r, tid)
         assert _bot_moves(other.url) > other_before  # the other drives it now
         os.kill(holder.proc.pid, signal.SIGCONT)
         stopped = None
@@ -187,7 +187,7 @@ async def test_lease_key_deleted_and_holder_killed_mid_game(own_redis) -> None:
             # key again and move between two deletes.
             await asyncio.sleep(0.4)  # a pause the behaviour needs
         at = _stored(r, tid)[1]
-        assert await _until(lambda: _stored(r, tid)[1] > at + 3, 15) or \
+        assert await _until(lambda: _stored(r, tid)[1] > at + 3, 60) or \
             _stored(r, tid)[0] == "ended"
         moves = [_bot_moves(p.url) for p in procs]
         holder = procs[0] if moves[0] > moves[1] else procs[1]
@@ -234,7 +234,7 @@ async def test_a_person_on_the_other_process_and_a_redis_restart_mid_game(own_re
         r.close()
         r = redis.Redis.from_url(own_redis.url)
         await playing  # the player saw the game's last event; the meta follows it
-        assert await _until(lambda: _stored(r, tid)[0] == "ended", 15), _stored(r, tid)
+        assert await _until(lambda: _stored(r, tid)[0] == "ended", 60), _stored(r, tid)
         _check_stream(r, tid, people=1)
         # Nothing acknowledged is lost across the restart.
         acts = {k.decode() for k in r.hkeys(streams.acts_key(tid))}

@@ -281,7 +281,7 @@ async def test_search_workers_end_with_the_server(own_redis):
             for seat in range(2):
                 await post_bot(lobby, table["id"], seat, {"kind": "greedy"})
             await lobby.start(table["id"], table["owner_token"])
-            workers = await until(lambda srv=srv: pool_workers(srv.proc.pid), timeout=20,
+            workers = await until(lambda srv=srv: pool_workers(srv.proc.pid), timeout=60,
                                   what="a greedy bot searching in a worker process")
         finally:
             await lobby.close()

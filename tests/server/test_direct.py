@@ -84,7 +84,7 @@ async def test_a_closed_websocket_is_freed_without_the_cycle_collector():
                 async with dial(f"ws://127.0.0.1:{port}/ws"):
                     pass
             assert len(protocols) == 3
-            await until(lambda: all(ref() is None for ref in protocols), timeout=2,
+            await until(lambda: all(ref() is None for ref in protocols), timeout=30,
                         interval=0.01, what="the protocols collected")
         finally:
             gc.enable()

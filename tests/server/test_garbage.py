@@ -82,7 +82,7 @@ async def play(lobby: Lobby, ws_base: str, seed: int) -> None:
 
 async def settled(svc: Any) -> None:
     """Until the process holds no table and no socket of the games just played."""
-    await until(lambda: not svc.tables.cache and not svc.connections, timeout=5,
+    await until(lambda: not svc.tables.cache and not svc.connections, timeout=30,
                 interval=0.01, what="no table cached and no socket")
 
 

@@ -154,7 +154,7 @@ async def test_the_subscribers_own_reader_follows_and_survives_a_restart(single,
     publisher = redis.Redis.from_url(own_redis.url)
 
     async def published(expected: list[tuple[str, int]]) -> None:
-        await until(lambda: got == expected, timeout=5, interval=0.02,
+        await until(lambda: got == expected, timeout=30, interval=0.02,
                     what=f"{expected} received (got {got})")
 
     def subscribers(table: str) -> int:
@@ -177,7 +177,7 @@ async def test_the_subscribers_own_reader_follows_and_survives_a_restart(single,
         publisher.spublish(st.channel("a"), st.pack({"table": "a", "n": 4}))
         await published([("a", 1), ("b", 2), ("a", 4)])
         await asyncio.to_thread(own_redis.restart)
-        await asyncio.wait_for(reconnected.wait(), 10)
+        await asyncio.wait_for(reconnected.wait(), 30)
         publisher = redis.Redis.from_url(own_redis.url)
         publisher.spublish(st.channel("a"), st.pack({"table": "a", "n": 5}))
         await published([("a", 1), ("b", 2), ("a", 4), ("a", 5)])
