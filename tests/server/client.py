@@ -160,8 +160,10 @@ class Player:
     async def _run(self) -> None:
         while not self.done:
             try:
+                # A generous opening: a handshake that times out counts as a dropped
+                # socket, and a loaded 2-core machine can take seconds to answer one.
                 async with dial(f"{self.base()}/ws/tables/{self.table_id}",
-                                open_timeout=2) as ws:
+                                open_timeout=15) as ws:
                     await ws.send(pack({"t": "hello", "token": self.token,
                                         "last_seq": self.seq}))
                     await self._session(ws)
