@@ -20,7 +20,12 @@ INTERVAL = 0.05
 """Seconds between two asks: short against every deadline, long against a Redis call."""
 
 
-async def until(predicate: Callable[[], T | Awaitable[T]], timeout: float = 10.0,
+TIMEOUT = 30.0
+"""The default deadline (s): most waits involve a server process, a socket or Redis on a
+loaded 2-core machine, and a generous deadline costs time only when the test fails."""
+
+
+async def until(predicate: Callable[[], T | Awaitable[T]], timeout: float = TIMEOUT,
                 what: str = "condition", interval: float = INTERVAL) -> T:
     """The first truthy value of ``predicate()`` (a function or a coroutine function),
     asked every ``interval`` s for at most ``timeout`` s; AssertionError after that, with
@@ -37,7 +42,7 @@ async def until(predicate: Callable[[], T | Awaitable[T]], timeout: float = 10.0
         await asyncio.sleep(interval)  # polling: the pause between two asks
 
 
-def until_sync(predicate: Callable[[], T], timeout: float = 10.0, what: str = "condition",
+def until_sync(predicate: Callable[[], T], timeout: float = TIMEOUT, what: str = "condition",
                interval: float = INTERVAL) -> T:
     """``until`` for synchronous code (browser tests, fixtures)."""
     deadline = time.monotonic() + timeout
