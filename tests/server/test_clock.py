@@ -82,8 +82,9 @@ FAST = {"kind": "live", "preset": "fast"}  # 15 s a move, 60 s reserve
 @pytest.fixture
 def slow_bots(redis_url: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ClockFile]]:
     clock = ClockFile(tmp_path / "clock")
-    # Bots think 3 s (the service default is 0.6 s): time for two HTTP calls.
-    s = ServerProcess(redis_url, env={**clock.env, "CARDTABLE_BOT_DELAY": "3"}).start()
+    # Bots think 60 s (the service default is 0.6 s): the claimed seat's bot must not move
+    # before the host's return, two HTTP calls later, however slow the machine (3 s once).
+    s = ServerProcess(redis_url, env={**clock.env, "CARDTABLE_BOT_DELAY": "60"}).start()
     yield s, clock
     s.stop()
 
