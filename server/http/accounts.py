@@ -72,7 +72,9 @@ async def sign_up(request: Request) -> Response:
     if not isinstance(data, dict):
         raise LobbyError(400, "bad_message", "the body must be an object")
     addr = request.client.host if request.client else "?"
-    if await from_store(svc.store.hit(f"signup:{addr}", 3600)) > svc.settings.signups_per_hour:
+    signups = await from_store(svc.store.hit(f"signup:{addr}", 3600,
+                                             svc.settings.now_ms() / 1000))
+    if signups > svc.settings.signups_per_hour:
         raise LobbyError(429, "rate_limited",
                          f"at most {svc.settings.signups_per_hour} new accounts per hour per "
                          "address")

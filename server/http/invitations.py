@@ -69,7 +69,7 @@ async def invite(request: Request) -> Response:
         # A table the caller has no part in answers as an unknown one (private ones too).
         raise LobbyError(404, "no_table", f"no table {table_id!r}")
     try:
-        count = await svc.store.hit(f"invite:{me.uid}", 3600)
+        count = await svc.store.hit(f"invite:{me.uid}", 3600, svc.settings.now_ms() / 1000)
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         raise Unavailable(str(e)) from None

@@ -3,7 +3,8 @@ rate limit that table creation, seeks, analyses, branches, passkey logins and pa
 resets share (docs/protocol.md §1: each route's ``429 rate_limited``).
 
 Each request of a kind is counted in Redis (``Store.hit``: ``rl:<name>:<addr>:<hour>``,
-and ``rl:<name>:a:<uid>:<hour>`` per account) in a fixed window of one clock hour; past
+and ``rl:<name>:a:<uid>:<hour>`` per account) in a fixed window of one clock hour (of the
+service's clock, ``Settings.now_ms``, which tests may stop); past
 ``limit`` in the window the request is refused with 429 ``rate_limited``. A counter that
 cannot be read refuses the request (503 ``unavailable``) rather than letting it through
 uncounted: it is counted in ``cardtable_redis_errors_total`` and logged as a warning
@@ -39,7 +40,7 @@ def address(request: Request) -> str:
 async def _count(svc: Service, key: str) -> int:
     """``Store.hit`` of ``key`` in the window; ``Unavailable`` when Redis fails."""
     try:
-        return await svc.store.hit(key, WINDOW_S)
+        return await svc.store.hit(key, WINDOW_S, svc.settings.now_ms() / 1000)
     except RedisError as e:
         metrics.REDIS_ERRORS.inc()
         log.warning("rate counter failed", error=str(e))

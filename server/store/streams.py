@@ -548,9 +548,10 @@ class Store:
         await self.redis.set(analysis_key(table_id), data, ex=ttl)
 
     @bounded_off_lane
-    async def hit(self, key: str, window: int) -> int:
-        """Count one event in a fixed window of ``window`` seconds; returns the count."""
-        bucket = f"rl:{key}:{int(time.time()) // window}"
+    async def hit(self, key: str, window: int, now: float | None = None) -> int:
+        """Count one event in the fixed window of ``window`` seconds that holds ``now`` (s
+        since the epoch: the service's clock; the system clock when None); returns the count."""
+        bucket = f"rl:{key}:{int(time.time() if now is None else now) // window}"
         count, _ = await self.route.commands(("INCRBY", bucket, 1), ("EXPIRE", bucket, window))
         return int(count)
 
