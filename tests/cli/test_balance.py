@@ -41,7 +41,7 @@ from server.store.embedded import free_port
 from server.store.presence import presence_key
 from tests import watch
 from tests.conftest import ROOT, TEST_ENV, RedisProcess
-from tests.server.client import Lobby, Member, Player, Socket, events_of, unique
+from tests.server.client import Lobby, Member, Player, Socket, events_of, one_hour, unique
 from tests.trust.chaos import Spectator, check_against_record, verify_record
 from tests.waiting import until
 
@@ -322,11 +322,13 @@ ADDRESS_LIMITS = {
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Balanced]:
     """Two processes behind the balancer with small per-address limits, on a Redis of
-    their own (the sign-up and login counters are kept there for an hour). Each test
-    below uses client addresses of its own."""
+    their own (the sign-up and login counters are kept there for an hour), their clock
+    stopped within one hour (the hourly sign-up counts do not start again mid-test).
+    Each test below uses client addresses of its own."""
     folder = tmp_path_factory.mktemp("addresses")
     r = RedisProcess(folder / "redis")
-    b = Balanced(r.start(), folder / "balance.log", processes=2, env=ADDRESS_LIMITS)
+    b = Balanced(r.start(), folder / "balance.log", processes=2,
+                 env={**ADDRESS_LIMITS, **one_hour(folder / "clock")})
     try:
         b.wait_ready()
         yield b

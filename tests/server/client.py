@@ -337,6 +337,17 @@ class ClockFile:
         self.set((at_ms + past) / 1000 - time.time())
 
 
+def one_hour(path: Any) -> dict[str, str]:
+    """The env of server processes whose clock (a ``ClockFile`` at ``path``) is stopped
+    half an hour into the current clock hour: the hourly rate windows (``Store.hit``)
+    cannot turn while a test counts requests against a limit."""
+    import time
+
+    clock = ClockFile(path)
+    clock.stop_at((int(time.time()) // 3600) * 3_600_000 + 1_800_000)
+    return clock.env
+
+
 def unique(prefix: str = "u") -> str:
     """A fresh username (tests share one Redis)."""
     return f"{prefix}{random.getrandbits(40):x}"[:20]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RedisProcess, ServerProcess
-from tests.server.client import Member, Socket, auth, unique
+from tests.server.client import Member, Socket, auth, one_hour, unique
 from tests.waiting import until
 
 
@@ -104,9 +104,11 @@ async def test_an_account_is_locked_out_after_five_failures_even_with_the_right_
 def strict_server(tmp_path):
     # Its own Redis: the address counter of the session's Redis holds the other tests'
     # failures (every test client is 127.0.0.1).
+    # Its clock stopped within one hour: the hourly sign-up count does not start again.
     r = RedisProcess(tmp_path / "redis")
     s = ServerProcess(r.start(), env={"CARDTABLE_LOGIN_FAILURES_PER_ADDRESS": "3",
-                                      "CARDTABLE_SIGNUPS_PER_HOUR": "2"}).start()
+                                      "CARDTABLE_SIGNUPS_PER_HOUR": "2",
+                                      **one_hour(tmp_path / "clock")}).start()
     yield s
     s.stop()
     r.stop()
@@ -580,12 +582,14 @@ LIMIT = 60
 CALLS = LIMIT + 3
 
 
-async def test_passkey_login_ceremonies_are_limited_per_address(own_redis):
+async def test_passkey_login_ceremonies_are_limited_per_address(own_redis, tmp_path):
     # A server of its own at the service's default limit: the session's servers raise it
     # for the other tests, and the counter lives in Redis, so spending it on the shared
-    # Redis would refuse every later passkey test from this address.
+    # Redis would refuse every later passkey test from this address. Its clock stopped
+    # within one hour: the hourly count does not start again mid-test.
     server = ServerProcess(own_redis.url,
-                           env={"CARDTABLE_PASSKEY_LOGINS_PER_HOUR": str(LIMIT)}).start()
+                           env={"CARDTABLE_PASSKEY_LOGINS_PER_HOUR": str(LIMIT),
+                                **one_hour(tmp_path / "clock")}).start()
     m = Member(server.url)
     answers = []
     tickets = set()

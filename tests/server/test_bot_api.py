@@ -18,7 +18,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from tests.conftest import ServerProcess
-from tests.server.client import Member, Socket, unique
+from tests.server.client import Member, Socket, one_hour, unique
 from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -228,9 +228,11 @@ async def test_tokens_are_managed_by_a_session_only_with_its_csrf_token(server):
 
 
 @pytest.fixture
-def logged_server(redis_url: str):
+def logged_server(redis_url: str, tmp_path: Path):
+    # Its clock stopped within one hour: the hourly token count does not start again.
     s = ServerProcess(redis_url, env={"CARDTABLE_LOG_LEVEL": "info",
-                                      "CARDTABLE_API_TOKENS_PER_HOUR": "3"}).start()
+                                      "CARDTABLE_API_TOKENS_PER_HOUR": "3",
+                                      **one_hour(tmp_path / "clock")}).start()
     yield s
     s.stop()
 

@@ -13,7 +13,7 @@ import redis
 
 from engine import get_game
 from tests.conftest import ServerProcess, stored_entries
-from tests.server.client import Lobby, Socket, ended, prompt_actions
+from tests.server.client import Lobby, Socket, ended, one_hour, prompt_actions
 
 LIMIT = 12
 SEATS = {"einauge": 3, "keltis": 2, "loot-island": 3}
@@ -45,9 +45,10 @@ def alone_to_move(record: dict[str, Any]) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("game_name", sorted(SEATS))
-async def test_branch_plays_on_from_the_position(own_redis, game_name):
-    srv = ServerProcess(own_redis.url,
-                        env={"CARDTABLE_BRANCHES_PER_HOUR": str(LIMIT)}).start()
+async def test_branch_plays_on_from_the_position(own_redis, game_name, tmp_path):
+    # Its clock stopped within one hour: the hourly branch count does not start again.
+    srv = ServerProcess(own_redis.url, env={"CARDTABLE_BRANCHES_PER_HOUR": str(LIMIT),
+                                            **one_hour(tmp_path / "clock")}).start()
     lobby = Lobby(srv.url)
     try:
         source = await finished(srv, lobby, game_name)
@@ -112,8 +113,10 @@ async def test_branch_plays_on_from_the_position(own_redis, game_name):
         srv.stop()
 
 
-async def test_branch_by_seq_refused_running_and_limited(own_redis):
-    srv = ServerProcess(own_redis.url, env={"CARDTABLE_BRANCHES_PER_HOUR": "3"}).start()
+async def test_branch_by_seq_refused_running_and_limited(own_redis, tmp_path):
+    # Its clock stopped within one hour: the hourly branch count does not start again.
+    srv = ServerProcess(own_redis.url, env={"CARDTABLE_BRANCHES_PER_HOUR": "3",
+                                            **one_hour(tmp_path / "clock")}).start()
     lobby = Lobby(srv.url)
     try:
         running = await lobby.create(2, "keltis")

@@ -15,16 +15,20 @@ import pytest
 
 from protocol.connection import ClientConnection, ConnectionClosed, close_code, dial
 from tests.conftest import ServerProcess
-from tests.server.client import Member, Socket, unique
+from tests.server.client import Member, Socket, one_hour, unique
 
 ENV = {"CARDTABLE_FOLLOWS_MAX": "2", "CARDTABLE_INVITES_PER_HOUR": "6"}
 
 
 @pytest.fixture(scope="module")
-def two(redis_url: str) -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    a = ServerProcess(redis_url, env=ENV).start()
+def two(redis_url: str, tmp_path_factory: pytest.TempPathFactory
+        ) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    # Their clock stopped within one hour: the hourly invitation count does not start
+    # again mid-test.
+    env = {**ENV, **one_hour(tmp_path_factory.mktemp("friends") / "clock")}
+    a = ServerProcess(redis_url, env=env).start()
     try:
-        b = ServerProcess(redis_url, env=ENV).start()
+        b = ServerProcess(redis_url, env=env).start()
     except BaseException:
         a.stop()  # no process of a failed start outlives the test
         raise

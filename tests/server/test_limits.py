@@ -13,7 +13,7 @@ import pytest
 from protocol.connection import ConnectionClosed, dial
 from server.ws.endpoint import CLOSE_TIMEOUT
 from tests.conftest import RedisProcess, ServerProcess
-from tests.server.client import Lobby, Socket, ended, pack, unpack
+from tests.server.client import Lobby, Socket, ended, one_hour, pack, unpack
 from tests.waiting import until
 
 
@@ -25,10 +25,12 @@ def strict(tmp_path_factory):
     r = RedisProcess(tmp_path_factory.mktemp("limits") / "redis")
     r.start()
     # A refill of one message per 1000 s: no token comes back while a test runs, however
-    # slowly the server handles the frames, so the counts below are exact.
+    # slowly the server handles the frames, so the counts below are exact. The clock is
+    # stopped within one hour: the hourly table count does not start again mid-test.
     s = ServerProcess(r.url, env={
         "CARDTABLE_RATE_PER_S": "0.001", "CARDTABLE_RATE_BURST": "5", "CARDTABLE_FLOOD_CLOSE": "20",
-        "CARDTABLE_CONNS_PER_ADDR": "4", "CARDTABLE_TABLES_PER_HOUR": "3"}).start()
+        "CARDTABLE_CONNS_PER_ADDR": "4", "CARDTABLE_TABLES_PER_HOUR": "3",
+        **one_hour(tmp_path_factory.mktemp("limits") / "clock")}).start()
     yield s
     s.stop()
     r.stop()
@@ -177,10 +179,11 @@ async def refused_actions_name_their_ids(srv: ServerProcess) -> None:
     await sock.close()
 
 
-async def test_forwarded_addresses_count_only_from_a_trusted_proxy(own_redis):
+async def test_forwarded_addresses_count_only_from_a_trusted_proxy(own_redis, tmp_path):
     """``X-Forwarded-For`` from anyone (here loopback, which uvicorn trusts by default)
     changes nothing; from a proxy named in CARDTABLE_TRUSTED_PROXIES it names the client."""
-    limits = {"CARDTABLE_CONNS_PER_ADDR": "2", "CARDTABLE_TABLES_PER_HOUR": "2"}
+    limits = {"CARDTABLE_CONNS_PER_ADDR": "2", "CARDTABLE_TABLES_PER_HOUR": "2",
+              **one_hour(tmp_path / "clock")}  # the hourly counts do not start again
     open_to_all = ServerProcess(own_redis.url, env=limits).start()
     behind_proxy = ServerProcess(own_redis.url, env={
         **limits, "CARDTABLE_TRUSTED_PROXIES": "127.0.0.1"}).start()
