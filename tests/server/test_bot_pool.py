@@ -125,7 +125,8 @@ async def test_a_hung_or_dead_search_worker_does_not_stall_its_tables(
         for seat in range(2):
             await lobby.bot(tid, seat, kind="greedy")
         await lobby.start(tid)
-        assert await _moves_on(r, tid, 5, 30)
+        # (Generous: the first worker starts, and may be replaced, on a busy machine.)
+        assert await _moves_on(r, tid, 5, 60)
         workers = _workers(searching)
         assert workers
         for pid in workers:
