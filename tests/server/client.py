@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import copy
 import random
+import time
 from collections.abc import AsyncIterator, Collection
 from typing import Any
 
@@ -326,14 +327,10 @@ class ClockFile:
 
     def now_ms(self) -> int:
         """The servers' clock now (ms)."""
-        import time
-
         return int((time.time() + self.offset) * 1000)
 
     def reach(self, at_ms: int, past: int = 20) -> None:
         """Move the servers' clock so that it shows ``at_ms + past`` now."""
-        import time
-
         self.set((at_ms + past) / 1000 - time.time())
 
 
@@ -341,8 +338,6 @@ def one_hour(path: Any) -> dict[str, str]:
     """The env of server processes whose clock (a ``ClockFile`` at ``path``) is stopped
     half an hour into the current clock hour: the hourly rate windows (``Store.hit``)
     cannot turn while a test counts requests against a limit."""
-    import time
-
     clock = ClockFile(path)
     clock.stop_at((int(time.time()) // 3600) * 3_600_000 + 1_800_000)
     return clock.env
