@@ -80,9 +80,16 @@ def cut_and_restore(game: Game, web: ServerProcess) -> bool:
              if "-ship-" not in i]
     if not plain:
         return False
+    # The page's retry is held until the other tab's move is stored: on a busy machine the
+    # click and its storing may take longer than the backoff (6.4 s at the least), and the
+    # page would then have come back before the move and missed nothing. A retry that came
+    # due meanwhile runs at the release; else the backoff's own timer makes it.
     seq_before = page.evaluate("""() => {
         const c = window.__cardtable.conn;
         c.attempt = 4;
+        window.__retry = c.connect;
+        window.__retryDue = false;
+        c.connect = () => { window.__retryDue = true; };
         c.ws.close();
         return c.seq;
     }""")
@@ -91,8 +98,13 @@ def cut_and_restore(game: Game, web: ServerProcess) -> bool:
     tab2.get_by_test_id(plain[0]).click()
     server_seq = until_sync(
         lambda: (s := api(web, "GET", f"/api/tables/{game.table_id}")["seq"]) > seq_before
-        and s, timeout=10, what="the other tab's move stored")
-    game.missed_while_offline = server_seq - page.evaluate("() => window.__cardtable.seq()")
+        and s, timeout=30, what="the other tab's move stored")
+    game.missed_while_offline = server_seq - page.evaluate("""() => {
+        const c = window.__cardtable.conn;
+        delete c.connect;  // the prototype's again
+        if (window.__retryDue) c.connect();
+        return c.seq;
+    }""")
     expect(page.get_by_test_id("conn-status")).to_have_attribute("data-state", "open",
                                                                  timeout=30_000)
     page.wait_for_function(f"() => window.__cardtable?.seq() >= {server_seq}")

@@ -65,7 +65,7 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
     expect(owner.get_by_test_id("presence-1")).to_have_attribute("data-state", "online")
     expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
 
-    anna.context.close()  # Anna left the game
+    anna.context.close()  # Anna left the game, on her turn (Einauge's first is seat 0's)
     expect(owner.get_by_test_id("presence-0")).to_have_attribute("data-state", "away")
     clock.set(61)  # gone after the 60 s of "none"
     # Only the creator's (the host's) browser offers the handover, of the gone seat only.
@@ -74,27 +74,21 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
     expect(owner.get_by_test_id("owner-seat-1")).to_have_count(0)
     expect(ben.get_by_test_id("owner-panel")).to_have_count(0)
     shot(owner, "owner-handover-panel")
-    owner.get_by_test_id("hand-to-bot-0").click()  # asked in the page's own dialog
-    expect(owner.get_by_test_id("confirm-text")).to_have_text(
-        "Hand Anna's seat to a bot for the rest of the game?")
-    owner.get_by_test_id("confirm-yes").click()
-    expect(owner.get_by_test_id("owner-seat-0")).to_have_count(0)
-    seats = api(web, "GET", f"/api/tables/{table_id}")["seats"]
-    assert [(s["name"], s["kind"]) for s in seats] == [("Anna", "bot"), ("Ben", "human")]
-    # The seat keeps the name the game was dealt to, and says who plays it now.
-    for page in (owner, ben):
-        expect(page.get_by_test_id("player-0")).to_contain_text("Anna (now Random bot)")
-    expect(ben.get_by_test_id("spectator-badge")).to_have_count(0)
 
     # Ben leaves too; once he is gone his seat is handed over, and when he comes back
-    # he is told, may take it back, and watches on meanwhile.
+    # he is told, may take it back, and watches on meanwhile. Anna's seat is handed over
+    # only after that: until then her turn holds the game, which two bots would otherwise
+    # play to its end (some 10 s) before a slow page of Ben's could show a running table.
     ben_ctx = ben.context
     ben.close()
     expect(owner.get_by_test_id("presence-1")).to_have_attribute("data-state", "away")
     clock.set(125)
+    expect(owner.get_by_test_id("owner-seat-1")).to_contain_text("Ben")
     owner.get_by_test_id("hand-to-bot-1").click()
     owner.get_by_test_id("confirm-yes").click()
-    expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
+    expect(owner.get_by_test_id("owner-seat-1")).to_have_count(0)
+    seats = api(web, "GET", f"/api/tables/{table_id}")["seats"]
+    assert [(s["name"], s["kind"]) for s in seats] == [("Anna", "human"), ("Ben", "bot")]
     ben = ben_ctx.new_page()
     ben.goto(owner.url)
     expect(ben.get_by_test_id("toast")).to_have_text(
@@ -104,6 +98,18 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
     expect(ben.get_by_test_id("me-bot-badge")).to_be_visible()
     expect(ben.get_by_test_id("spectator-badge")).to_have_count(0)
     expect(ben.locator("[data-testid^=act-]:not([disabled])")).to_have_count(0)
+
+    owner.get_by_test_id("hand-to-bot-0").click()  # asked in the page's own dialog
+    expect(owner.get_by_test_id("confirm-text")).to_have_text(
+        "Hand Anna's seat to a bot for the rest of the game?")
+    owner.get_by_test_id("confirm-yes").click()
+    expect(owner.get_by_test_id("owner-panel")).to_have_count(0)
+    seats = api(web, "GET", f"/api/tables/{table_id}")["seats"]
+    assert [(s["name"], s["kind"]) for s in seats] == [("Anna", "bot"), ("Ben", "bot")]
+    # The seat keeps the name the game was dealt to, and says who plays it now.
+    for page in (owner, ben):
+        expect(page.get_by_test_id("player-0")).to_contain_text("Anna (now Random bot)")
+    expect(ben.get_by_test_id("spectator-badge")).to_have_count(0)
     for page in (owner, ben):
         expect(page.get_by_test_id("turn-banner")).to_have_attribute("data-phase", "ended",
                                                                      timeout=60_000)
@@ -118,7 +124,7 @@ def test_the_owner_hands_the_seats_of_players_who_left_to_bots(
     # Ben's browser keeps the seat's token (a seat handed to a bot may be taken back).
     assert ben.evaluate("(id) => localStorage.getItem('cardtable.seat.' + id)", table_id)
     # The handovers are in the stream and the record.
-    assert [(c["seat"], c["reason"]) for c in record["seat_changes"]] == [(0, "handover"),
-                                                                         (1, "handover")]
+    assert [(c["seat"], c["reason"]) for c in record["seat_changes"]] == [(1, "handover"),
+                                                                         (0, "handover")]
     owner.context.close()
     ben_ctx.close()

@@ -72,7 +72,7 @@ def test_play_here_is_in_reach_above_the_hand_on_a_phone(browser: Browser,
         offer_plays(page)
         plays = page.locator("[data-testid^=play-]")
         # Offered by the click: one of them is in the clear part of the window.
-        until_sync(lambda: any(b.evaluate(CLEAR) for b in plays.all()), 10,
+        until_sync(lambda: any(b.evaluate(CLEAR) for b in plays.all()), 30,
                    "a Play here button in view above the hand")
         # Each one put under the hand (where the page lets it lie there) and focused, as
         # the keyboard does, comes out above the hand.

@@ -84,9 +84,9 @@ def test_a_lone_seeker_gets_bots_after_the_chosen_wait(browser: Browser,
         page.get_by_test_id("play-now-keltis").click()
         expect(page.get_by_test_id("seek-status")).to_contain_text("Looking for players")
         until_sync(lambda: api(seek_web, "GET", "/api/seeks")["pools"]["keltis"] == 1,
-                   what="the seek in the pool")
+                   timeout=30, what="the seek in the pool")
         clock.set(31.0)  # the seeker's 30 s are over
-        page.wait_for_url("**/table/*", timeout=20_000)
+        page.wait_for_url("**/table/*", timeout=60_000)  # a scan, a table, a page load
         page.wait_for_function(SEATED)
         assert page.evaluate("() => window.__cardtable.seat()") == 0
         summary = api(seek_web, "GET", f"/api/tables/{page.url.rsplit('/', 1)[1]}")
