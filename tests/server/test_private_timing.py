@@ -25,15 +25,23 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from engine import GAMES
 from server.store.deadlines import DEADLINES
+from server.store.seeks import pending_key, pool_key
 from server.store.streams import BOT_TABLES, meta_key
+from server.tournaments.store import INDEX as TOURNAMENTS
 from tests.conftest import RedisProcess, ServerProcess, finished_bot_game
 from tests.server.client import Socket
 
 ROUNDS = 3
 # Commands the server runs on its timers, whatever the requests (the deadline scan, the
-# bot tables' resume scan): set apart by name and key.
-TIMERS = {("zrangebyscore", DEADLINES), ("srandmember", BOT_TABLES)}
+# bot tables' resume scan, the tournaments' scan twice a second, each game's seek pool and
+# pending pairings once a second): set apart by name and key. On a busy machine a window
+# lasts long enough for these to land in it.
+TIMERS = {("zrangebyscore", DEADLINES), ("srandmember", BOT_TABLES),
+          ("zrange", f"{TOURNAMENTS}:active"),
+          *(("zrange", pool_key(game)) for game in GAMES),
+          *(("zrangebyscore", pending_key(game)) for game in GAMES)}
 
 
 @pytest.fixture
