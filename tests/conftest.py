@@ -168,8 +168,9 @@ class ServerProcess:
                  else ["--redis-dir", str(self.redis_dir)])
         return [sys.executable, "-m", "cli", "serve", "--port", str(self.port), *store]
 
-    def start(self, timeout: float = 60.0) -> ServerProcess:
-        """Start and wait until ``/healthz`` answers 200."""
+    def start(self, timeout: float = 120.0) -> ServerProcess:
+        """Start and wait until ``/healthz`` answers 200 (at most ``timeout`` s: a start
+        took over 60 s at a load average of 30; RuntimeError after that)."""
         with self.open_log() as log:  # the child keeps its own descriptor
             self.watcher.started(Path(log.name))
             self.proc = subprocess.Popen(self.command(), cwd=ROOT, env=self.env,
