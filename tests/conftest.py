@@ -133,6 +133,12 @@ class RedisProcess(EmbeddedRedis):
         # a test restarts it from a worker thread); the fixture stops it.
         super().__init__(directory, port=free_port(), tie_to_parent=False)
 
+    def start(self, timeout: float = 60.0) -> str:
+        """Start and wait until it answers (at most ``timeout`` s: the service's own 10 s
+        is short for a test's restart with its append-only file on a loaded machine);
+        returns its URL."""
+        return super().start(timeout)
+
     def restart(self) -> None:
         """Stop (SIGTERM: flushes the append-only file) and start again on the same port."""
         self.stop()
