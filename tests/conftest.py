@@ -133,6 +133,12 @@ class RedisProcess(EmbeddedRedis):
         # a test restarts it from a worker thread); the fixture stops it.
         super().__init__(directory, port=free_port(), tie_to_parent=False)
 
+    def start(self, timeout: float = 60.0) -> str:
+        """Start and wait until it answers (at most ``timeout`` s: the service's own 10 s
+        is short for a test's restart with its append-only file on a loaded machine);
+        returns its URL."""
+        return super().start(timeout)
+
     def restart(self) -> None:
         """Stop (SIGTERM: flushes the append-only file) and start again on the same port."""
         self.stop()
@@ -168,8 +174,9 @@ class ServerProcess:
                  else ["--redis-dir", str(self.redis_dir)])
         return [sys.executable, "-m", "cli", "serve", "--port", str(self.port), *store]
 
-    def start(self, timeout: float = 60.0) -> ServerProcess:
-        """Start and wait until ``/healthz`` answers 200."""
+    def start(self, timeout: float = 120.0) -> ServerProcess:
+        """Start and wait until ``/healthz`` answers 200 (at most ``timeout`` s: a start
+        took over 60 s at a load average of 30; RuntimeError after that)."""
         with self.open_log() as log:  # the child keeps its own descriptor
             self.watcher.started(Path(log.name))
             self.proc = subprocess.Popen(self.command(), cwd=ROOT, env=self.env,

@@ -11,6 +11,7 @@ values bound to their table, a value of a key nobody holds refused.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -194,9 +195,12 @@ async def test_redis_holds_no_seed_or_deck_in_clear_and_keys_rotate_in_play(
 
         # A new key and a rotation while the game runs: every value sealed under it.
         env = {**srv.env}
-        added = cli("keys", "new", "--file", str(keys), env=env)
+        # The CLI in a thread: Ann's socket keeps answering the server's pings meanwhile (a
+        # loop blocked past uvicorn's 20 s ping timeout is closed with 1011 on a busy machine).
+        added = await asyncio.to_thread(cli, "keys", "new", "--file", str(keys), env=env)
         assert added.returncode == 0, added.stderr
-        rotated = cli("keys", "rotate", "--file", str(keys), "--redis-url", url, env=env)
+        rotated = await asyncio.to_thread(cli, "keys", "rotate", "--file", str(keys),
+                                          "--redis-url", url, env=env)
         assert rotated.returncode == 0, rotated.stderr
         seal = SeedSeal(keys)
         assert seal.seed_current(r.hget(store.meta_key(tid), "server_seed").decode())

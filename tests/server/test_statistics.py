@@ -8,6 +8,7 @@ from typing import Any
 
 from server.accounts import statistics
 from tests.server.client import Member, Seats, Socket, ended, unique
+from tests.waiting import until
 
 
 def row(game: str, me: int, scores: list[int], names: list[str], tid: str,
@@ -84,6 +85,15 @@ async def _game(ws_url: str, first: Member, second: Member, private: bool, seed:
         await seats.step(20)
     for s in sockets:
         await s.close()
+    # The barrier: the end is settled in the background after its last frame (ratings and
+    # the players' histories first, then the summary marked ``ended``).
+    headers = {"X-Table-Key": key} if key else {}
+
+    async def settled() -> bool:
+        r = await first.http.get(f"/api/tables/{tid}", headers=headers)
+        return r.json()["status"] == "ended"
+
+    await until(settled, timeout=30, what=f"the end of {tid} settled")
     return tid
 
 

@@ -155,29 +155,29 @@ def summary(meta: TableMeta, status: str, created: float) -> dict:
 
 
 async def test_lobby_index_moves_rows_keeps_the_newest_version_and_drops_expired(store):
-    import time
-
     from server.store.lobby_index import LobbyIndex
 
+    # The index's clock is the ``now`` each listing is given: the test sets it, so b's
+    # expiry neither passes early (a slow call between two steps) nor needs a pause.
     lobby = LobbyIndex(store.redis, tag=secrets.token_hex(4))
     a, b = new_meta(), new_meta()
-    base = time.time()
+    base = 1_700_000_000.0
     assert await lobby.put(summary(a, "open", base + 1), 0, expires_at=base + 50)
-    assert await lobby.put(summary(b, "open", base + 2), 0, expires_at=time.time() + 0.5)
-    listed = await lobby.listing(["open"], 2, time.time())
+    assert await lobby.put(summary(b, "open", base + 2), 0, expires_at=base + 0.5)
+    listed = await lobby.listing(["open"], 2, base)
     assert [r["id"] for r in listed] == [b.id, a.id]
     assert listed[1] == summary(a, "open", base + 1)
 
     # a start (version 1) moves the row; an older write arriving late changes nothing
     assert await lobby.put(summary(a, "running", base + 1), 1)
     assert not await lobby.put(summary(a, "open", base + 1), 0, expires_at=base + 50)
-    assert a.id not in {r["id"] for r in await lobby.listing(["open"], 1000, time.time())}
-    running = await lobby.listing(["running"], 1000, time.time())
+    assert a.id not in {r["id"] for r in await lobby.listing(["open"], 1000, base)}
+    running = await lobby.listing(["running"], 1000, base)
     assert [r for r in running if r["id"] == a.id] == [summary(a, "running", base + 1)]
 
     # b's meta expired: the listing drops its row
-    await asyncio.sleep(0.6)  # past b's meta TTL, which Redis counts in real time
-    assert b.id not in {r["id"] for r in await lobby.listing(["open"], 1000, time.time())}
+    assert b.id in {r["id"] for r in await lobby.listing(["open"], 1000, base + 0.4)}
+    assert b.id not in {r["id"] for r in await lobby.listing(["open"], 1000, base + 0.6)}
     assert await lobby.put(summary(b, "open", base + 2), 1)  # its version went with it
 
 
